@@ -1,0 +1,475 @@
+"""The incremental build: walk → parse → symbols and chunks → stores → vectors.
+
+Order of commits, which is what makes a killed build safe:
+
+1. For each batch of changed files: delete their symbol and chunk rows, add the new ones, then
+   upsert their manifest rows. A kill before the manifest upsert leaves the old hash in the
+   manifest, so the next build treats those files as changed again and, deleting by path first,
+   never duplicates a row.
+2. Deleted files: their rows go first, their manifest rows last.
+3. Vectors: orphan vectors (chunk ids no longer in ``chunks``) are deleted, then every chunk
+   without a vector gets one, from the embedding cache when its content was seen before, else
+   from the model; vectors are committed in batches so semantic search sees them as they land.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+import pyarrow as pa
+
+from indexer.chunks import CHUNKER_VERSION, chunk_file
+from indexer.config import Settings
+from indexer.languages import SYMBOL_LANGUAGES
+from indexer.lookup import normalise
+from indexer.store import (
+    CHUNKS_SCHEMA,
+    FILES_SCHEMA,
+    SCHEMA_VERSION,
+    SYMBOLS_SCHEMA,
+    Store,
+    cache_schema,
+    model_slug,
+    vectors_schema,
+)
+from indexer.types import Chunk, FileRecord, Symbol, sha256_hex
+from indexer.workspace import BINARY_SNIFF_BYTES, Walker, WalkStats, WorkspaceFile, is_binary
+from models.base import Embedder
+from models.errors import PlaitError
+
+log = logging.getLogger(__name__)
+
+FILE_BATCH = 300
+VECTOR_BATCH = 256
+
+
+class Progress(Protocol):
+    def start(self, phase: str, total: int) -> None: ...
+    def advance(self, n: int = 1) -> None: ...
+
+
+class NullProgress:
+    def start(self, phase: str, total: int) -> None:
+        pass
+
+    def advance(self, n: int = 1) -> None:
+        pass
+
+
+@dataclass
+class BuildReport:
+    files: int = 0
+    changed: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    symbols: int = 0
+    chunks: int = 0
+    chunks_total: int = 0
+    embedded: int = 0
+    from_cache: int = 0
+    vectors: int = 0
+    seconds: float = 0.0
+    symbol_seconds: float = 0.0
+    vector_seconds: float = 0.0
+    rebuilt_reason: str | None = None
+    skipped: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    vectors_skipped: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "files": self.files,
+            "changed": self.changed,
+            "deleted": self.deleted,
+            "unchanged": self.unchanged,
+            "symbols": self.symbols,
+            "chunks": self.chunks,
+            "chunks_total": self.chunks_total,
+            "embedded": self.embedded,
+            "from_cache": self.from_cache,
+            "vectors": self.vectors,
+            "seconds": round(self.seconds, 3),
+            "symbol_seconds": round(self.symbol_seconds, 3),
+            "vector_seconds": round(self.vector_seconds, 3),
+            "rebuilt_reason": self.rebuilt_reason,
+            "skipped": self.skipped,
+            "errors": self.errors[:50],
+            "vectors_skipped": self.vectors_skipped,
+        }
+
+
+def fingerprint(settings: Settings) -> dict[str, object]:
+    c = settings.chunks
+    return {
+        "schema": SCHEMA_VERSION,
+        "chunker": CHUNKER_VERSION,
+        "chunks": [c.max_lines, c.overlap_lines, c.min_lines, c.window_lines, c.max_chars],
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    record: FileRecord
+    symbols: list[Symbol]
+    chunks: list[Chunk]
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def parse_file(path: str, data: bytes, language: str | None, settings: Settings, mtime_ns: int) -> Parsed:
+    """Symbols and chunks of one file's bytes (never raises for bad content)."""
+    from indexer.symbols import extract_symbols
+
+    symbols: list[Symbol] = []
+    if language in SYMBOL_LANGUAGES:
+        try:
+            symbols = extract_symbols(data, language, path)
+        except PlaitError as exc:
+            log.warning("%s: symbols skipped: %s", path, exc)
+    chunks = chunk_file(path, decode(data), symbols, language, settings.chunks)
+    record = FileRecord(path, sha256_hex(data), len(data), mtime_ns, language, len(symbols), len(chunks))
+    return Parsed(record, symbols, chunks)
+
+
+def _files_table(records: Sequence[FileRecord]) -> pa.Table:
+    return pa.table(
+        {
+            "path": [r.path for r in records],
+            "sha256": [r.sha256 for r in records],
+            "size": [r.size for r in records],
+            "mtime_ns": [r.mtime_ns for r in records],
+            "language": [r.language for r in records],
+            "symbols": [r.symbols for r in records],
+            "chunks": [r.chunks for r in records],
+        },
+        schema=FILES_SCHEMA,
+    )
+
+
+def _symbols_table(symbols: Sequence[Symbol]) -> pa.Table:
+    return pa.table(
+        {
+            "path": [s.path for s in symbols],
+            "name": [s.name for s in symbols],
+            "qualified_name": [s.qualified_name for s in symbols],
+            "kind": [s.kind for s in symbols],
+            "language": [s.language for s in symbols],
+            "start_line": [s.start_line for s in symbols],
+            "end_line": [s.end_line for s in symbols],
+            "signature": [s.signature for s in symbols],
+            "name_norm": [normalise(s.name) for s in symbols],
+        },
+        schema=SYMBOLS_SCHEMA,
+    )
+
+
+def _chunks_columns(chunks: Sequence[Chunk]) -> dict[str, list[object]]:
+    return {
+        "chunk_id": [c.chunk_id for c in chunks],
+        "path": [c.path for c in chunks],
+        "start_line": [c.start_line for c in chunks],
+        "end_line": [c.end_line for c in chunks],
+        "symbol": [c.symbol for c in chunks],
+        "kind": [c.kind for c in chunks],
+        "language": [c.language for c in chunks],
+        "content_hash": [c.content_hash for c in chunks],
+        "text": [c.text for c in chunks],
+    }
+
+
+def read_manifest(store: Store) -> dict[str, tuple[str, int, int]]:
+    table = store.read("files", ["path", "sha256", "size", "mtime_ns"])
+    if table.num_rows == 0:
+        return {}
+    cols = [table.column(n).to_pylist() for n in ("path", "sha256", "size", "mtime_ns")]
+    return {p: (h, s, m) for p, h, s, m in zip(*cols, strict=True)}
+
+
+@dataclass
+class _Plan:
+    changed: list[WorkspaceFile]
+    deleted: list[str]
+    touched: list[FileRecord]  # same content, new mtime: manifest refresh only
+    unchanged: int
+
+
+def plan_changes(
+    settings: Settings,
+    manifest: dict[str, tuple[str, int, int]],
+    *,
+    full: bool,
+    paths: Iterable[str] | None,
+    stats: WalkStats,
+) -> _Plan:
+    """Which files to (re)parse, delete, or just refresh in the manifest."""
+    walker = Walker(settings)
+    if paths is None:
+        found = {f.path: f for f in walker.walk(stats)}
+        deleted = sorted(set(manifest) - set(found))
+    else:
+        found = {}
+        deleted = []
+        for rel in sorted(set(paths)):
+            f = _single_file(walker, rel, stats)
+            if f is not None:
+                found[rel] = f
+            elif rel in manifest:
+                deleted.append(rel)
+    plan = _Plan([], deleted, [], 0)
+    for rel, f in found.items():
+        old = manifest.get(rel)
+        if full or old is None:
+            plan.changed.append(f)
+        elif old[1] == f.size and old[2] == f.mtime_ns:
+            plan.unchanged += 1
+        else:
+            plan.changed.append(f)  # parse decides: same hash → only the manifest row is refreshed
+    return plan
+
+
+def _single_file(walker: Walker, rel: str, stats: WalkStats) -> WorkspaceFile | None:
+    path = walker.root / rel
+    if walker.is_ignored(rel) or not path.is_file() or path.is_symlink():
+        return None
+    try:
+        st = path.stat()
+        if st.st_size > walker.settings.max_file_bytes:
+            stats.skipped_large += 1
+            return None
+        with path.open("rb") as fh:
+            head = fh.read(BINARY_SNIFF_BYTES)
+    except OSError:
+        return None
+    if is_binary(head):
+        stats.skipped_binary += 1
+        return None
+    from indexer.languages import detect_language
+
+    return WorkspaceFile(rel, path, st.st_size, st.st_mtime_ns, detect_language(rel, head))
+
+
+class Builder:
+    """Runs one build against an open store (the caller holds the writer lock)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        *,
+        embedder: Callable[[], Embedder] | None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder_factory = embedder
+        self.progress = progress or NullProgress()
+
+    def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
+        t0 = time.perf_counter()
+        report = BuildReport()
+        self.store.verify()
+        meta = self.store.get_meta()
+        fp = fingerprint(self.settings)
+        if meta and meta.get("fingerprint") != fp:
+            report.rebuilt_reason = "the index was built by another plait version or chunk settings"
+            self._reset()
+            full, paths = True, None
+        elif full:
+            self._reset()
+        stats = WalkStats()
+        manifest = read_manifest(self.store)
+        plan = plan_changes(self.settings, manifest, full=full, paths=paths, stats=stats)
+        report.unchanged = plan.unchanged
+        self._apply(plan, manifest, report)
+        report.symbol_seconds = time.perf_counter() - t0
+        self.store.set_meta(
+            fingerprint=fp,
+            last_build={"finished": time.time(), "seconds": report.symbol_seconds, "phase": "symbols"},
+        )
+        report.skipped = {k: v for k, v in stats.as_dict().items() if k != "files" and v}
+        report.errors.extend(stats.errors)
+        report.files = self.store.count("files")
+        report.chunks_total = self.store.count("chunks")
+        if self.embedder_factory is None:
+            report.vectors_skipped = True
+        else:
+            t1 = time.perf_counter()
+            self.build_vectors(self.embedder_factory(), report)
+            report.vector_seconds = time.perf_counter() - t1
+        report.seconds = time.perf_counter() - t0
+        self.store.set_meta(
+            last_build={"finished": time.time(), "seconds": report.seconds, "report": report.as_dict()}
+        )
+        return report
+
+    def _reset(self) -> None:
+        for name in self.store.table_names():
+            if not name.startswith("embcache_"):
+                self.store.drop(name)
+
+    # -- symbols half ---------------------------------------------------------------------------
+    def _apply(self, plan: _Plan, manifest: dict[str, tuple[str, int, int]], report: BuildReport) -> None:
+        self.progress.start("parsing", len(plan.changed))
+        for i in range(0, len(plan.changed), FILE_BATCH):
+            batch = plan.changed[i : i + FILE_BATCH]
+            parsed: list[Parsed] = []
+            touched: list[FileRecord] = []
+            for f in batch:
+                try:
+                    data = f.abspath.read_bytes()
+                except FileNotFoundError:
+                    if f.path in manifest:
+                        plan.deleted.append(f.path)
+                    self.progress.advance()
+                    continue
+                except OSError as exc:
+                    report.errors.append(f"{f.path}: {exc.strerror or exc}")
+                    self.progress.advance()
+                    continue
+                old = manifest.get(f.path)
+                digest = sha256_hex(data)
+                if old is not None and old[0] == digest:
+                    touched.append(FileRecord(f.path, digest, len(data), f.mtime_ns, f.language, -1, -1))
+                    report.unchanged += 1
+                else:
+                    parsed.append(parse_file(f.path, data, f.language, self.settings, f.mtime_ns))
+                self.progress.advance()
+            self._commit_batch(parsed, report)
+            if touched:
+                self._touch(touched)
+        if plan.deleted:
+            self._delete(plan.deleted)
+            report.deleted = len(plan.deleted)
+
+    def _commit_batch(self, parsed: list[Parsed], report: BuildReport) -> None:
+        if not parsed:
+            return
+        paths = [p.record.path for p in parsed]
+        self.store.delete_in("symbols", "path", paths)
+        self.store.delete_in("chunks", "path", paths)
+        symbols = [s for p in parsed for s in p.symbols]
+        chunks = [c for p in parsed for c in p.chunks]
+        self.store.add("symbols", _symbols_table(symbols), SYMBOLS_SCHEMA)
+        self.store.add("chunks", pa.table(_chunks_columns(chunks), schema=CHUNKS_SCHEMA), CHUNKS_SCHEMA)
+        self.store.upsert("files", "path", _files_table([p.record for p in parsed]), FILES_SCHEMA)
+        report.changed += len(parsed)
+        report.symbols += len(symbols)
+        report.chunks += len(chunks)
+
+    def _touch(self, records: list[FileRecord]) -> None:
+        existing = self.store.read("files", None, None)
+        counts = {}
+        if existing.num_rows:
+            for p, s, c in zip(
+                existing.column("path").to_pylist(),
+                existing.column("symbols").to_pylist(),
+                existing.column("chunks").to_pylist(),
+                strict=True,
+            ):
+                counts[p] = (s, c)
+        fixed = [
+            FileRecord(r.path, r.sha256, r.size, r.mtime_ns, r.language, *counts.get(r.path, (0, 0)))
+            for r in records
+        ]
+        self.store.upsert("files", "path", _files_table(fixed), FILES_SCHEMA)
+
+    def _delete(self, paths: Sequence[str]) -> None:
+        self.store.delete_in("symbols", "path", paths)
+        self.store.delete_in("chunks", "path", paths)
+        for name in self.store.table_names():
+            if name.startswith("vectors_"):
+                self.store.delete_in(name, "path", paths)
+        self.store.delete_in("files", "path", paths)
+
+    # -- vectors half ---------------------------------------------------------------------------
+    def build_vectors(self, embedder: Embedder, report: BuildReport) -> None:
+        slug = model_slug(embedder.model_id)
+        vec_name, cache_name = f"vectors_{slug}", f"embcache_{slug}"
+        for name in self.store.table_names():
+            if name.startswith("vectors_") and name != vec_name:
+                self.store.drop(name)  # vectors of another model: never mixed with this one
+        dim = embedder.dimension
+        vschema, cschema = vectors_schema(dim), cache_schema(dim)
+        self.store.table(vec_name, vschema)
+        chunks = self.store.read("chunks")
+        ids = chunks.column("chunk_id").to_pylist() if chunks.num_rows else []
+        have = (
+            set(self.store.read(vec_name, ["chunk_id"]).column("chunk_id").to_pylist())
+            if self.store.count(vec_name)
+            else set()
+        )
+        orphans = have - set(ids)
+        if orphans:
+            self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
+        missing_idx = [i for i, cid in enumerate(ids) if cid not in have]
+        self.store.set_meta(model={"id": embedder.model_id, "dimension": dim, "table": vec_name})
+        if not missing_idx:
+            report.vectors = len(have - orphans)
+            return
+        todo = chunks.take(pa.array(missing_idx, pa.int64()))
+        hashes = todo.column("content_hash").to_pylist()
+        cached = self._cached_vectors(cache_name, sorted(set(hashes)))
+        texts = todo.column("text").to_pylist()
+        self.progress.start("embedding", len(missing_idx))
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch well
+        for start in range(0, len(order), VECTOR_BATCH):
+            sel = order[start : start + VECTOR_BATCH]
+            need = [i for i in sel if hashes[i] not in cached]
+            uniq = list(dict.fromkeys(hashes[i] for i in need))
+            if uniq:
+                first = {h: i for i in reversed(need) for h in [hashes[i]]}
+                vecs = embedder.embed_documents([texts[first[h]] for h in uniq])
+                new = dict(zip(uniq, vecs, strict=True))
+                cached.update(new)
+                self.store.add(
+                    cache_name,
+                    pa.table(
+                        {
+                            "content_hash": uniq,
+                            "vector": _vector_array(np.stack([new[h] for h in uniq]), dim),
+                        },
+                        schema=cschema,
+                    ),
+                    cschema,
+                )
+                report.embedded += len(uniq)
+            report.from_cache += len(sel) - len(need)
+            rows = todo.take(pa.array(sel, pa.int64()))
+            matrix = np.stack([cached[hashes[i]] for i in sel]).astype(np.float32)
+            self.store.add(vec_name, rows.append_column("vector", _vector_array(matrix, dim)), vschema)
+            self.progress.advance(len(sel))
+        report.vectors = self.store.count(vec_name)
+        self.store.compact(vec_name)
+        self.store.compact(cache_name)
+        for name in ("files", "symbols", "chunks"):
+            self.store.compact(name)
+
+    def _cached_vectors(self, cache_name: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        if not hashes or not self.store.count(cache_name):
+            return {}
+        table = self.store.read(cache_name)
+        wanted = set(hashes)
+        col = table.column("content_hash").to_pylist()
+        matrix = vector_matrix(table.column("vector"))
+        return {h: matrix[i] for i, h in enumerate(col) if h in wanted}
+
+
+def vector_matrix(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A fixed-size-list vector column as an (n, dim) float32 matrix, without a per-row loop."""
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if len(arr) == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    dim = arr.type.list_size
+    return np.asarray(arr.flatten().to_numpy(zero_copy_only=False), dtype=np.float32).reshape(-1, dim)
+
+
+def _vector_array(matrix: np.ndarray, dim: int) -> pa.FixedSizeListArray:
+    flat = pa.array(np.ascontiguousarray(matrix, dtype=np.float32).reshape(-1), type=pa.float32())
+    return pa.FixedSizeListArray.from_arrays(flat, dim)

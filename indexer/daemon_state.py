@@ -1,0 +1,52 @@
+"""The watcher's state file (``watcher.json`` in a local index directory): who watches, last batch, lag.
+
+Written atomically by the daemon; read by ``plait status`` and the ``index_status`` tool.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from indexer.config import Settings
+
+STATE_FILE = "watcher.json"
+
+
+def state_path(settings: Settings) -> Path | None:
+    return Path(settings.index_dir) / STATE_FILE if settings.index_is_local else None
+
+
+def write_watcher_state(settings: Settings, state: dict[str, Any]) -> None:
+    path = state_path(settings)
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(state))
+    os.replace(tmp, path)
+
+
+def read_watcher_state(settings: Settings) -> dict[str, Any] | None:
+    """The last state the watcher wrote, with ``running`` true only if its process is alive."""
+    path = state_path(settings)
+    if path is None or not path.is_file():
+        return None
+    try:
+        state: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    pid = state.get("pid")
+    alive = False
+    if isinstance(pid, int):
+        try:
+            os.kill(pid, 0)
+            alive = True
+        except ProcessLookupError:
+            alive = False
+        except PermissionError:
+            alive = True
+    state["running"] = alive and state.get("running", True)
+    return state

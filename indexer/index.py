@@ -1,0 +1,424 @@
+"""``Index``: the library API of one workspace's index (build, status, lookups, nearest chunks).
+
+The CLI, the MCP server, the daemon and the benchmarks all go through this class. Heavy objects
+(the LanceDB connection, the embedder, the in-memory symbol table) are created lazily and reused,
+so a long-lived process keeps them warm. Readers never take the writer lock.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+from indexer.build import Builder, BuildReport, Progress, fingerprint, read_manifest
+from indexer.config import Settings
+from indexer.embedding import make_embedder
+from indexer.errors import IndexCorruptError, IndexStoreError
+from indexer.lock import writer_lock
+from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
+from indexer.store import Store, batched, in_filter, model_slug, sql_str
+from indexer.types import sha256_hex
+from indexer.workspace import Walker, WalkStats
+from models.base import Embedder
+
+SYMBOL_COLUMNS = ["name", "qualified_name", "kind", "path", "language", "start_line", "end_line", "signature"]
+CHUNK_SPAN_COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language"]
+MAX_SYMBOL_CANDIDATES = 5000
+
+
+def _path_prefix_sql(prefix: str) -> str:
+    prefix = prefix.rstrip("/")
+    like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"(path = {sql_str(prefix)} OR path LIKE {sql_str(like + '/%')} ESCAPE '\\')"
+
+
+class IndexState(StrEnum):
+    MISSING = "missing"
+    CORRUPT = "corrupt"
+    SCHEMA_MISMATCH = "schema_mismatch"
+    STALE = "stale"
+    FRESH = "fresh"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpan:
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str | None
+    language: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str | None
+    language: str | None
+    distance: float
+
+
+@dataclass
+class IndexStatus:
+    state: IndexState
+    root: str
+    location: str
+    files: int = 0
+    symbols: int = 0
+    chunks: int = 0
+    vectors: int = 0
+    model: str | None = None
+    stale_files: list[str] = field(default_factory=list)
+    new_files: list[str] = field(default_factory=list)
+    deleted_files: list[str] = field(default_factory=list)
+    last_build: dict[str, Any] | None = None
+    size_bytes: int | None = None
+    detail: str | None = None
+    watcher: dict[str, Any] | None = None
+
+    @property
+    def coverage(self) -> str:
+        return f"{self.vectors:,} of {self.chunks:,} chunks embedded"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state.value,
+            "root": self.root,
+            "location": self.location,
+            "files": self.files,
+            "symbols": self.symbols,
+            "chunks": self.chunks,
+            "vectors": self.vectors,
+            "vector_coverage": self.coverage,
+            "model": self.model,
+            "stale_files": self.stale_files[:200],
+            "new_files": self.new_files[:200],
+            "deleted_files": self.deleted_files[:200],
+            "changed_count": len(self.stale_files) + len(self.new_files) + len(self.deleted_files),
+            "last_build": self.last_build,
+            "size_bytes": self.size_bytes,
+            "detail": self.detail,
+            "watcher": self.watcher,
+        }
+
+
+def glob_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
+    """A predicate for workspace-relative paths; ``!pattern`` excludes (ripgrep's ``--glob`` style)."""
+    if not globs:
+        return None
+    includes = [g for g in globs if not g.startswith("!")]
+    excludes = [g[1:] for g in globs if g.startswith("!")]
+    inc = pathspec.GitIgnoreSpec.from_lines(includes) if includes else None
+    exc = pathspec.GitIgnoreSpec.from_lines(excludes) if excludes else None
+
+    def ok(path: str) -> bool:
+        if exc is not None and exc.match_file(path):
+            return False
+        return inc is None or inc.match_file(path)
+
+    return ok
+
+
+class Index:
+    """One workspace's index at ``settings.index_dir``."""
+
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        self._store: Store | None = None
+        self._chunks: tuple[int, dict[str, list[ChunkSpan]]] | None = None
+
+    # -- plumbing -------------------------------------------------------------------------------
+    @property
+    def location(self) -> str:
+        return self.settings.index_dir
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            if self.settings.index_is_local:
+                Path(self.location).mkdir(parents=True, exist_ok=True)
+            self._store = Store(self.location)
+        return self._store
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings.model)
+        return self._embedder
+
+    def exists(self) -> bool:
+        if self.settings.index_is_local and not Path(self.location).exists():
+            return False
+        try:
+            return self.store.has("files")
+        except IndexStoreError:
+            return True  # something is there, but unreadable: status reports it as corrupt
+
+    # -- writing --------------------------------------------------------------------------------
+    def build(
+        self,
+        *,
+        full: bool = False,
+        vectors: bool = True,
+        paths: Iterable[str] | None = None,
+        progress: Progress | None = None,
+        wait: float = 0.0,
+    ) -> BuildReport:
+        """Bring the index up to date (incrementally unless ``full``); ``paths`` limits the check.
+
+        Takes the writer lock (waiting up to ``wait`` seconds, then IndexLockedError). A corrupt
+        index is rebuilt from scratch; the embedding cache is kept whenever it is readable.
+        """
+        with writer_lock(self.location, wait=wait):
+            factory = self.embedder if vectors else None
+            try:
+                report = Builder(self.settings, self.store, embedder=factory, progress=progress).run(
+                    full=full, paths=paths
+                )
+            except IndexCorruptError as exc:
+                self._wipe()
+                report = Builder(self.settings, self.store, embedder=factory, progress=progress).run(
+                    full=True
+                )
+                report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
+        self._chunks = None
+        return report
+
+    def _wipe(self) -> None:
+        if self.settings.index_is_local:
+            import shutil
+
+            for child in Path(self.location).iterdir():
+                if child.name != "writer.lock":
+                    if child.is_dir():
+                        shutil.rmtree(child, ignore_errors=True)
+                    else:
+                        child.unlink(missing_ok=True)
+        else:
+            self.store.drop_all()
+        self._store = None
+
+    # -- reading --------------------------------------------------------------------------------
+    def _version(self, name: str) -> int:
+        try:
+            return int(self.store.table(name).version) if self.store.has(name) else -1
+        except IndexStoreError:
+            return -1
+
+    def _symbol_candidates(self, name: str, language: str | None, path_prefix: str | None) -> SymbolTable:
+        """Rows that could match ``name`` at any tier, filtered in LanceDB (no full table in Python)."""
+        last = re.split(r"\.|::|#|->|/", name.strip())[-1]
+        norm = normalise(last)
+        if not norm:
+            return SymbolTable([])
+        ors = [f"name_norm LIKE '%{norm}%'"]
+        tokens = [normalise(t) for t in name_tokens(last)]
+        if len(tokens) >= 2:
+            ors.append("(" + " AND ".join(f"name_norm LIKE '%{t}%'" for t in tokens if t) + ")")
+        filters = []
+        if language:
+            filters.append(f"language = {sql_str(language)}")
+        if path_prefix:
+            filters.append(_path_prefix_sql(path_prefix))
+        where = " AND ".join([f"({' OR '.join(ors)})", *filters])
+        table = self.store.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES)
+        if table.num_rows == 0 and len(norm) >= 4:  # fuzzy fallback: names sharing the first letters
+            where = " AND ".join([f"name_norm LIKE '{norm[:2]}%'", *filters])
+            table = self.store.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
+        return SymbolTable.from_arrow(table)
+
+    def lookup_symbols(
+        self,
+        name: str,
+        *,
+        kinds: Iterable[str] | None = None,
+        language: str | None = None,
+        globs: Sequence[str] = (),
+        path_prefix: str | None = None,
+        limit: int = 50,
+    ) -> list[SymbolMatch]:
+        """Definitions by exact name, qualified name, prefix, case/underscore-insensitive or fuzzy match."""
+        if not self.exists():
+            return []
+        glob_ok = glob_matcher(globs)
+        table = self._symbol_candidates(name, language, path_prefix)
+        return table.lookup(name, kinds=kinds, path_ok=glob_ok, limit=limit)
+
+    def symbols_in_file(self, path: str) -> list[SymbolRow]:
+        table = self.store.read("symbols", SYMBOL_COLUMNS, f"path = {sql_str(path)}")
+        return SymbolTable.from_arrow(table).in_file(path)
+
+    def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[ChunkSpan]]:
+        """Chunk spans of ``paths``, sorted by start line (maps hits to chunk-sized spans)."""
+        version = self._version("chunks")
+        if self._chunks is None or self._chunks[0] != version:
+            self._chunks = (version, {})
+        cache = self._chunks[1]
+        wanted = [p for p in dict.fromkeys(paths) if p not in cache]
+        for batch in batched(wanted):
+            table = self.store.read("chunks", CHUNK_SPAN_COLUMNS, in_filter("path", batch))
+            found: dict[str, list[ChunkSpan]] = {p: [] for p in batch}
+            if table.num_rows:
+                cols = [table.column(c).to_pylist() for c in CHUNK_SPAN_COLUMNS]
+                for p, s, e, sym, kind, lang in zip(*cols, strict=True):
+                    found[p].append(ChunkSpan(s, e, sym, kind, lang))
+            for p, spans in found.items():
+                spans.sort(key=lambda c: (c.start_line, c.end_line))
+                cache[p] = spans
+        if len(cache) > 50_000:
+            self._chunks = (version, {})
+        return {p: cache.get(p, []) for p in paths}
+
+    def manifest(self) -> dict[str, tuple[str, int, int]]:
+        return read_manifest(self.store) if self.exists() else {}
+
+    def vector_table_name(self) -> str:
+        return f"vectors_{model_slug(self.embedder().model_id)}"
+
+    def coverage(self) -> tuple[int, int]:
+        """(chunks with a vector for the configured model, all chunks)."""
+        meta = self.store.get_meta()
+        model = meta.get("model") or {}
+        table = model.get("table") if isinstance(model, dict) else None
+        embedded = self.store.count(table) if isinstance(table, str) else 0
+        return embedded, self.store.count("chunks")
+
+    def nearest(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        path_prefix: str | None = None,
+        paths: Sequence[str] | None = None,
+        globs: Sequence[str] = (),
+        language: str | None = None,
+    ) -> list[VectorHit]:
+        """Chunks nearest to ``query`` (cosine distance), filtered by path prefix/paths/globs/language."""
+        meta_model = self.store.get_meta().get("model")
+        if not isinstance(meta_model, dict) or not self.store.count(str(meta_model.get("table"))):
+            return []  # nothing embedded yet: do not load the model for nothing
+        embedder = self.embedder()
+        name = f"vectors_{model_slug(embedder.model_id)}"
+        if name != meta_model.get("table"):
+            raise IndexStoreError(
+                f"the vectors at {self.location} were built by {meta_model.get('id')}, not "
+                f"{embedder.model_id}; run `plait index {self.settings.root}` to embed with the configured model."
+            )
+        vec = embedder.embed_query(query)
+        clauses = []
+        if path_prefix:
+            clauses.append(_path_prefix_sql(path_prefix))
+        if language:
+            clauses.append(f"language = {sql_str(language)}")
+        if paths is not None:
+            if not paths:
+                return []
+            clauses.append(in_filter("path", list(paths)[:5000]))
+        glob_ok = glob_matcher(globs)
+        fetch = limit * 4 if glob_ok else limit
+        try:
+            q = self.store.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
+            if clauses:
+                q = q.where(" AND ".join(clauses), prefilter=True)
+            rows = q.select(["path", "start_line", "end_line", "symbol", "kind", "language"]).to_list()
+        except Exception as exc:  # translate LanceDB errors at the boundary
+            raise IndexCorruptError(self.location, f"vector search: {exc}") from exc
+        hits = [
+            VectorHit(
+                r["path"],
+                r["start_line"],
+                r["end_line"],
+                r["symbol"],
+                r["kind"],
+                r["language"],
+                r["_distance"],
+            )
+            for r in rows
+            if glob_ok is None or glob_ok(r["path"])
+        ]
+        return hits[:limit]
+
+    # -- status ---------------------------------------------------------------------------------
+    def status(self, *, check_files: bool = True) -> IndexStatus:
+        """State, counts, coverage and (with ``check_files``) which files changed since the last build."""
+        root = str(self.settings.root)
+        if not self.exists():
+            return IndexStatus(IndexState.MISSING, root, self.location, detail=f"run `plait index {root}`")
+        try:
+            meta = self.store.get_meta()
+            st = IndexStatus(IndexState.FRESH, root, self.location)
+            st.files = self.store.count("files")
+            st.symbols = self.store.count("symbols")
+            st.chunks = self.store.count("chunks")
+            model = meta.get("model")
+            if isinstance(model, dict):
+                st.model = model.get("id")
+                st.vectors = self.store.count(str(model.get("table")))
+            st.last_build = meta.get("last_build")
+            if meta.get("fingerprint") != fingerprint(self.settings):
+                st.state = IndexState.SCHEMA_MISMATCH
+                st.detail = (
+                    "built by another plait version or chunk settings; the next `plait index` rebuilds it"
+                )
+                return st
+            if check_files:
+                self._compare_files(st)
+        except IndexStoreError as exc:
+            return IndexStatus(IndexState.CORRUPT, root, self.location, detail=str(exc))
+        if self.settings.index_is_local:
+            st.size_bytes = _dir_size(Path(self.location))
+        return st
+
+    def _compare_files(self, st: IndexStatus) -> None:
+        manifest = read_manifest(self.store)
+        seen = set()
+        for f in Walker(self.settings).walk(WalkStats()):
+            seen.add(f.path)
+            old = manifest.get(f.path)
+            if old is None:
+                st.new_files.append(f.path)
+            elif old[1] != f.size or old[2] != f.mtime_ns:
+                try:
+                    if sha256_hex(f.abspath.read_bytes()) != old[0]:
+                        st.stale_files.append(f.path)
+                except OSError:
+                    st.stale_files.append(f.path)
+        st.deleted_files = sorted(set(manifest) - seen)
+        if st.stale_files or st.new_files or st.deleted_files:
+            st.state = IndexState.STALE
+
+    def is_stale(self, path: str, manifest: dict[str, tuple[str, int, int]]) -> bool:
+        """Whether the live file differs from what was indexed (cheap: size and mtime first)."""
+        old = manifest.get(path)
+        if old is None:
+            return True
+        try:
+            st = os.stat(self.settings.root / path)
+        except OSError:
+            return True
+        if st.st_size == old[1] and st.st_mtime_ns == old[2]:
+            return False
+        try:
+            return sha256_hex((self.settings.root / path).read_bytes()) != old[0]
+        except OSError:
+            return True
+
+
+def _dir_size(path: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total

@@ -1,0 +1,80 @@
+"""Language detection by file name, extension and shebang.
+
+Language names are those of tree-sitter-language-pack. ``SYMBOL_LANGUAGES`` have tags queries;
+other detected languages (markdown, yaml, ...) are indexed as plain line windows.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+SYMBOL_LANGUAGES: frozenset[str] = frozenset(
+    {
+        "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp",
+        "csharp", "ruby", "php", "kotlin", "swift", "scala", "bash",
+    }
+)  # fmt: skip
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".hxx": "cpp", ".ipp": "cpp", ".inl": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby",
+    ".php": "php", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift",
+    ".scala": "scala", ".sc": "scala",
+    ".sh": "bash", ".bash": "bash", ".zsh": "bash", ".bats": "bash",
+    ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".txt": "text",
+    ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".json": "json",
+    ".html": "html", ".css": "css", ".scss": "scss", ".sql": "sql",
+    ".lua": "lua", ".hs": "haskell", ".ex": "elixir", ".exs": "elixir", ".zig": "zig",
+    ".dart": "dart", ".r": "r", ".pl": "perl", ".pm": "perl", ".vue": "vue",
+    ".proto": "proto", ".tf": "hcl", ".cmake": "cmake", ".el": "elisp",
+    ".m": "objc", ".mm": "objc", ".clj": "clojure", ".erl": "erlang", ".ml": "ocaml",
+}  # fmt: skip
+
+FILENAMES: dict[str, str] = {
+    "Makefile": "make", "makefile": "make", "GNUmakefile": "make", "Dockerfile": "dockerfile",
+    "CMakeLists.txt": "cmake", "Rakefile": "ruby", "Gemfile": "ruby", "Vagrantfile": "ruby",
+    "BUILD": "starlark", "BUILD.bazel": "starlark", "WORKSPACE": "starlark",
+    ".bashrc": "bash", ".bash_profile": "bash", ".zshrc": "bash", ".profile": "bash",
+}  # fmt: skip
+
+INTERPRETERS: dict[str, str] = {
+    "python": "python", "python3": "python", "python2": "python",
+    "node": "javascript", "nodejs": "javascript", "deno": "typescript", "bun": "javascript",
+    "bash": "bash", "sh": "bash", "zsh": "bash", "dash": "bash", "ksh": "bash",
+    "ruby": "ruby", "php": "php", "perl": "perl", "lua": "lua",
+}  # fmt: skip
+
+
+def language_from_shebang(head: bytes) -> str | None:
+    """The language named by a ``#!`` line (``/usr/bin/env python3``, ``/bin/sh``), if any."""
+    if not head.startswith(b"#!"):
+        return None
+    line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    parts = line.split()
+    if not parts:
+        return None
+    prog = parts[0].rsplit("/", 1)[-1]
+    if prog == "env":
+        args = [p for p in parts[1:] if not p.startswith("-")]
+        if not args:
+            return None
+        prog = args[0].rsplit("/", 1)[-1]
+    prog = prog.rstrip("0123456789.") or prog
+    return INTERPRETERS.get(prog) or INTERPRETERS.get(prog + "3")
+
+
+def detect_language(path: str | PurePosixPath, head: bytes = b"") -> str | None:
+    """Language of a file from its name, then extension, then shebang; ``None`` if unknown."""
+    p = PurePosixPath(path)
+    if p.name in FILENAMES:
+        return FILENAMES[p.name]
+    lang = EXTENSIONS.get(p.suffix.lower())
+    if lang is not None:
+        return lang
+    return language_from_shebang(head) if head else None

@@ -1,0 +1,186 @@
+"""Symbol lookup: exact, qualified, prefix, case/underscore/camel-insensitive and fuzzy name matches.
+
+Definitions are ranked by how well the name matches (tiers below), then by kind (types and
+functions above variables), then by shorter name and path. Pure in-memory structure built from
+the ``symbols`` table; rebuilt when the table's version changes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+TIER_EXACT = 1.0
+TIER_QUALIFIED = 0.97
+TIER_CASE = 0.94
+TIER_NORMALISED = 0.9
+TIER_PREFIX = 0.75
+TIER_NORM_PREFIX = 0.7
+TIER_SUBSTRING = 0.55
+TIER_TOKENS = 0.5
+TIER_FUZZY = 0.35
+
+KIND_WEIGHT = {
+    "class": 1.0, "interface": 1.0, "struct": 1.0, "trait": 1.0, "enum": 1.0, "type": 0.98,
+    "function": 0.99, "method": 0.98, "constructor": 0.97, "module": 0.96, "macro": 0.96,
+    "constant": 0.94, "variable": 0.9, "field": 0.88,
+}  # fmt: skip
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def normalise(name: str) -> str:
+    """Case- and separator-insensitive form: ``get_HTTP_client`` and ``getHttpClient`` → ``gethttpclient``."""
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+def name_tokens(name: str) -> list[str]:
+    """``parseHTTPResponse_v2`` → ``['parse', 'http', 'response', 'v', '2']``."""
+    return [t.lower() for t in _CAMEL.findall(name)]
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRow:
+    name: str
+    qualified_name: str
+    kind: str
+    path: str
+    language: str
+    start_line: int
+    end_line: int
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolMatch:
+    symbol: SymbolRow
+    score: float
+    match: str  # exact | qualified | case | normalised | prefix | substring | tokens | fuzzy
+
+
+class SymbolTable:
+    """An in-memory index over symbol rows."""
+
+    def __init__(self, rows: Sequence[SymbolRow]) -> None:
+        self.rows = list(rows)
+        self.by_name: dict[str, list[int]] = defaultdict(list)
+        self.by_lower: dict[str, list[int]] = defaultdict(list)
+        self.by_norm: dict[str, list[int]] = defaultdict(list)
+        for i, r in enumerate(self.rows):
+            self.by_name[r.name].append(i)
+            self.by_lower[r.name.lower()].append(i)
+            self.by_norm[normalise(r.name)].append(i)
+        self.sorted_lower = sorted(self.by_lower)
+        self.sorted_norm = sorted(self.by_norm)
+        self.tokens = {n: set(name_tokens(self.rows[ids[0]].name)) for n, ids in self.by_lower.items()}
+
+    @classmethod
+    def from_arrow(cls, table: pa.Table) -> SymbolTable:
+        if table.num_rows == 0:
+            return cls([])
+        cols = [
+            table.column(c).to_pylist()
+            for c in (
+                "name",
+                "qualified_name",
+                "kind",
+                "path",
+                "language",
+                "start_line",
+                "end_line",
+                "signature",
+            )
+        ]
+        return cls([SymbolRow(*vals) for vals in zip(*cols, strict=True)])
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def lookup(
+        self,
+        query: str,
+        *,
+        kinds: Iterable[str] | None = None,
+        language: str | None = None,
+        path_ok: object = None,
+        limit: int = 50,
+        fuzzy: bool = True,
+    ) -> list[SymbolMatch]:
+        """Definitions matching ``query`` best first; ``path_ok`` is an optional ``Callable[[str], bool]``."""
+        query = query.strip()
+        if not query:
+            return []
+        kind_set = set(kinds) if kinds else None
+        best: dict[int, tuple[float, str]] = {}
+
+        def offer(ids: Iterable[int], tier: float, how: str) -> None:
+            for i in ids:
+                if i not in best or best[i][0] < tier:
+                    best[i] = (tier, how)
+
+        last = re.split(r"\.|::|#|->|/", query)[-1]
+        qualified = last != query
+        offer(self.by_name.get(last, ()), TIER_EXACT if not qualified else TIER_CASE, "exact")
+        if qualified:
+            dotted = re.sub(r"::|#|->|/", ".", query)
+            for i in self.by_name.get(last, ()):
+                qn = self.rows[i].qualified_name
+                if qn == dotted or qn.endswith("." + dotted):
+                    best[i] = (TIER_EXACT, "qualified")
+        low, norm = last.lower(), normalise(last)
+        offer(self.by_lower.get(low, ()), TIER_CASE, "case")
+        if norm:
+            offer(self.by_norm.get(norm, ()), TIER_NORMALISED, "normalised")
+            self._prefix(self.sorted_lower, self.by_lower, low, TIER_PREFIX, offer, "prefix")
+            self._prefix(self.sorted_norm, self.by_norm, norm, TIER_NORM_PREFIX, offer, "prefix")
+            if len(norm) >= 3 and len(best) < limit:
+                for n in self.sorted_norm:
+                    if norm in n and n != norm:
+                        offer(self.by_norm[n], TIER_SUBSTRING * len(norm) / len(n) + 0.1, "substring")
+            qtokens = set(name_tokens(last))
+            if len(qtokens) >= 2:
+                for n, toks in self.tokens.items():
+                    if qtokens <= toks:
+                        offer(self.by_lower[n], TIER_TOKENS * len(qtokens) / len(toks) + 0.05, "tokens")
+            if fuzzy and not best and len(norm) >= 4:
+                close = [n for n in self.sorted_norm if abs(len(n) - len(norm)) <= 3 and n[:1] == norm[:1]]
+                for n in difflib.get_close_matches(norm, close, n=limit, cutoff=0.8):
+                    ratio = difflib.SequenceMatcher(None, norm, n).ratio()
+                    offer(self.by_norm[n], TIER_FUZZY * ratio, "fuzzy")
+        matches: list[SymbolMatch] = []
+        for i, (tier, how) in best.items():
+            row = self.rows[i]
+            if kind_set is not None and row.kind not in kind_set:
+                continue
+            if language is not None and row.language != language:
+                continue
+            if path_ok is not None and callable(path_ok) and not path_ok(row.path):
+                continue
+            score = tier * KIND_WEIGHT.get(row.kind, 0.9)
+            matches.append(SymbolMatch(row, score, how))
+        matches.sort(
+            key=lambda m: (-m.score, len(m.symbol.qualified_name), m.symbol.path, m.symbol.start_line)
+        )
+        return matches[:limit]
+
+    @staticmethod
+    def _prefix(
+        keys: list[str], table: dict[str, list[int]], prefix: str, tier: float, offer: object, how: str
+    ) -> None:
+        assert callable(offer)
+        i = bisect.bisect_left(keys, prefix)
+        count = 0
+        while i < len(keys) and keys[i].startswith(prefix) and count < 500:
+            if keys[i] != prefix:
+                offer(table[keys[i]], tier * (0.8 + 0.2 * len(prefix) / len(keys[i])), how)
+            i += 1
+            count += 1
+
+    def in_file(self, path: str) -> list[SymbolRow]:
+        return sorted((r for r in self.rows if r.path == path), key=lambda r: (r.start_line, -r.end_line))

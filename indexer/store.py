@@ -1,0 +1,248 @@
+"""The LanceDB tables that hold a workspace's whole index, under one location (path or URI).
+
+Tables::
+
+    meta                    key → JSON value (fingerprint, last build)
+    files                   the manifest: path, sha256, size, mtime_ns, language, counts
+    symbols                 definitions from tree-sitter
+    chunks                  spans to embed and return (no vectors)
+    vectors_<model>         chunks that have a vector for <model>, with the vector
+    embcache_<model>        content_hash → vector for <model> (survives file deletes and branch switches)
+
+Each LanceDB write is an atomic commit of one table; :mod:`indexer.build` orders writes so that a
+build killed between two commits leaves tables that the next build repairs (see there). LanceDB
+exceptions are translated to :class:`IndexStoreError` here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import lancedb
+import pyarrow as pa
+
+from indexer.errors import IndexCorruptError, IndexStoreError
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
+
+FILES_SCHEMA = pa.schema(
+    [
+        pa.field("path", pa.string(), nullable=False),
+        pa.field("sha256", pa.string()),
+        pa.field("size", pa.int64()),
+        pa.field("mtime_ns", pa.int64()),
+        pa.field("language", pa.string()),
+        pa.field("symbols", pa.int32()),
+        pa.field("chunks", pa.int32()),
+    ]
+)
+SYMBOLS_SCHEMA = pa.schema(
+    [
+        pa.field("path", pa.string(), nullable=False),
+        pa.field("name", pa.string()),
+        pa.field("qualified_name", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("language", pa.string()),
+        pa.field("start_line", pa.int32()),
+        pa.field("end_line", pa.int32()),
+        pa.field("signature", pa.string()),
+        pa.field("name_norm", pa.string()),  # lower-case, separators removed: lookups filter on it
+    ]
+)
+CHUNK_FIELDS = [
+    pa.field("chunk_id", pa.string(), nullable=False),
+    pa.field("path", pa.string(), nullable=False),
+    pa.field("start_line", pa.int32()),
+    pa.field("end_line", pa.int32()),
+    pa.field("symbol", pa.string()),
+    pa.field("kind", pa.string()),
+    pa.field("language", pa.string()),
+    pa.field("content_hash", pa.string()),
+    pa.field("text", pa.string()),
+]
+CHUNKS_SCHEMA = pa.schema(CHUNK_FIELDS)
+META_SCHEMA = pa.schema([pa.field("key", pa.string(), nullable=False), pa.field("value", pa.string())])
+
+
+def vectors_schema(dimension: int) -> pa.Schema:
+    return pa.schema([*CHUNK_FIELDS, pa.field("vector", pa.list_(pa.float32(), dimension))])
+
+
+def cache_schema(dimension: int) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("content_hash", pa.string(), nullable=False),
+            pa.field("vector", pa.list_(pa.float32(), dimension)),
+        ]
+    )
+
+
+def model_slug(model_id: str) -> str:
+    return hashlib.sha256(model_id.encode()).hexdigest()[:12]
+
+
+def sql_str(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def in_filter(column: str, values: Sequence[str]) -> str:
+    return f"{column} IN ({', '.join(sql_str(v) for v in values)})"
+
+
+def batched(values: Sequence[str], size: int = 400) -> Iterator[Sequence[str]]:
+    for i in range(0, len(values), size):
+        yield values[i : i + size]
+
+
+class Store:
+    """Typed access to one index location. Opening is cheap; tables open lazily."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        try:
+            self.db = lancedb.connect(location)
+        except Exception as exc:  # LanceDB raises bare Exceptions/ValueErrors/OSErrors
+            raise IndexStoreError(f"cannot open the index at {location}: {exc}") from exc
+        self._tables: dict[str, Any] = {}
+
+    # -- tables ---------------------------------------------------------------------------------
+    def table_names(self) -> set[str]:
+        try:
+            result = self.db.list_tables()
+            names = getattr(result, "tables", result)
+            return set(names)
+        except Exception as exc:
+            raise IndexCorruptError(self.location, str(exc)) from exc
+
+    def has(self, name: str) -> bool:
+        return name in self.table_names()
+
+    def table(self, name: str, schema: pa.Schema | None = None) -> Any:
+        """Open ``name``; create it empty with ``schema`` when missing (if a schema is given)."""
+        if name in self._tables:
+            return self._tables[name]
+        try:
+            if name in self.table_names():
+                tbl = self.db.open_table(name)
+            elif schema is not None:
+                tbl = self.db.create_table(name, schema=schema, exist_ok=True)
+            else:
+                raise IndexStoreError(f"the index at {self.location} has no table {name!r}")
+        except IndexStoreError:
+            raise
+        except Exception as exc:
+            raise IndexCorruptError(self.location, f"table {name}: {exc}") from exc
+        self._tables[name] = tbl
+        return tbl
+
+    def drop_all(self) -> None:
+        for name in self.table_names():
+            try:
+                self.db.drop_table(name)
+            except Exception as exc:
+                raise IndexStoreError(f"cannot drop table {name} at {self.location}: {exc}") from exc
+        self._tables.clear()
+
+    def drop(self, name: str) -> None:
+        if name in self.table_names():
+            self.db.drop_table(name)
+        self._tables.pop(name, None)
+
+    # -- generic operations (translated errors) --------------------------------------------------
+    def read(
+        self,
+        name: str,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        limit: int | None = None,
+    ) -> pa.Table:
+        if not self.has(name):
+            return pa.table({})
+        tbl = self.table(name)
+        try:
+            if where is None and columns is None and limit is None:
+                return tbl.to_arrow()
+            query = tbl.search()
+            if where is not None:
+                query = query.where(where)
+            if columns is not None:
+                query = query.select(list(columns))
+            return query.limit(limit).to_arrow()
+        except Exception as exc:
+            raise IndexCorruptError(self.location, f"reading {name}: {exc}") from exc
+
+    def count(self, name: str, where: str | None = None) -> int:
+        if not self.has(name):
+            return 0
+        try:
+            return int(self.table(name).count_rows(where))
+        except Exception as exc:
+            raise IndexCorruptError(self.location, f"counting {name}: {exc}") from exc
+
+    def add(self, name: str, rows: pa.Table, schema: pa.Schema) -> None:
+        if rows.num_rows == 0:
+            return
+        try:
+            self.table(name, schema).add(rows)
+        except Exception as exc:
+            raise IndexStoreError(f"cannot write {name} at {self.location}: {exc}") from exc
+
+    def delete_in(self, name: str, column: str, values: Iterable[str]) -> None:
+        values = sorted(set(values))
+        if not values or not self.has(name):
+            return
+        tbl = self.table(name)
+        try:
+            for batch in batched(values):
+                tbl.delete(in_filter(column, batch))
+        except Exception as exc:
+            raise IndexStoreError(f"cannot delete from {name} at {self.location}: {exc}") from exc
+
+    def upsert(self, name: str, key: str, rows: pa.Table, schema: pa.Schema) -> None:
+        if rows.num_rows == 0:
+            return
+        tbl = self.table(name, schema)
+        try:
+            (tbl.merge_insert(key).when_matched_update_all().when_not_matched_insert_all().execute(rows))
+        except Exception as exc:
+            raise IndexStoreError(f"cannot write {name} at {self.location}: {exc}") from exc
+
+    def compact(self, name: str) -> None:
+        if not self.has(name):
+            return
+        try:
+            self.table(name).optimize()
+        except Exception as exc:  # compaction is an optimisation: never fail a build for it
+            log.warning("compaction of %s failed: %s", name, exc)
+
+    def verify(self, names: Sequence[str] = ("meta", "files", "symbols", "chunks")) -> None:
+        """Open and count each existing table; raise IndexCorruptError if one is unreadable."""
+        for name in names:
+            self.count(name)
+
+    # -- meta -----------------------------------------------------------------------------------
+    def get_meta(self) -> dict[str, Any]:
+        table = self.read("meta")
+        if table.num_rows == 0:
+            return {}
+        out: dict[str, Any] = {}
+        for key, value in zip(
+            table.column("key").to_pylist(), table.column("value").to_pylist(), strict=True
+        ):
+            try:
+                out[key] = json.loads(value)
+            except (TypeError, json.JSONDecodeError):
+                out[key] = None
+        return out
+
+    def set_meta(self, **values: Any) -> None:
+        rows = pa.table(
+            {"key": list(values), "value": [json.dumps(v) for v in values.values()]}, schema=META_SCHEMA
+        )
+        self.upsert("meta", "key", rows, META_SCHEMA)

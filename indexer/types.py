@@ -1,0 +1,85 @@
+"""Typed values that cross module boundaries in the indexer (and on to search)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+SymbolKind = Literal[
+    "class",
+    "function",
+    "method",
+    "interface",
+    "struct",
+    "enum",
+    "trait",
+    "type",
+    "constant",
+    "module",
+    "variable",
+    "field",
+    "constructor",
+    "macro",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One definition found by a tree-sitter tags query.
+
+    ``path`` is relative to the workspace root with forward slashes; lines are 1-based and
+    inclusive. ``qualified_name`` joins the enclosing scopes with dots (``Outer.Inner.method``,
+    ``pkg.Type.Method`` for Go methods). ``signature`` is the definition's first line, stripped.
+    """
+
+    name: str
+    qualified_name: str
+    kind: str
+    path: str
+    language: str
+    start_line: int
+    end_line: int
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A span of a file that is embedded and returned by searches.
+
+    ``text`` is what gets embedded: a short header (path and enclosing scope) then the lines.
+    ``content_hash`` is the sha256 of ``text``; the embedding cache is keyed by it.
+    """
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str | None
+    language: str | None
+    text: str
+    content_hash: str
+
+    @property
+    def chunk_id(self) -> str:
+        key = f"{self.path}\0{self.start_line}\0{self.end_line}\0{self.content_hash}"
+        return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """One row of the files manifest."""
+
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    language: str | None
+    symbols: int
+    chunks: int
+
+
+def sha256_hex(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,243 @@
+"""The query engine: one request fans out to the retrievers in parallel and is fused with RRF.
+
+Each retriever runs in a worker thread with its own deadline; one that fails or times out is
+reported in ``SearchResponse.degraded`` and the others still answer. Input errors (empty query,
+invalid regex, a scope outside the root) raise :class:`QueryError` / ``PathOutsideRootError``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from indexer import Index, IndexStoreError, Settings, git_status
+from models.errors import PathOutsideRootError, PlaitError
+from search.errors import QueryError
+from search.fusion import DEFAULT_K, Fused, fuse
+from search.query_shape import QueryShape, analyse
+from search.retrievers import ResolvedScope, Retriever
+from search.retrievers.symbol import SymbolRetriever
+from search.retrievers.text import TextRetriever
+from search.retrievers.vector import VectorRetriever
+from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse
+
+log = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 2000
+MAX_LIMIT = 200
+SNIPPET_LINES = 24
+SNIPPET_CHARS = 1600
+MODE_RETRIEVERS: dict[str, tuple[str, ...]] = {
+    "hybrid": ("text", "symbol", "vector"),
+    "text": ("text",),
+    "symbol": ("symbol",),
+    "semantic": ("vector",),
+}
+# Query-aware weights for weighted RRF (chosen on the benchmark's dev runs; see BENCHMARKS.md).
+WEIGHTS: dict[str, dict[str, float]] = {
+    "literal": {"text": 1.5, "symbol": 0.5, "vector": 0.5},
+    "regex": {"text": 1.5, "symbol": 0.3, "vector": 0.3},
+    "identifier": {"text": 0.8, "symbol": 1.6, "vector": 0.6},
+    "natural": {"text": 0.6, "symbol": 0.5, "vector": 1.6},
+}
+
+
+def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = None) -> Scope:
+    """``ws`` | ``changed`` | ``dir:P`` | ``file:P`` → :class:`Scope`."""
+    text = (text or "ws").strip()
+    if text in ("ws", "changed"):
+        return Scope(text, None, tuple(globs), language)  # type: ignore[arg-type]
+    if text.startswith("dir:") and text[4:]:
+        return Scope("dir", text[4:], tuple(globs), language)
+    if text.startswith("file:") and text[5:]:
+        return Scope("file", text[5:], tuple(globs), language)
+    raise QueryError(f"unknown scope {text!r}; use ws, changed, dir:PATH or file:PATH.")
+
+
+def retrievers_for(mode: str, settings: Settings, index: Index) -> dict[str, Retriever]:
+    """The retrievers of a mode, listed explicitly."""
+    made: dict[str, Retriever] = {}
+    for name in MODE_RETRIEVERS[mode]:
+        if name == "text":
+            made[name] = TextRetriever(settings, index)
+        elif name == "symbol":
+            made[name] = SymbolRetriever(index)
+        else:
+            made[name] = VectorRetriever(index)
+    return made
+
+
+class Engine:
+    """Search one workspace. Thread-safe for concurrent ``search`` calls; keep one per process."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        index: Index | None = None,
+        timeouts: Mapping[str, float] | None = None,
+        workers: int = 6,
+    ) -> None:
+        self.settings = settings
+        self.index = index or Index(settings)
+        self.timeouts = {"text": 10.0, "symbol": 10.0, "vector": 30.0, **(timeouts or {})}
+        self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def warm(self) -> None:
+        """Load the model and the in-memory tables now, so the first search does not pay for it."""
+        if self.index.exists():
+            self.index.lookup_symbols("warm")
+            self.index.embedder().embed_query("warm up")
+
+    def resolve_scope(self, scope: Scope) -> ResolvedScope:
+        root = self.settings.root
+        path = None
+        paths = None
+        if scope.kind in ("dir", "file"):
+            assert scope.path is not None
+            raw = scope.path.replace("\\", "/")
+            target = (root / raw).resolve() if not Path(raw).is_absolute() else Path(raw).resolve()
+            if target != root and root not in target.parents:
+                raise PathOutsideRootError(scope.path, [root])
+            if not target.exists():
+                raise QueryError(f"{scope.kind}:{scope.path} does not exist under {root}; check the path.")
+            if scope.kind == "file" and not target.is_file():
+                raise QueryError(f"file:{scope.path} is not a file; use dir:{scope.path} for a directory.")
+            path = target.relative_to(root).as_posix() if target != root else None
+            if scope.kind == "dir" and path is None:
+                return ResolvedScope("ws", None, None, scope.globs, scope.language)
+        elif scope.kind == "changed":
+            status = git_status(root)
+            if status is None:
+                raise QueryError(f"scope 'changed' needs a git work tree, and {root} is not in one; use ws.")
+            paths = tuple(sorted(p for p in status.changed if (root / p).is_file()))
+        return ResolvedScope(scope.kind, path, paths, scope.globs, scope.language)
+
+    def search(
+        self,
+        query: Query,
+        scope: Scope | None = None,
+        *,
+        k: int = DEFAULT_K,
+        fusion: str = "weighted",
+    ) -> SearchResponse:
+        text = query.text.strip()
+        if not text:
+            raise QueryError("the query is empty; pass words, an identifier, a quoted string or a regex.")
+        if len(text) > MAX_QUERY_CHARS:
+            raise QueryError(
+                f"the query has {len(text):,} characters (limit {MAX_QUERY_CHARS:,}); "
+                "shorten it to the words or identifiers that matter."
+            )
+        if query.mode not in MODE_RETRIEVERS:
+            raise QueryError(f"unknown mode {query.mode!r}; use hybrid, text, symbol or semantic.")
+        if not 1 <= query.limit <= MAX_LIMIT:
+            raise QueryError(f"limit must be between 1 and {MAX_LIMIT}, got {query.limit}.")
+        if fusion not in ("weighted", "rrf"):
+            raise QueryError(f"unknown fusion {fusion!r}; use weighted or rrf.")
+        resolved = self.resolve_scope(scope or Scope())
+        shape = analyse(text, regex=query.regex)
+        degraded: dict[str, str] = {}
+        notes: list[str] = []
+        has_index = self.index.exists()
+        active = retrievers_for(query.mode, self.settings, self.index)
+        if not has_index:
+            for name in ("symbol", "vector"):
+                if name in active:
+                    del active[name]
+                    degraded[name] = f"no index yet; run `plait index {self.settings.root}`"
+        if resolved.paths is not None and not resolved.paths:
+            notes.append("no changed files in this work tree")
+        depth = max(query.limit * 3, 30)
+        rankings, timings = self._fan_out(active, text, shape, resolved, depth, degraded)
+        weights = WEIGHTS[shape.shape] if fusion == "weighted" and query.mode == "hybrid" else None
+        fused = fuse(rankings, k=k, weights=weights)[: query.limit]
+        coverage = None
+        if has_index and "vector" in MODE_RETRIEVERS[query.mode]:
+            try:
+                embedded, total = self.index.coverage()
+                coverage = Coverage(embedded, total)
+                if embedded < total:
+                    notes.append(f"semantic search covers {coverage.describe()}; indexing is still running")
+            except IndexStoreError as exc:
+                degraded.setdefault("vector", str(exc))
+        results = self._results(fused, has_index)
+        if any(r.stale for r in results):
+            notes.append("some results come from files changed since the last index (stale: true)")
+        return SearchResponse(results, degraded, timings, coverage, notes)
+
+    def _fan_out(
+        self,
+        active: Mapping[str, Retriever],
+        text: str,
+        shape: QueryShape,
+        scope: ResolvedScope,
+        depth: int,
+        degraded: dict[str, str],
+    ) -> tuple[dict[str, list[Hit]], dict[str, float]]:
+        start = time.perf_counter()
+        futures = {name: self.pool.submit(_timed, r, text, shape, scope, depth) for name, r in active.items()}
+        rankings: dict[str, list[Hit]] = {}
+        timings: dict[str, float] = {}
+        for name, fut in futures.items():
+            remaining = self.timeouts[name] - (time.perf_counter() - start)
+            try:
+                hits, ms = fut.result(timeout=max(0.01, remaining))
+                rankings[name] = list(hits)
+                timings[name] = ms
+            except cf.TimeoutError:
+                degraded[name] = f"timed out after {self.timeouts[name]:.0f}s"
+            except QueryError:
+                raise
+            except PlaitError as exc:
+                degraded[name] = str(exc)
+            except TimeoutError as exc:
+                degraded[name] = str(exc)
+            except Exception as exc:  # top of the retriever boundary: isolate, report, keep going
+                log.warning("retriever %s failed: %s", name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+                degraded[name] = f"{type(exc).__name__}: {exc}"
+        timings["total"] = (time.perf_counter() - start) * 1000
+        return rankings, timings
+
+    def _results(self, fused: Sequence[Fused], has_index: bool) -> list[Result]:
+        manifest = self.index.manifest() if has_index and fused else {}
+        out = []
+        for f in fused:
+            snippet, end = self._snippet(f.span.path, f.span.start_line, f.span.end_line)
+            stale = self.index.is_stale(f.span.path, manifest) if has_index else False
+            out.append(
+                Result(
+                    f.span.path, f.span.start_line, end, f.score, f.hit.symbol, f.hit.kind, f.hit.language,
+                    snippet, dict(f.ranks), stale,
+                )
+            )  # fmt: skip
+        return out
+
+    def _snippet(self, path: str, start: int, end: int) -> tuple[str, int]:
+        try:
+            with open(self.settings.root / path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().split("\n")
+        except OSError:
+            return "", end
+        end = min(end, max(start, len(lines)))
+        body = lines[start - 1 : min(end, start - 1 + SNIPPET_LINES)]
+        text = "\n".join(line.rstrip("\r") for line in body)
+        if len(text) > SNIPPET_CHARS:
+            text = text[:SNIPPET_CHARS] + "…"
+        elif end - start + 1 > SNIPPET_LINES:
+            text += "\n…"
+        return text, end
+
+
+def _timed(
+    retriever: Retriever, text: str, shape: QueryShape, scope: ResolvedScope, depth: int
+) -> tuple[Sequence[Hit], float]:
+    t = time.perf_counter()
+    hits = retriever.search(text, shape, scope, limit=depth)
+    return hits, (time.perf_counter() - t) * 1000

@@ -1,0 +1,77 @@
+"""Reciprocal rank fusion: pure functions, tested with hand-computed numbers.
+
+score(d) = Σ_s w_s / (k + rank_s(d)), ranks 1-based. Plain RRF has every w_s = 1 and k = 60.
+Spans from different retrievers that overlap in the same file are one result: hits are first
+grouped into clusters of overlapping spans (a cluster's span is the hull of its first member from
+the best-ranked retriever), and a retriever contributes its best rank within the cluster.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from search.types import Hit, Span
+
+DEFAULT_K = 60
+
+
+def rrf(rankings: Iterable[Sequence[Span]], *, k: int = DEFAULT_K) -> list[tuple[Span, float]]:
+    """Plain RRF over exact spans (no overlap merging): ``[(span, score)]`` best first."""
+    if k <= 0:
+        raise ValueError(f"k must be positive, got {k}")
+    score: defaultdict[Span, float] = defaultdict(float)
+    for ranking in rankings:
+        for rank, span in enumerate(dict.fromkeys(ranking), start=1):
+            score[span] += 1.0 / (k + rank)
+    return sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class Fused:
+    span: Span
+    score: float
+    ranks: dict[str, int | None]  # retriever -> 1-based rank, None if absent
+    hit: Hit  # representative hit (symbol, kind, language) from the best-ranked retriever
+
+
+def fuse(
+    rankings: Mapping[str, Sequence[Hit]],
+    *,
+    k: int = DEFAULT_K,
+    weights: Mapping[str, float] | None = None,
+) -> list[Fused]:
+    """Weighted RRF with overlapping spans merged; ties broken by span for a stable order."""
+    if k <= 0:
+        raise ValueError(f"k must be positive, got {k}")
+    names = list(rankings)
+    clusters: dict[str, list[_Cluster]] = defaultdict(list)  # path -> clusters
+    order: list[_Cluster] = []
+    # Visit hits round-robin by rank so that a cluster's representative comes from the best rank.
+    depth = max((len(v) for v in rankings.values()), default=0)
+    for rank in range(1, depth + 1):
+        for name in names:
+            hits = rankings[name]
+            if rank > len(hits):
+                continue
+            hit = hits[rank - 1]
+            cluster = next((c for c in clusters[hit.span.path] if c.span.overlaps(hit.span)), None)
+            if cluster is None:
+                cluster = _Cluster(hit.span, hit, {})
+                clusters[hit.span.path].append(cluster)
+                order.append(cluster)
+            cluster.ranks.setdefault(name, rank)
+    fused = []
+    for c in order:
+        score = sum((weights or {}).get(n, 1.0) / (k + r) for n, r in c.ranks.items())
+        fused.append(Fused(c.span, score, {n: c.ranks.get(n) for n in names}, c.hit))
+    fused.sort(key=lambda f: (-f.score, f.span))
+    return fused
+
+
+@dataclass(slots=True)
+class _Cluster:
+    span: Span
+    hit: Hit
+    ranks: dict[str, int]

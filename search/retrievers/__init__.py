@@ -1,0 +1,36 @@
+"""The three retrievers behind one small protocol, listed explicitly in :func:`make_retrievers`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from search.query_shape import QueryShape
+from search.types import Hit
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedScope:
+    """A scope resolved against one root: ``paths`` (files, or a directory) to search, plus filters."""
+
+    kind: str  # ws | changed | dir | file
+    path: str | None  # workspace-relative directory or file for dir/file scopes
+    paths: tuple[str, ...] | None  # explicit file list (changed scope)
+    globs: tuple[str, ...]
+    language: str | None
+
+    def allows(self, path: str) -> bool:
+        if self.paths is not None and path not in self.paths:
+            return False
+        if self.kind == "file":
+            return path == self.path
+        if self.kind == "dir" and self.path:
+            return path.startswith(self.path.rstrip("/") + "/")
+        return True
+
+
+class Retriever(Protocol):
+    name: str
+
+    def search(self, query: str, shape: QueryShape, scope: ResolvedScope, *, limit: int) -> Sequence[Hit]: ...

@@ -1,0 +1,60 @@
+"""Symbol retrieval from the tree-sitter symbol index.
+
+An identifier query is looked up as a name (exact, qualified, case/underscore-insensitive, prefix,
+fuzzy). In a natural-language query, identifier-like tokens are looked up the same way and plain
+words only by exact or normalised name, so a sentence does not flood results with prefix matches.
+Each definition maps to the chunk holding its first line, so it fuses with the other retrievers.
+"""
+
+from __future__ import annotations
+
+from indexer import Index
+from search.query_shape import QueryShape, content_words
+from search.retrievers import ResolvedScope
+from search.retrievers.text import SpanMapper
+from search.types import Hit, Span
+
+STRICT = frozenset({"exact", "qualified", "case", "normalised"})
+
+
+class SymbolRetriever:
+    name = "symbol"
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    def search(self, query: str, shape: QueryShape, scope: ResolvedScope, *, limit: int) -> list[Hit]:
+        names: list[tuple[str, bool]] = []  # (name, strict only)
+        if shape.shape == "identifier":
+            names = [(i, False) for i in shape.identifiers] or [(query.strip(), False)]
+        elif shape.shape == "literal":
+            names = [(i, True) for i in shape.identifiers]
+        elif shape.shape == "natural":
+            names = [(i, False) for i in shape.identifiers]
+            names += [(t, True) for t in content_words(query) if t not in shape.identifiers]
+        if not names:
+            return []
+        path_prefix = scope.path if scope.kind in ("dir", "file") else None
+        best: dict[tuple[str, int], tuple[float, Hit]] = {}
+        found = []
+        for n, (name, strict) in enumerate(names):
+            weight = 1.0 / (1 + 0.15 * n)
+            for m in self.index.lookup_symbols(
+                name, language=scope.language, globs=scope.globs, path_prefix=path_prefix, limit=limit * 2
+            ):
+                if (not strict or m.match in STRICT) and scope.allows(m.symbol.path):
+                    found.append((m, weight))
+        mapper = SpanMapper(self.index, 50, {m.symbol.path for m, _ in found})
+        for m, weight in found:
+            row = m.symbol
+            span, _sym, _kind, _lang = mapper.span(row.path, row.start_line)
+            if span.start_line > row.start_line or span.end_line < row.start_line:
+                span = Span(row.path, row.start_line, row.end_line)
+            hit = Hit(span, m.score * weight, row.qualified_name, row.kind, row.language)
+            key = (span.path, span.start_line)
+            prev = best.get(key)
+            score = m.score * weight + (prev[0] * 0.1 if prev else 0.0)
+            if prev is None or score > prev[0]:
+                best[key] = (score, hit)
+        ranked = sorted(best.values(), key=lambda sh: (-sh[0], sh[1].span))
+        return [Hit(h.span, s, h.symbol, h.kind, h.language) for s, h in ranked[:limit]]

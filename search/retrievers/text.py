@@ -1,0 +1,229 @@
+"""Text retrieval with ripgrep over the live files.
+
+Commands are built with ``ripgrepy`` and run through the one subprocess gateway
+(:mod:`indexer.procs`) with a timeout and an output cap; results are read from ``rg --json``.
+ripgrep honours the same ignore rules as the indexer (``.gitignore`` even outside git, ``.ignore``,
+configured excludes), searches hidden files but never ``.git``, and never follows symlinks.
+
+Ranking: a literal or regex query ranks spans by match count. A natural-language query becomes
+an OR of its terms (stems, case-insensitive); a span scores Σ idf(term) over the distinct terms it
+contains, idf from the number of files each term occurs in, plus a small bonus for repeats.
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import ripgrepy
+
+from indexer import Index, Settings
+from indexer.languages import EXTENSIONS, FILENAMES
+from indexer.procs import rg_binary, run
+from search.errors import QueryError
+from search.query_shape import QueryShape
+from search.retrievers import ResolvedScope
+from search.types import Hit, Span
+
+MAX_OUTPUT = 24 * 1024 * 1024
+MAX_COUNT_PER_FILE = 200
+
+
+@dataclass(frozen=True, slots=True)
+class LineMatch:
+    path: str
+    line: int
+    text: str
+    submatches: tuple[str, ...]
+
+
+def parse_rg_json(lines: Sequence[bytes] | Iterator[bytes]) -> Iterator[LineMatch]:
+    """Matches from ``rg --json`` output lines (paths and text may come base64-encoded)."""
+    for raw in lines:
+        if not raw.startswith(b'{"type":"match"'):
+            continue
+        try:
+            data = json.loads(raw)["data"]
+        except (ValueError, KeyError):
+            continue
+        path = _text(data["path"])
+        path = path[2:] if path.startswith("./") else path
+        subs = tuple(_text(s["match"]) for s in data.get("submatches", ()))
+        yield LineMatch(path, int(data["line_number"]), _text(data["lines"]), subs)
+
+
+def _text(obj: dict[str, str]) -> str:
+    if "text" in obj:
+        return obj["text"]
+    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
+
+
+def language_globs(language: str) -> list[str]:
+    exts = [f"*{ext}" for ext, lang in EXTENSIONS.items() if lang == language]
+    names = [name for name, lang in FILENAMES.items() if lang == language]
+    return exts + names
+
+
+def rg_command(
+    settings: Settings,
+    patterns: Sequence[str],
+    scope: ResolvedScope,
+    *,
+    fixed: bool,
+    ignore_case: bool,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The full ``rg`` argv: flags via ripgrepy, then ``-e`` patterns, ``--`` and the paths."""
+    rg = ripgrepy.Ripgrepy("", ".", rg_path=rg_binary()).json().hidden().no_config()
+    rg = rg.max_filesize(str(settings.max_file_bytes)).max_count(MAX_COUNT_PER_FILE).max_columns(2000)
+    rg = rg.glob("!.git")
+    if fixed:
+        rg = rg.fixed_strings()
+    rg = rg.ignore_case() if ignore_case else rg.smart_case()
+    if settings.index_is_local:
+        try:
+            rel = Path(settings.index_dir).resolve().relative_to(settings.root)
+            rg = rg.glob(f"!/{rel.as_posix()}")
+        except ValueError:
+            pass
+    for pattern in settings.exclude:
+        rg = rg.glob(f"!{pattern}")
+    for pattern in settings.include:
+        rg = rg.glob(pattern)
+    for g in scope.globs:
+        rg = rg.glob(g)
+    if scope.language:
+        for g in language_globs(scope.language):
+            rg = rg.glob(g)
+    argv = [*rg.command, "--no-require-git", *extra]
+    for p in patterns:
+        argv += ["-e", p]
+    argv.append("--")
+    if scope.paths is not None:
+        argv += list(scope.paths)
+    elif scope.path:
+        argv.append(scope.path)
+    else:
+        argv.append(".")
+    return argv
+
+
+def run_rg(settings: Settings, argv: list[str], *, timeout: float) -> tuple[list[LineMatch], bool]:
+    """Run rg; returns (matches, truncated). Exit 1 is "no match"; exit 2 with no output is an error."""
+    res = run(argv, cwd=settings.root, timeout=timeout, max_output=MAX_OUTPUT)
+    if res.timed_out:
+        raise TimeoutError(f"ripgrep took longer than {timeout:.0f}s; narrow the query or scope")
+    if res.returncode == 2 and not res.stdout:
+        msg = res.stderr.splitlines()
+        detail = " ".join(line.strip() for line in msg[:6] if line.strip()) or "ripgrep failed"
+        if "regex" in res.stderr.lower() or "parse error" in res.stderr.lower():
+            raise QueryError(f"invalid regex: {detail}; fix the pattern or search it as a literal.")
+        if not any("No such file" in m or "os error" in m for m in msg):
+            raise QueryError(f"ripgrep failed: {detail}")
+    return [m for m in parse_rg_json(res.stdout.splitlines()) if m.path], res.truncated
+
+
+class SpanMapper:
+    """Maps a (path, line) to the chunk that holds it, or to a line window for unindexed files."""
+
+    def __init__(self, index: Index | None, window: int, paths: Iterable[str]) -> None:
+        self.chunks = index.chunk_spans(paths) if index is not None else {}
+        self.starts = {p: [c.start_line for c in spans] for p, spans in self.chunks.items()}
+        self.window = window
+
+    def span(self, path: str, line: int) -> tuple[Span, str | None, str | None, str | None]:
+        spans = self.chunks.get(path)
+        if spans:
+            i = bisect.bisect_right(self.starts[path], line) - 1
+            best = None
+            # Overlapping windows: prefer the smallest chunk containing the line.
+            for j in range(max(0, i - 3), min(len(spans), i + 1)):
+                c = spans[j]
+                if c.start_line <= line <= c.end_line and (
+                    best is None or c.end_line - c.start_line < best.end_line - best.start_line
+                ):
+                    best = c
+            if best is not None:
+                return Span(path, best.start_line, best.end_line), best.symbol, best.kind, best.language
+        start = (line - 1) // self.window * self.window + 1
+        return Span(path, start, start + self.window - 1), None, None, None
+
+
+class TextRetriever:
+    name = "text"
+
+    def __init__(self, settings: Settings, index: Index | None, *, timeout: float = 8.0) -> None:
+        self.settings = settings
+        self.index = index
+        self.timeout = timeout
+
+    def search(self, query: str, shape: QueryShape, scope: ResolvedScope, *, limit: int) -> list[Hit]:
+        index = self.index if self.index is not None and self.index.exists() else None
+        if shape.shape in ("literal", "regex"):
+            assert shape.literal is not None
+            argv = rg_command(
+                self.settings, [shape.literal], scope, fixed=shape.shape == "literal", ignore_case=False
+            )
+            matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
+            return self._rank_counts(matches, self._mapper(index, matches), limit)
+        terms = [t for t in shape.terms if t]
+        if not terms:
+            return []
+        argv = rg_command(self.settings, terms, scope, fixed=True, ignore_case=True)
+        matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
+        n_files = index.store.count("files") if index is not None else 0
+        return self._rank_terms(query, terms, matches, self._mapper(index, matches), limit, n_files)
+
+    def _mapper(self, index: Index | None, matches: list[LineMatch]) -> SpanMapper:
+        return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
+
+    def _rank_counts(self, matches: list[LineMatch], mapper: SpanMapper, limit: int) -> list[Hit]:
+        scores: dict[Span, float] = defaultdict(float)
+        meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
+        for m in matches:
+            span, sym, kind, lang = mapper.span(m.path, m.line)
+            scores[span] += 1.0 + 0.1 * len(m.submatches)
+            meta[span] = (sym, kind, lang)
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return [Hit(span, score, *meta[span]) for span, score in ranked]
+
+    def _rank_terms(
+        self,
+        query: str,
+        terms: list[str],
+        matches: list[LineMatch],
+        mapper: SpanMapper,
+        limit: int,
+        n_files: int,
+    ) -> list[Hit]:
+        files_with: dict[str, set[str]] = defaultdict(set)
+        span_terms: dict[Span, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
+        phrase = " ".join(query.lower().split())
+        phrase_spans: set[Span] = set()
+        for m in matches:
+            span, sym, kind, lang = mapper.span(m.path, m.line)
+            meta[span] = (sym, kind, lang)
+            found = {t for t in terms for s in m.submatches if t in s.lower()}
+            for t in found:
+                files_with[t].add(m.path)
+                span_terms[span][t] += 1
+            if len(terms) > 1 and phrase in m.text.lower():
+                phrase_spans.add(span)
+        n_files = max(n_files, len({m.path for m in matches}), 1)
+        idf = {t: math.log(1 + n_files / (1 + len(files_with[t]))) for t in terms}
+        scored = []
+        for span, counts in span_terms.items():
+            distinct = sum(idf[t] for t in counts)
+            repeats = sum(idf[t] * math.log1p(c - 1) for t, c in counts.items()) * 0.15
+            coverage = len(counts) / len(terms)
+            bonus = 2.0 if span in phrase_spans else 0.0
+            scored.append((distinct * (0.5 + coverage) + repeats + bonus, span))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [Hit(span, score, *meta[span]) for score, span in scored[:limit]]

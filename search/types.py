@@ -1,0 +1,103 @@
+"""Typed values of the query service: what goes into a search and what comes out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Mode = Literal["hybrid", "text", "symbol", "semantic"]
+MODES: tuple[str, ...] = ("hybrid", "text", "symbol", "semantic")
+RETRIEVERS: tuple[str, ...] = ("text", "symbol", "vector")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    path: str  # relative to the workspace root, forward slashes
+    start_line: int  # 1-based, inclusive
+    end_line: int
+
+    def overlaps(self, other: Span) -> bool:
+        return (
+            self.path == other.path
+            and self.start_line <= other.end_line
+            and other.start_line <= self.end_line
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One retriever's hit, mapped to a chunk-sized span; ``score`` is the retriever's native score."""
+
+    span: Span
+    score: float
+    symbol: str | None = None
+    kind: str | None = None
+    language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Where to search: ``ws`` (whole workspace), ``changed`` (git-modified and untracked),
+    ``dir`` or ``file`` (with ``path``), narrowed further by globs and a language."""
+
+    kind: Literal["ws", "changed", "dir", "file"] = "ws"
+    path: str | None = None
+    globs: tuple[str, ...] = ()
+    language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    text: str
+    mode: Mode = "hybrid"
+    limit: int = 10
+    regex: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    symbol: str | None
+    kind: str | None
+    language: str | None
+    snippet: str
+    sources: dict[str, int | None]
+    stale: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The design's result schema (plus ``stale`` when the file changed since the last index)."""
+        data: dict[str, Any] = {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "score": round(self.score, 6),
+            "symbol": self.symbol,
+            "kind": self.kind,
+            "language": self.language,
+            "snippet": self.snippet,
+            "sources": dict(self.sources),
+        }
+        if self.stale:
+            data["stale"] = True
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    embedded: int
+    chunks: int
+
+    def describe(self) -> str:
+        return f"{self.embedded:,} of {self.chunks:,} chunks embedded"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    results: list[Result]
+    degraded: dict[str, str] = field(default_factory=dict)  # retriever -> reason it failed/timed out
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    coverage: Coverage | None = None
+    notes: list[str] = field(default_factory=list)

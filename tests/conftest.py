@@ -1,0 +1,49 @@
+"""Shared fixtures: tiny real repositories in tmp_path, settings pointing at a tmp index."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from indexer import Settings, load_settings
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+RepoFactory = Callable[[Mapping[str, str | bytes]], Path]
+
+
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> RepoFactory:
+    def make(files: Mapping[str, str | bytes]) -> Path:
+        root = tmp_path / "repo"
+        root.mkdir(exist_ok=True)
+        return write_tree(root, files)
+
+    return make
+
+
+@pytest.fixture
+def settings_for(tmp_path: Path) -> Callable[..., Settings]:
+    """Settings for a repo root with the index in tmp_path and the fast hashing embedder."""
+
+    def make(root: Path, model: str = "hashing", **overrides: object) -> Settings:
+        return load_settings(
+            root, env={}, overrides={"index_dir": str(tmp_path / "index"), "model_name": model, **overrides}
+        )
+
+    return make

@@ -1,0 +1,221 @@
+"""The incremental build: symbols, chunks, manifest and vectors stay exact through every change."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from indexer import Index, IndexLockedError, IndexState
+from indexer.lock import writer_lock
+
+PY_A = '''"""Module a."""
+
+
+class Alpha:
+    """An alpha."""
+
+    def run(self, x):
+        return x + 1
+
+
+def helper(y):
+    return y * 2
+'''
+PY_B = "def beta():\n    return 'b'\n"
+
+
+def rows(index: Index, table: str, *cols: str) -> list[tuple]:
+    data = index.store.read(table, list(cols))
+    if data.num_rows == 0:
+        return []
+    return sorted(zip(*(data.column(c).to_pylist() for c in cols), strict=True))
+
+
+def symbol_rows(index: Index) -> list[tuple]:
+    return rows(index, "symbols", "path", "qualified_name", "kind", "start_line", "end_line")
+
+
+def assert_consistent(index: Index) -> None:
+    """No duplicate rows; manifest, symbols, chunks and vectors agree."""
+    syms = symbol_rows(index)
+    assert len(syms) == len(set(syms)), "duplicate symbols"
+    chunk_ids = [r[0] for r in rows(index, "chunks", "chunk_id")]
+    assert len(chunk_ids) == len(set(chunk_ids)), "duplicate chunks"
+    manifest = index.manifest()
+    assert {r[0] for r in rows(index, "chunks", "path")} <= set(manifest)
+    assert {r[0] for r in syms} <= set(manifest)
+    counts = Counter(r[0] for r in rows(index, "chunks", "chunk_id", "path") for r in [r[1:]])
+    for path, (_h, _s, _m) in manifest.items():
+        assert counts.get(path, 0) >= 0
+    vec_table = index.store.get_meta().get("model", {}).get("table")
+    if vec_table:
+        vec_ids = [r[0] for r in rows(index, vec_table, "chunk_id")]
+        assert sorted(vec_ids) == sorted(chunk_ids), "vectors and chunks disagree"
+
+
+def test_build_then_no_change_rebuild_parses_nothing(make_repo, settings_for) -> None:
+    root = make_repo({"a.py": PY_A, "b.py": PY_B, "README.md": "# Title\n\nSome words.\n"})
+    index = Index(settings_for(root))
+    first = index.build()
+    assert (first.files, first.changed) == (3, 3)
+    assert ("a.py", "Alpha.run", "method", 7, 8) in symbol_rows(index)
+    assert first.vectors == first.chunks_total > 0
+    again = index.build()
+    assert (again.changed, again.deleted, again.unchanged, again.embedded) == (0, 0, 3, 0)
+    assert_consistent(index)
+    assert index.status().state == IndexState.FRESH
+
+
+def test_modify_add_delete_rename_are_reflected_exactly(make_repo, settings_for) -> None:
+    root = make_repo({"a.py": PY_A, "b.py": PY_B})
+    index = Index(settings_for(root))
+    index.build()
+    (root / "a.py").write_text(PY_A.replace("def helper(y)", "def helper2(y)"))
+    (root / "c.py").write_text("def gamma():\n    pass\n")
+    (root / "b.py").rename(root / "b_renamed.py")
+    report = index.build()
+    assert (report.changed, report.deleted) == (3, 1)
+    names = {(p, q) for p, q, *_ in symbol_rows(index)}
+    assert ("a.py", "helper2") in names and ("a.py", "helper") not in names
+    assert ("c.py", "gamma") in names
+    assert ("b_renamed.py", "beta") in names and ("b.py", "beta") not in names
+    (root / "c.py").unlink()
+    index.build()
+    assert "c.py" not in index.manifest()
+    assert not [r for r in symbol_rows(index) if r[0] == "c.py"]
+    assert_consistent(index)
+
+
+def test_touch_without_content_change_reparses_nothing(make_repo, settings_for) -> None:
+    root = make_repo({"a.py": PY_A})
+    index = Index(settings_for(root))
+    index.build()
+    os.utime(root / "a.py", (time.time() + 5, time.time() + 5))
+    report = index.build()
+    assert (report.changed, report.embedded) == (0, 0)
+    assert index.status().state == IndexState.FRESH
+
+
+def test_editing_one_function_reembeds_only_changed_chunks(make_repo, settings_for) -> None:
+    funcs = "\n\n".join(
+        f"def f{i}(x):\n    '''Doc {i}.'''\n" + "    y = x\n" * 8 + "    return y" for i in range(6)
+    )
+    root = make_repo({"m.py": funcs + "\n"})
+    index = Index(settings_for(root))
+    first = index.build()
+    assert first.embedded == first.chunks_total
+    (root / "m.py").write_text(funcs.replace("'''Doc 3.'''", "'''Doc three.'''") + "\n")
+    report = index.build()
+    assert report.changed == 1
+    assert report.embedded == 1  # only the chunk holding f3 has new text
+    assert_consistent(index)
+
+
+def test_embedding_cache_survives_delete_and_restore(make_repo, settings_for) -> None:
+    root = make_repo({"a.py": PY_A, "b.py": PY_B})
+    index = Index(settings_for(root))
+    index.build()
+    (root / "b.py").unlink()
+    index.build()
+    (root / "b.py").write_text(PY_B)  # like switching back to a branch
+    report = index.build()
+    assert report.changed == 1
+    assert report.embedded == 0 and report.from_cache >= 1
+
+
+def test_lock_refuses_a_second_writer_with_a_clear_message(make_repo, settings_for) -> None:
+    root = make_repo({"a.py": PY_A})
+    settings = settings_for(root)
+    index = Index(settings)
+    Path(settings.index_dir).mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys,time; from indexer.lock import writer_lock\n"
+         "with writer_lock(sys.argv[1]):\n    print('locked', flush=True); time.sleep(60)", settings.index_dir],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with pytest.raises(IndexLockedError, match=rf"another plait process \(pid {holder.pid}\)"):
+            index.build()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert index.build().changed == 1  # free again once the holder is gone
+    with writer_lock(settings.index_dir):  # and the lock is not held after a build
+        pass
+
+
+def test_schema_change_rebuilds_without_manual_delete(make_repo, settings_for) -> None:
+    root = make_repo({"a.py": PY_A})
+    index = Index(settings_for(root))
+    index.build()
+    index.store.set_meta(fingerprint={"schema": -1})
+    assert index.status().state == IndexState.SCHEMA_MISMATCH
+    report = index.build()
+    assert report.rebuilt_reason is not None and report.changed == 1
+    assert index.status().state == IndexState.FRESH
+
+
+def test_corrupt_index_is_rebuilt(make_repo, settings_for) -> None:
+    root = make_repo({"a.py": PY_A})
+    settings = settings_for(root)
+    index = Index(settings)
+    index.build()
+    for manifest_dir in Path(settings.index_dir, "symbols.lance", "_versions").iterdir():
+        manifest_dir.write_bytes(b"garbage")
+    fresh = Index(settings)
+    assert fresh.status().state == IndexState.CORRUPT
+    report = fresh.build()
+    assert report.rebuilt_reason is not None
+    assert ("a.py", "Alpha", "class", 4, 8) in symbol_rows(fresh)
+
+
+BUILD_SCRIPT = """
+import sys
+from pathlib import Path
+from indexer import Index, load_settings
+s = load_settings(Path(sys.argv[1]), env={}, overrides={"index_dir": sys.argv[2], "model_name": "hashing"})
+Index(s).build()
+"""
+
+
+def test_killed_build_leaves_a_usable_index_and_the_next_build_completes_it(
+    make_repo, settings_for, tmp_path
+) -> None:
+    files = {
+        f"pkg{i // 100}/mod{i}.py": f"class C{i}:\n    def m{i}(self):\n        return {i}\n\n\ndef f{i}():\n    return C{i}()\n"
+        for i in range(1500)
+    }
+    root = make_repo(files)
+    settings = settings_for(root)
+    index = Index(settings)
+    index.build()  # a committed index to keep usable
+    for i in range(1500):  # change everything, so the next build rewrites every batch
+        (root / f"pkg{i // 100}/mod{i}.py").write_text(files[f"pkg{i // 100}/mod{i}.py"] + f"\nX{i} = {i}\n")
+    proc = subprocess.Popen([sys.executable, "-c", BUILD_SCRIPT, str(root), settings.index_dir])
+    versions = Path(settings.index_dir, "files.lance", "_versions")
+    start = len(list(versions.iterdir()))
+    deadline = time.monotonic() + 120
+    while len(list(versions.iterdir())) == start and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the build finished before it could be killed"
+    # Readers still get an index: every symbol is there exactly once (old or new version).
+    reader = Index(settings)
+    syms = symbol_rows(reader)
+    assert len(syms) == len(set(syms))
+    assert len({(p, q) for p, q, *_ in syms if q.startswith("C") and "." not in q}) == 1500
+    report = reader.build()
+    assert report.changed > 0
+    assert_consistent(reader)
+    clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
+    clean.build()
+    assert symbol_rows(reader) == symbol_rows(clean)

@@ -1,0 +1,186 @@
+"""The engine: each retriever finds what only it can, hybrid fuses them, failures degrade cleanly."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from indexer import Index
+from models.errors import PathOutsideRootError
+from search import Engine, Query, QueryError, Scope, parse_scope
+
+UPLOAD = '''"""Uploads."""
+
+
+class UploadSession:
+    """Holds one upload."""
+
+    def __init__(self, url):
+        self.url = url
+
+    def send(self, data):
+        if not verify(data):
+            raise ValueError("checksum mismatch")
+        return post(self.url, data)
+
+
+def verify(data):
+    return len(data) > 0
+'''
+RETRY = '''def backoff_delay(attempt, base=0.5, cap=30.0):
+    """Exponential delay between attempts, capped."""
+    return min(cap, base * 2 ** attempt)
+'''
+USES = "\n".join(
+    f"from up import UploadSession\n\n\ndef use{i}():\n    return UploadSession('u{i}')\n" for i in range(3)
+)
+FILES = {
+    "src/up.py": UPLOAD,
+    "src/retry.py": RETRY,
+    "src/uses.py": USES,
+    "docs/guide.md": "# Guide\n\nRun it.\n",
+}
+
+
+@pytest.fixture
+def engine(make_repo, settings_for):
+    root = make_repo(FILES)
+    settings = settings_for(root)
+    Index(settings).build()
+    eng = Engine(settings)
+    yield eng
+    eng.close()
+
+
+def paths(response) -> list[str]:
+    return [r.path for r in response.results]
+
+
+def test_text_finds_a_literal_the_symbol_index_cannot(engine: Engine) -> None:
+    text = engine.search(Query('"checksum mismatch"', mode="text"))
+    assert text.results[0].path == "src/up.py"
+    assert text.results[0].start_line <= 12 <= text.results[0].end_line
+    assert text.results[0].symbol == "UploadSession"  # the chunk: the whole (small) class
+    assert engine.search(Query('"checksum mismatch"', mode="symbol")).results == []
+
+
+def test_symbol_ranks_the_definition_above_mentions(engine: Engine) -> None:
+    res = engine.search(Query("UploadSession", mode="symbol"))
+    top = res.results[0]
+    assert (top.path, top.symbol, top.kind) == ("src/up.py", "UploadSession", "class")
+    assert top.sources == {"symbol": 1}
+    assert engine.search(Query("upload_session", mode="symbol")).results[0].symbol == "UploadSession"
+    assert engine.search(Query("UploadSession.send", mode="symbol")).results[0].symbol == "UploadSession.send"
+
+
+def test_hybrid_results_carry_ranks_from_several_retrievers(engine: Engine) -> None:
+    res = engine.search(Query("UploadSession"))
+    assert res.results[0].symbol == "UploadSession"
+    assert set(res.results[0].sources) == {"text", "symbol", "vector"}
+    assert res.results[0].sources["symbol"] == 1 and res.results[0].sources["text"] is not None
+    assert res.coverage is not None and res.coverage.embedded == res.coverage.chunks > 0
+    assert res.degraded == {}
+    assert [r.score for r in res.results] == sorted((r.score for r in res.results), reverse=True)
+
+
+def test_a_failing_retriever_is_reported_and_the_others_answer(engine: Engine) -> None:
+    slow = Engine(engine.settings, timeouts={"text": 0.0})
+    try:
+        res = slow.search(Query("UploadSession"))
+    finally:
+        slow.close()
+    assert "timed out" in res.degraded["text"]
+    assert res.results and res.results[0].symbol == "UploadSession"
+
+
+def test_vectors_of_another_model_degrade_only_the_vector_retriever(engine: Engine, settings_for) -> None:
+    other = Engine(settings_for(engine.settings.root, model="hashing-64"))
+    try:
+        res = other.search(Query("UploadSession"))
+    finally:
+        other.close()
+    assert "run `plait index" in res.degraded["vector"]
+    assert res.results[0].symbol == "UploadSession"
+
+
+def test_no_index_yet_text_still_works_and_says_how_to_build(make_repo, settings_for) -> None:
+    root = make_repo(FILES)
+    eng = Engine(settings_for(root))
+    try:
+        res = eng.search(Query("checksum mismatch"))
+    finally:
+        eng.close()
+    assert res.results[0].path == "src/up.py"
+    assert "plait index" in res.degraded["symbol"] and "plait index" in res.degraded["vector"]
+
+
+def test_results_from_files_changed_since_indexing_are_marked_stale(engine: Engine) -> None:
+    root = engine.settings.root
+    (root / "src/retry.py").write_text(RETRY + "\n\ndef jitter():\n    return 'freshly added'\n")
+    res = engine.search(Query('"freshly added"', mode="text"))
+    assert res.results[0].path == "src/retry.py" and res.results[0].stale
+    assert any("stale" in n for n in res.notes)
+
+
+def test_scopes_globs_and_language_filters(engine: Engine) -> None:
+    assert set(paths(engine.search(Query("UploadSession", mode="text"), parse_scope("dir:src")))) <= {
+        "src/up.py", "src/uses.py"}  # fmt: skip
+    only = engine.search(Query("UploadSession", mode="text"), parse_scope("file:src/uses.py"))
+    assert set(paths(only)) == {"src/uses.py"}
+    globbed = engine.search(Query("UploadSession"), Scope(globs=("!src/uses.py",)))
+    assert "src/uses.py" not in paths(globbed) and "src/up.py" in paths(globbed)
+    assert engine.search(Query("Guide", mode="text"), Scope(language="python")).results == []
+    assert engine.search(Query("UploadSession"), Scope(globs=("*.nothing",))).results == []
+
+
+def test_changed_scope_uses_git_status(engine: Engine) -> None:
+    root = engine.settings.root
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], cwd=root, check=True)
+    (root / "src/new.py").write_text("def fresh_upload():\n    return UploadSession('x')\n")
+    res = engine.search(Query("UploadSession", mode="text"), parse_scope("changed"))
+    assert paths(res) == ["src/new.py"]
+
+
+@pytest.mark.parametrize(
+    ("query", "scope", "message"),
+    [
+        (Query(""), "ws", "the query is empty"),
+        (Query("x" * 10_000), "ws", "10,000 characters"),
+        (Query("(unclosed", regex=True, mode="text"), "ws", "invalid regex"),
+        (Query("x", limit=100_000), "ws", "limit must be between"),
+        (Query("x"), "nowhere:thing", "unknown scope"),
+        (Query("x"), "dir:missing", "does not exist"),
+    ],
+)
+def test_bad_input_raises_actionable_errors(engine: Engine, query: Query, scope: str, message: str) -> None:
+    with pytest.raises(QueryError, match=message):
+        engine.search(query, parse_scope(scope))
+
+
+def test_scope_outside_the_root_is_refused(engine: Engine, tmp_path: Path) -> None:
+    with pytest.raises(PathOutsideRootError, match="outside the workspace"):
+        engine.search(Query("x"), parse_scope("dir:../"))
+
+
+@pytest.mark.model
+def test_real_model_finds_a_paraphrase_only_the_vector_retriever_matches(make_repo, settings_for) -> None:
+    root = make_repo(FILES)
+    settings = settings_for(root, model="all-MiniLM-L6-v2")
+    Index(settings).build()
+    eng = Engine(settings)
+    try:
+        query = Query("how long to pause before trying again", limit=3)
+        assert eng.search(Query(query.text, mode="text")).results == []
+        assert eng.search(Query(query.text, mode="symbol")).results == []
+        semantic = eng.search(Query(query.text, mode="semantic", limit=3))
+        assert semantic.results[0].path == "src/retry.py"
+        hybrid = eng.search(query)
+        assert hybrid.results[0].path == "src/retry.py"
+        assert hybrid.results[0].sources["vector"] == 1
+    finally:
+        eng.close()

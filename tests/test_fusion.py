@@ -1,0 +1,67 @@
+"""RRF with hand-computed numbers, overlap merging and property checks."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from search.fusion import fuse, rrf
+from search.types import Hit, Span
+
+A, B, C = Span("a.py", 1, 10), Span("b.py", 1, 10), Span("c.py", 5, 9)
+
+
+def test_plain_rrf_matches_hand_computed_scores() -> None:
+    fused = dict(rrf([[A, B, C], [C, A]], k=60))
+    assert fused[A] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[B] == pytest.approx(1 / 62)
+    assert fused[C] == pytest.approx(1 / 63 + 1 / 61)
+    assert [s for s, _ in rrf([[A, B, C], [C, A]])] == [A, C, B]
+
+
+def test_rrf_counts_a_duplicate_once_per_ranking_and_rejects_bad_k() -> None:
+    assert dict(rrf([[A, A, B]]))[B] == pytest.approx(1 / 62)
+    with pytest.raises(ValueError, match="k must be positive"):
+        rrf([[A]], k=0)
+
+
+def test_fuse_merges_overlapping_spans_and_reports_ranks() -> None:
+    text = [Hit(Span("c.py", 7, 7), 3.0), Hit(A, 2.0)]
+    vector = [Hit(C, 0.9, "f", "function", "python"), Hit(B, 0.8)]
+    symbol: list[Hit] = []
+    fused = fuse({"text": text, "symbol": symbol, "vector": vector}, k=60)
+    assert [f.span for f in fused] == [Span("c.py", 7, 7), A, B]
+    top = fused[0]
+    assert top.score == pytest.approx(2 / 61)
+    assert top.ranks == {"text": 1, "symbol": None, "vector": 1}
+    assert fused[1].score == pytest.approx(1 / 62) and fused[2].score == pytest.approx(1 / 62)
+
+
+def test_weighted_fusion_uses_weights_per_retriever() -> None:
+    fused = fuse({"text": [Hit(A, 1.0)], "vector": [Hit(B, 1.0)]}, weights={"text": 0.5, "vector": 2.0})
+    assert [f.span for f in fused] == [B, A]
+    assert fused[0].score == pytest.approx(2.0 / 61)
+    assert fused[1].score == pytest.approx(0.5 / 61)
+
+
+spans = st.builds(Span, st.sampled_from(["a", "b", "c", "d"]), st.integers(1, 50), st.integers(0, 0)).map(
+    lambda s: Span(s.path, s.start_line, s.start_line + 3)
+)
+
+
+@given(st.lists(st.lists(spans, max_size=8), min_size=1, max_size=4), st.integers(1, 100))
+def test_rrf_properties(rankings: list[list[Span]], k: int) -> None:
+    fused = rrf(rankings, k=k)
+    scores = [s for _, s in fused]
+    assert scores == sorted(scores, reverse=True)
+    assert {s for s, _ in fused} == {s for r in rankings for s in r}
+    assert all(0 < s <= len(rankings) / (k + 1) + 1e-12 for s in scores)
+
+
+@given(st.lists(st.lists(spans, max_size=8), min_size=1, max_size=3))
+def test_fuse_never_returns_overlapping_results_from_one_file_cluster(rankings: list[list[Span]]) -> None:
+    fused = fuse({f"r{i}": [Hit(s, 1.0) for s in r] for i, r in enumerate(rankings)})
+    for f in fused:
+        for name, rank in f.ranks.items():
+            assert rank is None or 1 <= rank <= len(rankings[int(name[1:])])
