@@ -1,0 +1,4 @@
+; Go imports: one per import spec, the path without quotes (`net/http`, `github.com/x/y`).
+
+(import_spec
+  path: (_) @module) @import

@@ -1,0 +1,42 @@
+; Go definitions. Every qualified name starts with the file's package clause; a method is
+; qualified by its receiver's type (`pkg.Type.Method`, pointer and type arguments dropped).
+
+(package_clause
+  (package_identifier) @name) @package
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [
+        (type_identifier) @qualifier
+        (pointer_type (type_identifier) @qualifier)
+        (generic_type type: (type_identifier) @qualifier)
+        (pointer_type (generic_type type: (type_identifier) @qualifier))
+      ]))
+  name: (field_identifier) @name) @definition.method
+
+(type_spec
+  name: (type_identifier) @name
+  type: (struct_type)) @definition.struct
+
+(type_spec
+  name: (type_identifier) @name
+  type: (interface_type)) @definition.interface
+
+(type_spec
+  name: (type_identifier) @name) @definition.type
+
+(type_alias
+  name: (type_identifier) @name) @definition.type
+
+(interface_type
+  (method_elem
+    name: (field_identifier) @name) @definition.method)
+
+(source_file
+  (const_declaration
+    (const_spec
+      name: (identifier) @name) @definition.constant))

@@ -1,0 +1,42 @@
+; Java definitions. The package clause prefixes every qualified name (`com.example.Foo.bar`).
+
+(package_declaration
+  [(scoped_identifier) (identifier)] @name) @package
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(record_declaration
+  name: (identifier) @name) @definition.class
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
+
+(annotation_type_declaration
+  name: (identifier) @name) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(method_declaration
+  name: (identifier) @name) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+(compact_constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+; `static final` fields with UPPER_CASE names, and interface constants.
+(field_declaration
+  (modifiers) @_modifiers
+  declarator: (variable_declarator
+    name: (identifier) @name)
+  (#match? @_modifiers "static")
+  (#match? @_modifiers "final")
+  (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
+
+(constant_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name)
+  (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant

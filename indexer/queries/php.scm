@@ -1,0 +1,36 @@
+; PHP definitions. `namespace App\Mail;` prefixes qualified names (`App.Mail.Mailer.send`);
+; a braced `namespace X { }` is a scope. `__construct` is a constructor.
+
+(namespace_definition
+  name: (namespace_name) @name
+  !body) @package
+
+(namespace_definition
+  name: (namespace_name) @name
+  body: (_)) @scope.module
+
+(class_declaration
+  name: (name) @name) @definition.class
+
+(interface_declaration
+  name: (name) @name) @definition.interface
+
+(trait_declaration
+  name: (name) @name) @definition.trait
+
+(enum_declaration
+  name: (name) @name) @definition.enum
+
+(method_declaration
+  name: (name) @name
+  (#eq? @name "__construct")) @definition.constructor
+
+(method_declaration
+  name: (name) @name) @definition.method
+
+(function_definition
+  name: (name) @name) @definition.function
+
+(const_declaration
+  (const_element
+    (name) @name) @definition.constant)

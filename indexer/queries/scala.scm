@@ -1,0 +1,37 @@
+; Scala definitions. Package clauses prefix qualified names; `object`s are classes (their
+; functions are methods). `val`s with a capitalised name in an object or at the top level are
+; constants (the Scala naming convention for constants).
+
+(package_clause
+  name: (package_identifier) @name) @package
+
+(class_definition
+  name: (identifier) @name) @definition.class
+
+(object_definition
+  name: (identifier) @name) @definition.class
+
+(trait_definition
+  name: (identifier) @name) @definition.trait
+
+(enum_definition
+  name: (identifier) @name) @definition.enum
+
+(function_definition
+  name: (identifier) @name) @definition.function
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(type_definition
+  name: (type_identifier) @name) @definition.type
+
+(object_definition
+  body: (template_body
+    (val_definition
+      pattern: (identifier) @name
+      (#match? @name "^[A-Z]")) @definition.constant))
+(compilation_unit
+  (val_definition
+    pattern: (identifier) @name
+    (#match? @name "^[A-Z]")) @definition.constant)

@@ -1,0 +1,4 @@
+; Swift imports: the module or declaration (`Foundation`, `UIKit.CGRect` for `import struct ...`).
+
+(import_declaration
+  (identifier) @module) @import

@@ -1,0 +1,39 @@
+; Swift definitions. `extension T` is a scope named T (its functions are methods of T); protocols
+; are interfaces; `init` is a constructor. Top-level `let` bindings are constants.
+
+(class_declaration
+  declaration_kind: "extension"
+  name: (user_type) @name) @scope.type
+
+(class_declaration
+  declaration_kind: "struct"
+  name: (type_identifier) @name) @definition.struct
+
+(class_declaration
+  declaration_kind: "enum"
+  name: (type_identifier) @name) @definition.enum
+
+(class_declaration
+  name: (type_identifier) @name) @definition.class
+
+(protocol_declaration
+  name: (type_identifier) @name) @definition.interface
+
+(function_declaration
+  name: (simple_identifier) @name) @definition.function
+
+(protocol_function_declaration
+  name: (simple_identifier) @name) @definition.method
+
+(init_declaration
+  "init" @name) @definition.constructor
+
+(typealias_declaration
+  name: (type_identifier) @name) @definition.type
+
+(source_file
+  (property_declaration
+    (value_binding_pattern) @_binding
+    name: (pattern
+      bound_identifier: (simple_identifier) @name)
+    (#eq? @_binding "let")) @definition.constant)
