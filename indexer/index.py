@@ -329,7 +329,9 @@ class Index:
             q = self.store.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
             if clauses:
                 q = q.where(" AND ".join(clauses), prefilter=True)
-            rows = q.select(["path", "start_line", "end_line", "symbol", "kind", "language"]).to_list()
+            rows = q.select(
+                ["path", "start_line", "end_line", "symbol", "kind", "language", "_distance"]
+            ).to_list()
         except Exception as exc:  # translate LanceDB errors at the boundary
             raise IndexCorruptError(self.location, f"vector search: {exc}") from exc
         hits = [

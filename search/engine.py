@@ -156,8 +156,18 @@ class Engine:
             notes.append("no changed files in this work tree")
         depth = max(query.limit * 3, 30)
         rankings, timings = self._fan_out(active, text, shape, resolved, depth, degraded)
-        weights = WEIGHTS[shape.shape] if fusion == "weighted" and query.mode == "hybrid" else None
-        fused = fuse(rankings, k=k, weights=weights)[: query.limit]
+        weights = None
+        verbatim = False
+        if fusion == "weighted" and query.mode == "hybrid":
+            kind = shape.shape
+            if kind == "natural" and any(h.exact for h in rankings.get("text", ())[:3]):
+                kind = "literal"  # the whole multi-word query occurs verbatim: treat it as a literal
+            weights = WEIGHTS[kind]
+            verbatim = kind in ("literal", "regex")
+        fused = fuse(rankings, k=k, weights=weights)
+        if verbatim:  # places that hold the literal itself come first; fusion orders within each group
+            fused.sort(key=lambda f: not f.exact)
+        fused = fused[: query.limit]
         coverage = None
         if has_index and "vector" in MODE_RETRIEVERS[query.mode]:
             try:

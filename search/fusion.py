@@ -34,6 +34,7 @@ class Fused:
     score: float
     ranks: dict[str, int | None]  # retriever -> 1-based rank, None if absent
     hit: Hit  # representative hit (symbol, kind, language) from the best-ranked retriever
+    exact: bool = False  # some member hit holds the whole query verbatim
 
 
 def fuse(
@@ -62,10 +63,11 @@ def fuse(
                 clusters[hit.span.path].append(cluster)
                 order.append(cluster)
             cluster.ranks.setdefault(name, rank)
+            cluster.exact = cluster.exact or hit.exact
     fused = []
     for c in order:
         score = sum((weights or {}).get(n, 1.0) / (k + r) for n, r in c.ranks.items())
-        fused.append(Fused(c.span, score, {n: c.ranks.get(n) for n in names}, c.hit))
+        fused.append(Fused(c.span, score, {n: c.ranks.get(n) for n in names}, c.hit, c.exact))
     fused.sort(key=lambda f: (-f.score, f.span))
     return fused
 
@@ -75,3 +77,4 @@ class _Cluster:
     span: Span
     hit: Hit
     ranks: dict[str, int]
+    exact: bool = False

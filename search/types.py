@@ -33,6 +33,7 @@ class Hit:
     symbol: str | None = None
     kind: str | None = None
     language: str | None = None
+    exact: bool = False  # the text retriever found the whole query verbatim here
 
 
 @dataclass(frozen=True, slots=True)

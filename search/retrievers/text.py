@@ -33,6 +33,10 @@ from search.types import Hit, Span
 
 MAX_OUTPUT = 24 * 1024 * 1024
 MAX_COUNT_PER_FILE = 200
+BM25_K1 = 1.2
+BM25_B = 0.75
+AVG_CHUNK_LINES = 30.0
+NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,14 +175,19 @@ class TextRetriever:
                 self.settings, [shape.literal], scope, fixed=shape.shape == "literal", ignore_case=False
             )
             matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
-            return self._rank_counts(matches, self._mapper(index, matches), limit)
+            hits = self._rank_counts(matches, self._mapper(index, matches), limit)
+            return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
         terms = [t for t in shape.terms if t]
-        if not terms:
+        phrase = " ".join(query.split())
+        patterns = list(terms)
+        if len(phrase) >= 3 and phrase.lower() not in terms:
+            patterns.insert(0, phrase)  # first: a verbatim occurrence wins over its parts
+        if not patterns:
             return []
-        argv = rg_command(self.settings, terms, scope, fixed=True, ignore_case=True)
+        argv = rg_command(self.settings, patterns, scope, fixed=True, ignore_case=True)
         matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
         n_files = index.store.count("files") if index is not None else 0
-        return self._rank_terms(query, terms, matches, self._mapper(index, matches), limit, n_files)
+        return self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
 
     def _mapper(self, index: Index | None, matches: list[LineMatch]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
@@ -195,35 +204,44 @@ class TextRetriever:
 
     def _rank_terms(
         self,
-        query: str,
+        phrase: str,
         terms: list[str],
         matches: list[LineMatch],
         mapper: SpanMapper,
         limit: int,
         n_files: int,
     ) -> list[Hit]:
+        """BM25 over chunk spans (tf from ripgrep's submatches, df per file), plus a boost for terms in the
+        chunk's definition name and for a verbatim occurrence of the whole query."""
+        keys = terms or [phrase]
         files_with: dict[str, set[str]] = defaultdict(set)
-        span_terms: dict[Span, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        tf: dict[Span, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
-        phrase = " ".join(query.lower().split())
-        phrase_spans: set[Span] = set()
+        exact: set[Span] = set()
         for m in matches:
             span, sym, kind, lang = mapper.span(m.path, m.line)
             meta[span] = (sym, kind, lang)
-            found = {t for t in terms for s in m.submatches if t in s.lower()}
-            for t in found:
-                files_with[t].add(m.path)
-                span_terms[span][t] += 1
-            if len(terms) > 1 and phrase in m.text.lower():
-                phrase_spans.add(span)
+            for sub in m.submatches:
+                low = sub.lower()
+                if low == phrase:
+                    exact.add(span)
+                for t in keys:
+                    if t in low:
+                        files_with[t].add(m.path)
+                        tf[span][t] += 1
         n_files = max(n_files, len({m.path for m in matches}), 1)
-        idf = {t: math.log(1 + n_files / (1 + len(files_with[t]))) for t in terms}
+        idf = {
+            t: math.log(1 + (n_files - len(files_with[t]) + 0.5) / (len(files_with[t]) + 0.5)) for t in keys
+        }
         scored = []
-        for span, counts in span_terms.items():
-            distinct = sum(idf[t] for t in counts)
-            repeats = sum(idf[t] * math.log1p(c - 1) for t, c in counts.items()) * 0.15
-            coverage = len(counts) / len(terms)
-            bonus = 2.0 if span in phrase_spans else 0.0
-            scored.append((distinct * (0.5 + coverage) + repeats + bonus, span))
+        for span, counts in tf.items():
+            dl = span.end_line - span.start_line + 1
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / AVG_CHUNK_LINES)
+            score = sum(idf[t] * c * (BM25_K1 + 1) / (c + norm) for t, c in counts.items())
+            name = (meta[span][0] or "").rsplit(".", 1)[-1].lower()
+            score += sum(idf[t] * NAME_BOOST for t in counts if t in name)
+            if span in exact:
+                score += sum(idf.values())
+            scored.append((score, span))
         scored.sort(key=lambda x: (-x[0], x[1]))
-        return [Hit(span, score, *meta[span]) for score, span in scored[:limit]]
+        return [Hit(span, score, *meta[span], exact=span in exact) for score, span in scored[:limit]]
