@@ -44,31 +44,12 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from indexer.languages import SYMBOL_LANGUAGES
 from indexer.parsing import load_query, parse
 from indexer.types import Symbol
 
 __all__ = ["SYMBOL_LANGUAGES", "extract_symbols", "symbols_from_tree"]
 
-SYMBOL_LANGUAGES = frozenset(
-    {
-        "bash",
-        "c",
-        "cpp",
-        "csharp",
-        "go",
-        "java",
-        "javascript",
-        "kotlin",
-        "php",
-        "python",
-        "ruby",
-        "rust",
-        "scala",
-        "swift",
-        "tsx",
-        "typescript",
-    }
-)
 
 _SIGNATURE_MAX = 200
 _CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})

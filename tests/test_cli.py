@@ -1,0 +1,83 @@
+"""The `plait` command end to end, as a user runs it (real subprocesses, real index)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = {
+    "app/retry.py": "def retry_upload(session, attempts=3):\n    '''Retry a failed upload.'''\n"
+    "    for _ in range(attempts):\n        if session.send():\n            return True\n    return False\n",
+    "app/session.py": "class UploadSession:\n    def send(self):\n        raise IOError('checksum mismatch')\n",
+}
+
+
+def plait(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "search.cli", *args], capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(PLAIT_INDEX_DIR=str(tmp_path / "index"), PLAIT_MODEL="hashing", HF_HUB_OFFLINE="1")
+    return env
+
+
+def test_index_status_search_round_trip(make_repo, cli_env: dict[str, str]) -> None:
+    root = make_repo(SRC)
+    built = plait("index", str(root), "--json", env=cli_env)
+    assert built.returncode == 0, built.stderr
+    report = json.loads(built.stdout)
+    assert (report["files"], report["changed"]) == (2, 2)
+    assert report["vectors"] == report["chunks_total"] > 0
+
+    status = json.loads(plait("status", str(root), "--json", env=cli_env).stdout)
+    assert status["state"] == "fresh" and status["model"].startswith("hashing")
+    assert status["vectors"] == status["chunks"] and status["watcher"] is None
+
+    found = plait("search", "UploadSession", "--root", str(root), "--json", env=cli_env)
+    assert found.returncode == 0, found.stderr
+    results = json.loads(found.stdout)
+    assert results[0]["path"] == "app/session.py" and results[0]["symbol"] == "UploadSession"
+    assert set(results[0]) == {"path", "start_line", "end_line", "score", "symbol", "kind", "language", "snippet",
+                               "sources"}  # fmt: skip
+    assert results[0]["sources"]["symbol"] == 1
+
+    (root / "app/new.py").write_text("X = 1\n")
+    stale = json.loads(plait("status", str(root), "--json", env=cli_env).stdout)
+    assert stale["state"] == "stale" and stale["new_files"] == ["app/new.py"]
+
+
+def test_human_output_shows_path_line_and_symbol(make_repo, cli_env: dict[str, str]) -> None:
+    root = make_repo(SRC)
+    plait("index", str(root), env=cli_env)
+    out = plait("search", "retry failed upload", "--root", str(root), "--limit", "2", env=cli_env)
+    assert out.returncode == 0, out.stderr
+    assert "app/retry.py:1-6" in out.stdout and "retry_upload" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "", "--mode", "text"], "the query is empty"),
+        (["search", "(", "--regex", "--mode", "text"], "invalid regex"),
+        (["search", "x", "--scope", "dir:../.."], "outside the workspace"),
+        (["index", "/definitely/not/here"], "does not exist"),
+    ],
+)
+def test_input_errors_exit_2_with_one_line(make_repo, cli_env: dict[str, str], args: list[str], message: str) -> None:
+    root = make_repo(SRC)
+    if args[0] == "search":
+        args = [*args, "--root", str(root)]
+    out = plait(*args, env=cli_env)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
