@@ -36,7 +36,8 @@ MODE_RETRIEVERS: dict[str, tuple[str, ...]] = {
     "symbol": ("symbol",),
     "semantic": ("vector",),
 }
-# Query-aware weights for weighted RRF (chosen on the benchmark's dev runs; see BENCHMARKS.md).
+# Query-aware weights for weighted RRF: set from the query shape by reasoning, checked on a dev corpus
+# (rich) that is not one of the corpora reported in BENCHMARKS.md; plain RRF stays selectable (--fusion rrf).
 WEIGHTS: dict[str, dict[str, float]] = {
     "literal": {"text": 1.5, "symbol": 0.5, "vector": 0.5},
     "regex": {"text": 1.5, "symbol": 0.3, "vector": 0.3},

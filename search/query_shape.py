@@ -35,9 +35,8 @@ def looks_like_identifier(token: str) -> bool:
         return False
     if any(sep in token for sep in (".", "::", "->", "#")) or "_" in token.strip("_"):
         return True
-    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]\d", token)) or (
-        token[:1].isupper() and any(c.islower() for c in token) and len(token) > 3
-    )
+    # camelCase, PascalCase with a second capital, ACRONYMWord, name2: a capitalised word is not enough
+    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]\d", token))
 
 
 def content_words(text: str) -> list[str]:
@@ -77,6 +76,6 @@ def analyse(text: str, *, regex: bool = False) -> QueryShape:
             terms.append(t)
     if not terms:
         terms = [w.lower() for w in words if len(w) >= 2][:8]
-    if len(tokens) <= 3 and identifiers and len(identifiers) == len(tokens):
+    if len(tokens) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in tokens):
         return QueryShape("identifier", None, tuple(terms), identifiers)
     return QueryShape("natural", None, tuple(terms[:12]), identifiers)

@@ -15,6 +15,8 @@ from search.retrievers.text import SpanMapper
 from search.types import Hit, Span
 
 STRICT = frozenset({"exact", "qualified", "case", "normalised"})
+STRONG_MATCH = 0.8
+KEEP_RATIO = 0.8
 
 
 class SymbolRetriever:
@@ -57,4 +59,7 @@ class SymbolRetriever:
             if prev is None or score > prev[0]:
                 best[key] = (score, hit)
         ranked = sorted(best.values(), key=lambda sh: (-sh[0], sh[1].span))
+        if ranked and ranked[0][0] >= STRONG_MATCH:
+            # An exact (or case/separator-insensitive) definition exists: near misses are noise in fusion.
+            ranked = [sh for sh in ranked if sh[0] >= ranked[0][0] * KEEP_RATIO]
         return [Hit(h.span, s, h.symbol, h.kind, h.language) for s, h in ranked[:limit]]

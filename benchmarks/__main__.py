@@ -1,0 +1,247 @@
+"""``python -m benchmarks quality|latency|index|plot|embed|freshness``: the benchmark CLI.
+
+Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
+one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
+The user's repository is only read: each run works on a copy in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from models.errors import PlaitError
+
+MODES = ("text", "symbol", "semantic", "hybrid")
+BASELINES = ("ripgrep", "bm25")
+# Sub-commands that live in their own modules, with their own options.
+DELEGATED = {"embed": "benchmarks.embedders", "freshness": "benchmarks.freshness"}
+
+
+def _names(value: str, allowed: Sequence[str], what: str) -> list[str]:
+    names = [v.strip() for v in value.split(",") if v.strip() and v.strip() != "none"]
+    bad = [n for n in names if n not in allowed]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(bad)}; choose from {', '.join(allowed)}")
+    return names
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description="Benchmarks for plait.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--root", type=Path, default=Path("."), help="repository to benchmark (only read)")
+        sp.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+        sp.add_argument("--markdown", action="store_true", help="print tables as GitHub markdown")
+        sp.add_argument("--model", help="embedding model (default: PLAIT_MODEL, plait.toml, then plait's)")
+        sp.add_argument("--workdir", type=Path, help="keep the copy and index here instead of a temp dir")
+        sp.add_argument("--keep", action="store_true", help="do not delete the temporary work directory")
+
+    def queries(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+        sp.add_argument("--size", type=int, default=100, help="queries per family at most (default 100)")
+        sp.add_argument(
+            "--min-words", type=int, default=4, help="words a doc's first sentence needs (default 4)"
+        )
+        sp.add_argument("--queries", type=Path, help="load the query set from this JSON file")
+        sp.add_argument("--save-queries", type=Path, help="save the query set to this JSON file")
+        sp.add_argument("--modes", type=lambda v: _names(v, MODES, "mode"), default=list(MODES),
+                        help="plait modes, comma-separated (default: all)")  # fmt: skip
+        sp.add_argument("--baselines", type=lambda v: _names(v, BASELINES, "baseline"),
+                        default=list(BASELINES), help="ripgrep,bm25 or none (default: both)")  # fmt: skip
+        sp.add_argument("--plot", type=Path, help="also draw the results into this PNG")
+
+    sp = sub.add_parser("quality", help="retrieval quality per query family and system")
+    common(sp)
+    queries(sp)
+    sp.add_argument("--no-rrf", action="store_true", help="skip hybrid with plain RRF (measured by default)")
+    sp.set_defaults(func=cmd_quality)
+
+    sp = sub.add_parser("latency", help="warm query latency (library, MCP stdio) and CLI cold start")
+    common(sp)
+    queries(sp)
+    sp.add_argument("--max-queries", type=int, default=60, help="queries timed per system (seeded sample)")
+    sp.add_argument("--repeats", type=int, default=3, help="CLI cold starts per mode (default 3)")
+    sp.add_argument("--no-mcp", action="store_true", help="skip the MCP server over stdio")
+    sp.add_argument("--no-cli", action="store_true", help="skip the CLI cold start")
+    sp.set_defaults(func=cmd_latency)
+
+    sp = sub.add_parser("index", help="build cost: full, no-change and one-file-edit builds, peak RSS")
+    common(sp)
+    sp.add_argument("--raw-sample", type=int, default=512, help="chunks for the model's raw throughput")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--freshness-edits", type=int, default=3, help="saves timed with the daemon (0: skip)")
+    sp.set_defaults(func=cmd_index)
+
+    sp = sub.add_parser("plot", help="draw saved --json results of quality and/or latency into a PNG")
+    sp.add_argument("--quality", type=Path, help="JSON written by `quality --json`")
+    sp.add_argument("--latency", type=Path, help="JSON written by `latency --json`")
+    sp.add_argument("-o", "--out", type=Path, required=True, help="PNG to write")
+    sp.set_defaults(func=cmd_plot)
+
+    sub.add_parser("embed", help="compare embedding models (see `python -m benchmarks embed --help`)",
+                   add_help=False)  # fmt: skip
+    sub.add_parser("freshness", help="reindex daemon freshness (see `python -m benchmarks freshness --help`)",
+                   add_help=False)  # fmt: skip
+    return p
+
+
+def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    print(json.dumps(data, indent=1) if args.json else text)
+
+
+def _check_root(root: Path) -> Path:
+    if not root.is_dir():
+        raise PlaitError(f"{root} is not a directory; pass the repository to benchmark with --root.")
+    return root.resolve()
+
+
+def cmd_quality(args: argparse.Namespace) -> int:
+    from benchmarks import quality, workspace
+
+    root = _check_root(args.root)
+    with workspace.workdir(args.workdir, keep=args.keep) as work:
+        corpus = workspace.scan_original(root, work, os.environ)
+        es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
+                                 load=args.queries, save=args.save_queries)  # fmt: skip
+        if not es.queries:
+            raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
+        prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model)
+        rep = quality.run(prepared, es, modes=args.modes, baselines=args.baselines, rrf=not args.no_rrf)
+    rep.setup = {"root": str(root), **rep.setup}
+    data = rep.as_dict()
+    if args.plot:
+        from benchmarks import plot
+
+        plot.draw(args.plot, quality=data)
+    _emit(args, data, quality.render(rep, markdown=args.markdown))
+    return 0
+
+
+def cmd_latency(args: argparse.Namespace) -> int:
+    from benchmarks import latency, workspace
+    from benchmarks.systems import make_systems
+    from search import Engine
+
+    root = _check_root(args.root)
+    with workspace.workdir(args.workdir, keep=args.keep) as work:
+        corpus = workspace.scan_original(root, work, os.environ)
+        es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
+                                 load=args.queries, save=args.save_queries)  # fmt: skip
+        texts = [q.text for q in es.queries]
+        if len(texts) > args.max_queries:
+            picked = sorted(random.Random(args.seed).sample(range(len(texts)), args.max_queries))
+            texts = [texts[i] for i in picked]
+        if not texts:
+            raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
+        prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model)
+        engine = Engine(prepared.settings)
+        try:
+            engine.warm()
+            systems = make_systems(engine, modes=args.modes, baselines=args.baselines, rrf=False)
+            rows = latency.time_systems(systems, texts)
+        finally:
+            engine.close()
+        flags = latency.common_flags(prepared.settings.index_dir, prepared.settings.model.name)
+        rep = latency.LatencyReport(rows, {"root": str(root), "queries": len(texts),
+                                           "model": prepared.settings.model.name})  # fmt: skip
+        if args.no_mcp:
+            rep.skipped["mcp-stdio"] = "--no-mcp"
+        else:
+            rep.rows += latency.time_mcp(prepared.root, flags, dict(os.environ), texts, args.modes,
+                                         log_path=work / "serve.log")  # fmt: skip
+        if args.no_cli:
+            rep.skipped["cli-cold"] = "--no-cli"
+        else:
+            rep.rows += latency.time_cli_cold(prepared.root, flags, texts, args.modes, repeats=args.repeats)
+    data = rep.as_dict()
+    if args.plot:
+        from benchmarks import plot
+
+        plot.draw(args.plot, latency=data)
+    _emit(args, data, latency.render(rep, markdown=args.markdown))
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from benchmarks import index_cost, workspace
+
+    root = _check_root(args.root)
+    with workspace.workdir(args.workdir, keep=args.keep) as work:
+        corpus = workspace.scan_original(root, work, os.environ)
+        if not corpus.files:
+            raise PlaitError(f"{root} has no indexable files; pass a repository with source files.")
+        cost = index_cost.measure(corpus, work, os.environ, model=args.model, raw_sample=args.raw_sample,
+                                  seed=args.seed, freshness_edits=args.freshness_edits)  # fmt: skip
+    cost.setup = {"root": str(root), **cost.setup}
+    _emit(args, cost.as_dict(), index_cost.render(cost, markdown=args.markdown))
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from benchmarks import plot
+
+    def read(path: Path | None) -> dict[str, Any] | None:
+        if path is None:
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise PlaitError(f"cannot read {path} ({exc}); pass a file written with --json.") from exc
+        if not isinstance(data, dict):
+            raise PlaitError(f"{path} is not a benchmark report; pass a file written with --json.")
+        return data
+
+    q, lat = read(args.quality), read(args.latency)
+    if q is None and lat is None:
+        raise PlaitError("nothing to plot; pass --quality and/or --latency.")
+    try:
+        plot.draw(args.out, quality=q, latency=lat)
+    except KeyError as exc:
+        raise PlaitError(
+            f"a report lacks {exc}; pass files written by `quality --json` / `latency --json`."
+        ) from exc
+    print(args.out)
+    return 0
+
+
+def _delegate(command: str, rest: list[str]) -> int:
+    """Hand ``command`` to its own module's ``main`` (imported only when asked for)."""
+    import importlib
+
+    module = DELEGATED[command]
+    try:
+        found = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        print(f"benchmarks: the {command} benchmark ({module}) is not installed", file=sys.stderr)
+        return 2
+    return int(found.main(rest) or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in DELEGATED:
+        return _delegate(argv[0], argv[1:])
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except PlaitError as exc:
+        print(f"benchmarks: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("benchmarks: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Two outside baselines a user would otherwise reach for, implementing :class:`~benchmarks.systems.System`.
+
+**ripgrep**: the query's words (lower-cased, English stop words dropped) OR-ed as fixed strings,
+case-insensitive, over every file of the indexed copy; files ranked by total match count (ties by
+path). A file hit is reported as its best line (the one matching the most distinct words, first on
+ties) -- what a user reading ``rg`` output would look at -- so span-level metrics credit ripgrep only
+when that line lies inside the target; file-level recall is its natural measure.
+
+**BM25** (``bm25s``, Lucene variant, k1=1.5, b=0.75) over the same chunks plait indexed, with the
+exact text plait embedded for each (its path/scope header, then the lines). The tokenizer is code-aware, so
+the baseline is a fair one: identifiers are kept whole and also split on ``snake_case`` and
+``camelCase``, then lower-cased, stop words dropped, and stemmed (Snowball English).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from benchmarks.metrics import SpanTuple
+from indexer.procs import rg_binary, run
+from models.errors import PlaitError
+
+_STOP_TEXT = """a an and are as at be been but by can do does for from has have if in into is it its itself
+of on or so such that the their then there these this those to was were when which while will with would
+should may might must not no yes you your we our i he she they them us"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+class BaselineError(PlaitError):
+    """A baseline could not run (ripgrep failed, no chunks to index)."""
+
+
+def words(text: str) -> list[str]:
+    """The query words ripgrep ORs: lower-cased, de-duplicated, stop words and 1-letter words dropped."""
+    seen = dict.fromkeys(w.lower() for w in _IDENT.findall(text))
+    return [w for w in seen if len(w) > 1 and w not in STOP_WORDS]
+
+
+class RipgrepBaseline:
+    """Plain ripgrep over ``root`` (see the module docstring)."""
+
+    name = "ripgrep"
+
+    def __init__(self, root: Path, *, timeout: float = 30.0) -> None:
+        self.root = root
+        self.timeout = timeout
+        self._rg = rg_binary()
+
+    def search(self, query_text: str, limit: int) -> list[SpanTuple]:
+        terms = words(query_text)
+        if not terms:
+            return []
+        args = [
+            self._rg,
+            "--json",
+            "--ignore-case",
+            "--fixed-strings",
+            "--no-config",
+            "--hidden",
+            "--no-ignore",
+        ]
+        for term in terms:
+            args += ["-e", term]
+        res = run([*args, "--", "."], cwd=self.root, timeout=self.timeout)
+        if res.timed_out or (res.returncode not in (0, 1) and not res.stdout):
+            raise BaselineError(f"ripgrep failed on {query_text!r}: {res.stderr or 'timed out'}")
+        return rank_files(parse_rg_json(res.stdout.splitlines()))[:limit]
+
+
+@dataclass
+class _FileMatches:
+    count: int = 0
+    best_line: int = 0
+    best_key: tuple[int, int] = (-1, -1)
+
+
+def parse_rg_json(lines: Iterable[bytes]) -> dict[str, _FileMatches]:
+    """Per file: total submatches and the best line, from ``rg --json`` output lines."""
+    files: dict[str, _FileMatches] = {}
+    for raw in lines:
+        message = json.loads(raw) if raw.strip() else {}
+        if message.get("type") != "match":
+            continue
+        data: dict[str, Any] = message["data"]
+        path = data["path"].get("text")
+        if path is None:
+            continue  # a non-UTF-8 path: rg sends bytes; no target can live there
+        path = path[2:] if path.startswith("./") else path
+        subs = data.get("submatches", [])
+        distinct = len({s["match"].get("text", "").lower() for s in subs})
+        entry = files.setdefault(path, _FileMatches())
+        entry.count += len(subs)
+        key = (distinct, len(subs))
+        if key > entry.best_key:  # strictly better: the first line wins ties
+            entry.best_key = key
+            entry.best_line = int(data["line_number"])
+    return files
+
+
+def rank_files(files: dict[str, _FileMatches]) -> list[SpanTuple]:
+    ranked = sorted(files.items(), key=lambda kv: (-kv[1].count, kv[0]))
+    return [(path, m.best_line, m.best_line) for path, m in ranked]
+
+
+@cache
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def code_tokens(text: str) -> list[str]:
+    """BM25 tokens: identifiers whole and split on snake/camel case, lower-cased, stop words out, stemmed."""
+    out: list[str] = []
+    for ident in _IDENT.findall(text):
+        parts = [p for piece in ident.split("_") for p in _CAMEL.findall(piece)]
+        lowered = [p.lower() for p in parts]
+        whole = ident.lower().strip("_")
+        for token in [whole] if len(lowered) <= 1 else [whole, *lowered]:
+            if len(token) > 1 and token not in STOP_WORDS:
+                out.append(token)
+    return list(_stemmer().stemWords(out)) if out else []
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkText:
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+
+
+class BM25Baseline:
+    """BM25 over chunks (see the module docstring)."""
+
+    name = "bm25"
+
+    def __init__(self, chunks: Sequence[ChunkText]) -> None:
+        if not chunks:
+            raise BaselineError("BM25 has no chunks to index; is the repository empty?")
+        import bm25s
+
+        self._chunks = list(chunks)
+        self._bm25 = bm25s.BM25()
+        self._bm25.index([code_tokens(c.text) for c in self._chunks], show_progress=False)
+
+    def search(self, query_text: str, limit: int) -> list[SpanTuple]:
+        tokens = code_tokens(query_text)
+        if not tokens or limit < 1:
+            return []
+        k = min(limit, len(self._chunks))
+        docs, scores = self._bm25.retrieve([tokens], k=k, show_progress=False)
+        hits: list[SpanTuple] = []
+        for doc, value in zip(docs[0].tolist(), scores[0].tolist(), strict=True):
+            if value > 0:
+                c = self._chunks[int(doc)]
+                hits.append((c.path, c.start_line, c.end_line))
+        return hits

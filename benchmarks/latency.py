@@ -1,0 +1,215 @@
+"""``latency``: warm query latency per system, through the library and the MCP server; CLI cold start.
+
+- **library**: each system answers every query of the set in-process after one untimed warm-up
+  query (plait's engine is also ``warm()``-ed first, which loads the model and tables).
+- **mcp-stdio**: a real ``plait serve`` subprocess over stdio, driven by the ``mcp`` client; every
+  query of the set through the ``search`` tool per mode, after one warm-up call per mode. Server
+  start-up (spawn to initialised session) is reported as its own row.
+- **cli-cold**: ``plait search --json --no-daemon`` as a fresh process per call (``repeats`` per mode),
+  so it includes interpreter start, imports, opening the index and, for semantic modes, loading
+  the model.
+
+Percentiles are nearest-rank over the samples (p50 of 4 samples is the 2nd smallest).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks import report
+from benchmarks.systems import System
+from indexer.procs import run
+from models.errors import PlaitError
+
+
+class LatencyError(PlaitError):
+    """A process under measurement failed (the CLI exited non-zero, the server did not answer)."""
+
+
+def percentile(samples: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile (``p`` in 0..100) of ``samples``; ``nan`` when there are none."""
+    if not samples:
+        return math.nan
+    ordered = sorted(samples)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass
+class LatencyRow:
+    system: str
+    path: str  # library | mcp-stdio | mcp-start | cli-cold
+    samples_ms: list[float] = field(default_factory=list)
+
+    @property
+    def p50(self) -> float:
+        return percentile(self.samples_ms, 50)
+
+    @property
+    def p95(self) -> float:
+        return percentile(self.samples_ms, 95)
+
+    @property
+    def max(self) -> float:
+        return max(self.samples_ms) if self.samples_ms else math.nan
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            "path": self.path,
+            "n": len(self.samples_ms),
+            "p50_ms": round(self.p50, 3),
+            "p95_ms": round(self.p95, 3),
+            "max_ms": round(self.max, 3),
+            "samples_ms": [round(s, 3) for s in self.samples_ms],
+        }
+
+
+def time_systems(systems: Sequence[System], queries: Sequence[str], *, limit: int = 10) -> list[LatencyRow]:
+    """Warm in-process latency of each system over ``queries`` (one untimed warm-up query each)."""
+    rows = []
+    for system in systems:
+        if queries:
+            system.search(queries[0], limit)
+        row = LatencyRow(system.name, "library")
+        for q in queries:
+            start = time.perf_counter()
+            system.search(q, limit)
+            row.samples_ms.append((time.perf_counter() - start) * 1000)
+        rows.append(row)
+    return rows
+
+
+def plait_command() -> list[str]:
+    """How to start ``plait``: the console script beside this Python, else ``python -m search.cli``."""
+    script = Path(sys.executable).parent / "plait"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "search.cli"]
+
+
+def common_flags(index_dir: str, model: str) -> list[str]:
+    return ["--index-dir", index_dir, "--model", model]
+
+
+def time_cli_cold(
+    root: Path,
+    flags: Sequence[str],
+    queries: Sequence[str],
+    modes: Sequence[str],
+    *,
+    repeats: int = 3,
+    timeout: float = 300.0,
+) -> list[LatencyRow]:
+    """Wall time of ``plait search`` as a fresh process, ``repeats`` times per mode."""
+    rows = []
+    for mode in modes:
+        row = LatencyRow(f"plait-{mode}", "cli-cold")
+        for i in range(repeats):
+            q = queries[i % len(queries)]
+            args = [
+                *plait_command(),
+                "search",
+                q,
+                "--root",
+                str(root),
+                "--mode",
+                mode,
+                "--json",
+                "--no-daemon",
+            ]
+            start = time.perf_counter()
+            res = run([*args, *flags], cwd=root, timeout=timeout)
+            elapsed = (time.perf_counter() - start) * 1000
+            if res.returncode != 0 or res.timed_out:
+                raise LatencyError(
+                    f"`plait search --mode {mode}` failed (exit {res.returncode}): {res.stderr[-500:]}"
+                )
+            row.samples_ms.append(elapsed)
+        rows.append(row)
+    return rows
+
+
+def time_mcp(
+    root: Path,
+    flags: Sequence[str],
+    env: Mapping[str, str],
+    queries: Sequence[str],
+    modes: Sequence[str],
+    *,
+    log_path: Path,
+    limit: int = 10,
+    timeout: float = 120.0,
+) -> list[LatencyRow]:
+    """Warm latency of the ``search`` tool of a ``plait serve`` subprocess over stdio, per mode."""
+    import anyio
+
+    async def measure() -> list[LatencyRow]:
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        cmd = plait_command()
+        params = StdioServerParameters(
+            command=cmd[0], args=[*cmd[1:], "serve", "--root", str(root), *flags], env=dict(env), cwd=root
+        )
+        rows: list[LatencyRow] = []
+        with log_path.open("w", encoding="utf-8") as errlog:
+            start = time.perf_counter()
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                with anyio.fail_after(timeout):
+                    await session.initialize()
+                rows.append(LatencyRow("plait-serve", "mcp-start", [(time.perf_counter() - start) * 1000]))
+                for mode in modes:
+                    row = LatencyRow(f"plait-{mode}", "mcp-stdio")
+                    for i, q in enumerate([queries[0], *queries]):
+                        t = time.perf_counter()
+                        with anyio.fail_after(timeout):
+                            result = await session.call_tool(
+                                "search", {"query": q, "mode": mode, "limit": limit}
+                            )
+                        if getattr(result, "is_error", False) or getattr(result, "isError", False):
+                            raise LatencyError(f"the MCP search tool failed in mode {mode}: {result}")
+                        if i > 0:  # the first call per mode is the warm-up
+                            row.samples_ms.append((time.perf_counter() - t) * 1000)
+                    rows.append(row)
+        return rows
+
+    try:
+        return anyio.run(measure)
+    except TimeoutError as exc:
+        raise LatencyError(f"the MCP server did not answer within {timeout:.0f}s; see {log_path}") from exc
+
+
+@dataclass
+class LatencyReport:
+    rows: list[LatencyRow]
+    setup: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # path -> why it was not measured
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"setup": self.setup, "rows": [r.as_dict() for r in self.rows], "skipped": self.skipped}
+
+
+def render(rep: LatencyReport, *, markdown: bool = False) -> str:
+    rows: list[list[report.Cell]] = [
+        [r.system, r.path, len(r.samples_ms), r.p50, r.p95, r.max] for r in rep.rows
+    ]
+    parts = [
+        report.heading("Query latency (ms)", markdown=markdown),
+        report.key_values(rep.setup, markdown=markdown),
+        "",
+        report.table(["system", "via", "n", "p50", "p95", "max"], rows, markdown=markdown),
+    ]
+    if rep.skipped:
+        parts += [
+            "",
+            report.bullets([f"{k}: not measured ({v})" for k, v in rep.skipped.items()], markdown=markdown),
+        ]
+    return "\n".join(parts)

@@ -1,0 +1,271 @@
+"""``python -m benchmarks`` end to end on a tiny repository, with the hashing embedder.
+
+The quality run uses a fixed, hand-written query set; the ripgrep baseline's numbers below are
+worked out by hand from the fixture (see ``test_quality_*``), so a bug anywhere between the query set,
+the blanked copy, the baseline and the metrics fails here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks import metrics
+from benchmarks.__main__ import main
+
+CART_PY = '''def add_item(cart, item):
+    """Put an item into the shopping cart and update the total."""
+    cart.items.append(item)
+    cart.total += item.price
+    return cart
+
+
+def checkout(cart):
+    """Charge the customer for every item in the cart."""
+    if not cart.items:
+        raise ValueError("cannot checkout an empty cart")
+    return charge(cart.total)
+'''
+
+PAY_GO = """package shop
+
+// Charge sends the amount to the payment gateway and returns a receipt.
+func Charge(amount int) string {
+\treturn "payment gateway unreachable"
+}
+"""
+
+FORMAT_JS = """/**
+ * Format a price in cents as a currency string.
+ */
+export function formatPrice(cents) {
+  return "$" + (cents / 100).toFixed(2);
+}
+"""
+
+FILES = {"shop/cart.py": CART_PY, "shop/pay.go": PAY_GO, "web/format.js": FORMAT_JS}
+
+# (qid, family, text, path, start, end)
+QUERIES = [
+    ("docstring-001", "docstring", "Put an item into the shopping cart", "shop/cart.py", 1, 5),
+    ("docstring-002", "docstring", "Charge the customer for every item in the cart", "shop/cart.py", 8, 12),
+    ("symbol-001", "symbol", "checkout", "shop/cart.py", 8, 12),
+    ("symbol-002", "symbol", "formatPrice", "web/format.js", 4, 6),
+    ("literal-001", "literal", "payment gateway unreachable", "shop/pay.go", 4, 6),
+]
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PLAIT_MODEL", "hashing")
+    monkeypatch.delenv("PLAIT_INDEX_DIR", raising=False)
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def query_file(repo: Path, tmp_path: Path) -> Path:
+    data = {
+        "version": 1,
+        "seed": 0,
+        "params": {},
+        "files": {p: hashlib.sha256((repo / p).read_bytes()).hexdigest() for p in FILES},
+        "queries": [
+            {"qid": q, "family": f, "text": t, "path": p, "start_line": s, "end_line": e, "language": "x"}
+            for q, f, t, p, s, e in QUERIES
+        ],
+    }
+    path = tmp_path / "queries.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main([*argv, "--json"]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def test_quality_scores_the_ripgrep_baseline_as_computed_by_hand(
+    repo: Path, query_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png = tmp_path / "quality.png"
+    data = run_json(capsys, "quality", "--root", str(repo), "--queries", str(query_file), "--plot", str(png))
+    assert list(data["systems"]) == [
+        "plait-text", "plait-symbol", "plait-semantic", "plait-hybrid", "plait-hybrid-rrf", "ripgrep", "bm25",
+    ]  # fmt: skip
+    # ripgrep ORs the query's words and ranks files by match count, reporting each file's best line.
+    # On the blanked copy (docstrings gone):
+    #  docstring-001 put/item/shopping/cart: only cart.py matches; best line 1 (2 distinct words,
+    #    3 matches, ties with line 3 and the first wins) lies in 1-5 -> rank 1.
+    #  docstring-002 charge/customer/every/item/cart: cart.py (15 matches) then pay.go (1: "Charge");
+    #    cart.py's best line is again line 1, outside 8-12 -> no span hit; the file is rank 1.
+    #  symbol-001 checkout: cart.py, best line 8 -> rank 1.  symbol-002 formatprice: format.js line 4 -> 1.
+    #  literal-001 payment/gateway/unreachable: pay.go line 5 (the comment is blanked) -> rank 1.
+    rg = {q["qid"]: (q["span_rank"], q["file_rank"]) for q in data["per_query"]["ripgrep"]}
+    assert rg == {
+        "docstring-001": (1, 1),
+        "docstring-002": (None, 1),
+        "symbol-001": (1, 1),
+        "symbol-002": (1, 1),
+        "literal-001": (1, 1),
+    }
+    scores = data["systems"]["ripgrep"]["scores"]
+    assert scores["docstring"] == {
+        "n": 2,
+        "mrr@10": 0.5,
+        "recall@1": 0.5,
+        "recall@10": 0.5,
+        "file_recall@10": 1.0,
+    }
+    assert scores["symbol"] == {
+        "n": 2,
+        "mrr@10": 1.0,
+        "recall@1": 1.0,
+        "recall@10": 1.0,
+        "file_recall@10": 1.0,
+    }
+    assert scores["literal"] == {
+        "n": 1,
+        "mrr@10": 1.0,
+        "recall@1": 1.0,
+        "recall@10": 1.0,
+        "file_recall@10": 1.0,
+    }
+    assert scores["overall"] == {
+        "n": 5,
+        "mrr@10": 0.8,
+        "recall@1": 0.8,
+        "recall@10": 0.8,
+        "file_recall@10": 1.0,
+    }
+    # plait's symbol mode finds both definitions by exact name at rank 1
+    assert data["systems"]["plait-symbol"]["scores"]["symbol"]["mrr@10"] == 1.0
+    # every system's table agrees with its own per-query ranks
+    for name, rows in data["per_query"].items():
+        outcomes = [metrics.Outcome(r["qid"], r["family"], r["span_rank"], r["file_rank"]) for r in rows]
+        table = metrics.by_family(outcomes, data["families"])
+        assert data["systems"][name]["scores"] == {f: s.as_dict() for f, s in table.items()}, name
+    assert data["findings"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_quality_prints_a_table_and_builds_its_own_query_set(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "saved.json"
+    args = [
+        "quality",
+        "--root",
+        str(repo),
+        "--modes",
+        "text,symbol",
+        "--baselines",
+        "ripgrep",
+        "--min-words",
+        "3",
+    ]
+    assert main([*args, "--save-queries", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "MRR@10" in out and "plait-text" in out and "ripgrep" in out and "Findings" in out
+    queries = json.loads(saved.read_text())["queries"]
+    assert {q["family"] for q in queries} == {"docstring", "symbol", "literal"}
+    docs = {q["text"] for q in queries if q["family"] == "docstring"}
+    assert "Put an item into the shopping cart and update the total." in docs
+    assert "Format a price in cents as a currency string." in docs
+
+
+def test_index_reports_full_no_change_and_one_file_edit_builds(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, "index", "--root", str(repo))
+    full, noop, edit = data["full"], data["no_change"], data["one_file_edit"]
+    assert full["files"] == 3 and full["changed"] == 3
+    assert full["embedded"] == full["chunks_total"] > 0
+    assert full["files_per_s"] > 0 and full["chunks_per_s"] > 0 and full["peak_rss_mb"] > 0
+    assert data["model_raw"]["chunks"] == full["chunks_total"] and data["model_raw"]["chunks_per_s"] > 0
+    assert noop["changed"] == 0 and noop["embedded"] == 0
+    assert edit["file"] == "shop/cart.py"  # the largest file
+    assert edit["changed"] == 1
+    assert 1 <= edit["embedded"] <= edit["chunks_written"]
+    fresh = data["freshness"]  # the reindex daemon saw three saves of the edited file
+    assert fresh["measured"] is True
+    assert len(fresh["index_ms"]) == len(fresh["batch_ms"]) == 3
+    assert all(0 < i <= b for i, b in zip(fresh["index_ms"], fresh["batch_ms"], strict=True))
+
+
+@pytest.mark.slow
+def test_latency_times_every_mode_through_library_mcp_and_cli(
+    repo: Path, query_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png = tmp_path / "latency.png"
+    data = run_json(
+        capsys,
+        "latency",
+        "--root",
+        str(repo),
+        "--queries",
+        str(query_file),
+        "--repeats",
+        "1",
+        "--plot",
+        str(png),
+    )
+    rows = {(r["system"], r["path"]): r for r in data["rows"]}
+    for mode in ("text", "symbol", "semantic", "hybrid"):
+        assert rows[(f"plait-{mode}", "library")]["n"] == len(QUERIES)
+        assert rows[(f"plait-{mode}", "mcp-stdio")]["n"] == len(QUERIES)
+        assert rows[(f"plait-{mode}", "cli-cold")]["n"] == 1
+    assert rows[("ripgrep", "library")]["n"] == len(QUERIES)
+    assert rows[("plait-serve", "mcp-start")]["n"] == 1
+    for r in data["rows"]:
+        assert 0 < r["p50_ms"] <= r["p95_ms"] <= r["max_ms"]
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_draws_saved_reports(
+    repo: Path, query_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, "quality", "--root", str(repo), "--queries", str(query_file), "--modes", "symbol")
+    saved = tmp_path / "q.json"
+    saved.write_text(json.dumps(data))
+    out = tmp_path / "out.png"
+    assert main(["plot", "--quality", str(saved), "-o", str(out)]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_input_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["quality", "--root", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("benchmarks:") and "--root" in err and "\n" not in err
+    bad = tmp_path / "q.json"
+    bad.write_text("{}")
+    assert main(["plot", "--quality", str(bad), "-o", str(tmp_path / "x.png")]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["quality", "--modes", "fuzzy"])
+    assert exc.value.code == 2
+
+
+def test_a_query_set_from_another_revision_is_refused(
+    repo: Path, query_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "shop" / "pay.go").write_text(PAY_GO + "\n// changed\n")
+    assert main(["quality", "--root", str(repo), "--queries", str(query_file)]) == 2
+    assert "changed since the query set was built" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["embed", "freshness"])
+def test_delegated_sub_commands_reach_their_own_parsers(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    assert "usage:" in capsys.readouterr().out
