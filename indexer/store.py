@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from datetime import timedelta
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -106,7 +107,9 @@ class Store:
     def __init__(self, location: str) -> None:
         self.location = location
         try:
-            self.db = lancedb.connect(location)
+            # Strong consistency: a long-lived reader (the server) sees each commit of another
+            # process (the daemon, `plait index`) at its next read.
+            self.db = lancedb.connect(location, read_consistency_interval=timedelta(0))
         except Exception as exc:  # LanceDB raises bare Exceptions/ValueErrors/OSErrors
             raise IndexStoreError(f"cannot open the index at {location}: {exc}") from exc
         self._tables: dict[str, Any] = {}
@@ -225,6 +228,42 @@ class Store:
         """Open and count each existing table; raise IndexCorruptError if one is unreadable."""
         for name in names:
             self.count(name)
+
+    # -- vector index ----------------------------------------------------------------------------
+    def ensure_ann(self, name: str, *, min_rows: int) -> str | None:
+        """Build an IVF-HNSW-SQ index on ``name`` once it has ``min_rows`` rows, and rebuild it when
+        over a fifth of the rows arrived after it was built. Below ``min_rows`` searches stay exact.
+        Returns what was done (for the build report), or None."""
+        rows = self.count(name)
+        if rows < min_rows:
+            return None
+        tbl = self.table(name)
+        try:
+            indices = list(tbl.list_indices())
+            vector_index = next((i for i in indices if "vector" in list(getattr(i, "columns", []))), None)
+            if vector_index is not None:
+                stats = tbl.index_stats(vector_index.name)
+                unindexed = int(getattr(stats, "num_unindexed_rows", 0) or 0)
+                if unindexed <= rows // 5:
+                    return None
+            partitions = max(1, min(256, rows // 4096))
+            tbl.create_index(
+                metric="cosine",
+                index_type="IVF_HNSW_SQ",
+                num_partitions=partitions,
+                vector_column_name="vector",
+                replace=True,
+            )
+        except Exception as exc:  # an index is an optimisation: exact search still answers
+            log.warning("building the vector index of %s failed: %s", name, exc)
+            return None
+        return f"IVF_HNSW_SQ over {rows:,} vectors, {partitions} partitions"
+
+    def has_ann(self, name: str) -> bool:
+        try:
+            return any("vector" in list(getattr(i, "columns", [])) for i in self.table(name).list_indices())
+        except Exception:
+            return False
 
     # -- meta -----------------------------------------------------------------------------------
     def get_meta(self) -> dict[str, Any]:

@@ -267,12 +267,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--root", action="append", help="workspace root; repeatable")
     sp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     sp.add_argument("--host", default="127.0.0.1")
-    sp.add_argument("--port", type=int, default=8765)
+    sp.add_argument("--port", type=int, default=8765, help="HTTP port (0: a free one, printed on stderr)")
     sp.add_argument("--token", help="bearer token for HTTP (env PLAIT_TOKEN); required off loopback")
     sp.add_argument("--read-only", action="store_true")
     sp.add_argument("--watch", action="store_true", help="keep the indexes fresh as files change")
-    sp.add_argument("--enable", action="append", help="enable only these tools or categories")
-    sp.add_argument("--disable", action="append", help="disable these tools or categories")
+    sp.add_argument(
+        "--enable",
+        action="append",
+        help="offer only these tools or categories (search, files, edit, guard, index, info; "
+        "tool:search is the search tool alone); repeatable or comma-separated",
+    )
+    sp.add_argument("--disable", action="append", help="do not offer these tools or categories")
     sp.add_argument("--no-preload", action="store_true", help="do not load the model at start")
     common(sp)
     sp.set_defaults(func=cmd_serve)

@@ -1,0 +1,127 @@
+"""``plait serve``: resolve the configuration, build the state and the server, run a transport.
+
+Configuration is resolved once, here: the roots (``--root``, repeatable; default the workspace
+around the current directory), each root's ``Settings`` (flags > env > ``plait.toml``), and the tool
+selection (``--enable``/``--disable``/``--read-only`` and ``[server]`` of the roots' ``plait.toml``).
+Then the model and tables are preloaded in the background (unless ``--no-preload``), the local
+endpoint for ``plait search`` starts, and the transport runs until the client goes away: stdio by
+default, or streamable HTTP at ``http://HOST:PORT/mcp`` (loopback unless a token is given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import anyio
+
+from indexer import Settings, default_index_dir, find_root, load_settings
+from models.errors import PlaitError
+from search.server.app import PlaitMCP, create_server
+from search.server.http import MCP_PATH, build_app, check_bind
+from search.server.registry import resolve_tools
+from search.server.state import ServerState
+
+log = logging.getLogger(__name__)
+
+
+def root_settings(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> list[Settings]:
+    """The resolved settings of every ``--root`` (default: the workspace around the current directory)."""
+    overrides: dict[str, Any] = {}
+    if getattr(args, "index_dir", None):
+        overrides["index_dir"] = args.index_dir
+    if getattr(args, "model", None):
+        overrides["model_name"] = args.model
+    if getattr(args, "device", None):
+        overrides["model_device"] = args.device
+    raw_roots: Sequence[str] = args.root or []
+    paths = [Path(r) for r in raw_roots] if raw_roots else [find_root(Path("."))]
+    for path in paths:
+        if not path.is_dir():
+            raise PlaitError(f"{path} is not a directory; pass an existing workspace root with --root.")
+    roots = list(dict.fromkeys(p.resolve() for p in paths))
+    shared = overrides.get("index_dir") or env.get("PLAIT_INDEX_DIR")
+    out: list[Settings] = []
+    for root in roots:
+        own = dict(overrides)
+        if shared and len(roots) > 1:
+            # One location for several roots: each root gets its own index beneath it.
+            own["index_dir"] = f"{str(shared).rstrip('/')}/{Path(default_index_dir(root)).name}"
+        out.append(load_settings(root, env=env, overrides=own))
+    return out
+
+
+def server_table(settings: Sequence[Settings]) -> dict[str, Any]:
+    """``[server]`` of the first root, with ``disable`` and ``read_only`` of every root folded in."""
+    table = dict(settings[0].server)
+    disable: list[str] = []
+    read_only = False
+    for s in settings:
+        value = s.server.get("disable", [])
+        disable += [value] if isinstance(value, str) else list(value) if isinstance(value, list) else [value]
+        read_only = read_only or s.server.get("read_only") is True
+    if disable:
+        table["disable"] = disable
+    if read_only:
+        table["read_only"] = True
+    return table
+
+
+def build(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> tuple[ServerState, PlaitMCP]:
+    """State and server from parsed ``plait serve`` arguments (nothing started yet)."""
+    settings = root_settings(args, env)
+    selection = resolve_tools(
+        enable=args.enable,
+        disable=args.disable,
+        read_only=bool(args.read_only),
+        config=server_table(settings),
+    )
+    state = ServerState(settings, selection, transport=args.transport)
+    return state, create_server(state)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    token = args.token or os.environ.get("PLAIT_TOKEN") or None
+    if args.transport == "http":
+        check_bind(args.host, token)
+    state, server = build(args)
+    state.start(preload=not args.no_preload, endpoint=True, watch=bool(args.watch))
+    try:
+        if args.transport == "http":
+            anyio.run(_run_http, server, args.host, args.port, token)
+        else:
+            signal.signal(signal.SIGTERM, _interrupt)
+            anyio.run(server.run_stdio_async)
+    finally:
+        state.close()
+    return 0
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+async def _run_http(server: PlaitMCP, host: str, port: int, token: str | None) -> None:
+    import uvicorn
+
+    app = build_app(server, host, port, token)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    web = uvicorn.Server(config)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(web.serve)
+        while not web.started and not web.should_exit:
+            await anyio.sleep(0.05)
+        if web.started:
+            bound = web.servers[0].sockets[0].getsockname()[1] if web.servers else port
+            shown = f"[{host}]" if ":" in host else host
+            # The one line a supervisor (or a test) reads to find the server; stdout stays clean.
+            sys.stderr.write(f"plait: MCP over streamable HTTP at http://{shown}:{bound}{MCP_PATH}\n")
+            sys.stderr.flush()

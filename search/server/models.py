@@ -1,0 +1,295 @@
+"""Typed outputs of the MCP tools: each model is a tool's ``outputSchema`` and its structured content.
+
+Paths are relative to their workspace root (forward slashes); ``root`` says which root when a server
+has several. Lines are 1-based and inclusive.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+# --- search ------------------------------------------------------------------------------------------
+
+
+class SearchResultOut(BaseModel):
+    path: str = Field(description="File path relative to its root.")
+    start_line: int
+    end_line: int
+    score: float = Field(description="Fused RRF score; results are sorted by it, descending.")
+    symbol: str | None = Field(description="Enclosing definition (qualified name), if any.")
+    kind: str | None
+    language: str | None
+    snippet: str = Field(description="The lines of the span, trimmed to a sensible size.")
+    sources: dict[str, int | None] = Field(description="1-based rank per retriever (text, symbol, vector).")
+    stale: bool = Field(False, description="The file changed since it was indexed.")
+    root: str
+
+
+class SearchOutput(BaseModel):
+    query: str
+    mode: str
+    results: list[SearchResultOut]
+    degraded: dict[str, str] = Field(description="Retrievers that failed or timed out, and why.")
+    notes: list[str]
+    coverage: str | None = Field(description="How many chunks have embeddings (semantic coverage).")
+    truncated: bool
+
+
+class GrepLine(BaseModel):
+    line: int
+    text: str
+    match: bool = Field(description="True for a matching line, false for a context line.")
+
+
+class GrepFile(BaseModel):
+    path: str
+    root: str
+    count: int | None = Field(description="Matching lines in the file (content and count modes).")
+    lines: list[GrepLine] = Field(description="Matching and context lines (content mode only).")
+
+
+class GrepOutput(BaseModel):
+    pattern: str
+    output_mode: str
+    files: list[GrepFile]
+    total_files: int
+    total_matches: int | None
+    truncated: bool
+    note: str | None
+
+
+class SymbolOut(BaseModel):
+    name: str
+    qualified_name: str
+    kind: str
+    path: str
+    root: str
+    language: str
+    start_line: int
+    end_line: int
+    signature: str
+    score: float
+    match: str = Field(description="How the name matched: exact, qualified, case, prefix, fuzzy, ...")
+
+
+class FindSymbolOutput(BaseModel):
+    name: str
+    symbols: list[SymbolOut]
+    truncated: bool
+    note: str | None
+
+
+class OutlineNode(BaseModel):
+    name: str
+    qualified_name: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature: str
+    children: list[OutlineNode]
+
+
+class OutlineOutput(BaseModel):
+    path: str
+    root: str
+    language: str
+    symbols: list[OutlineNode]
+    total: int
+    truncated: bool
+
+
+class AstCapture(BaseModel):
+    path: str
+    root: str
+    capture: str = Field(description="The @name of the capture in the query.")
+    node_type: str
+    start_line: int
+    start_column: int = Field(description="1-based column (in characters) where the node starts.")
+    end_line: int
+    end_column: int
+    text: str = Field(description="The node's source text, trimmed to 300 characters.")
+
+
+class AstQueryOutput(BaseModel):
+    language: str
+    captures: list[AstCapture]
+    files_searched: int
+    total_captures: int
+    truncated: bool
+    note: str | None
+
+
+# --- index and info ----------------------------------------------------------------------------------
+
+
+class IndexStatusOut(BaseModel):
+    root: str
+    state: str = Field(description="missing, corrupt, schema_mismatch, stale or fresh.")
+    location: str
+    files: int
+    symbols: int
+    chunks: int
+    vectors: int
+    vector_coverage: str
+    model: str | None
+    changed_count: int
+    stale_files: list[str]
+    new_files: list[str]
+    deleted_files: list[str]
+    last_build: dict[str, Any] | None
+    size_bytes: int | None
+    detail: str | None
+    watcher: dict[str, Any] | None
+
+
+class IndexStatusOutput(BaseModel):
+    roots: list[IndexStatusOut]
+
+
+class ReindexRootOut(BaseModel):
+    root: str
+    scope: str
+    report: dict[str, Any]
+
+
+class ReindexOutput(BaseModel):
+    roots: list[ReindexRootOut]
+
+
+class ToolInfo(BaseModel):
+    name: str
+    category: str
+    read_only: bool
+    destructive: bool
+
+
+class RootInfo(BaseModel):
+    path: str
+    index_dir: str
+    index_state: str
+    files: int
+    symbols: int
+    chunks: int
+    vectors: int
+
+
+class ServerInfoOutput(BaseModel):
+    name: str
+    version: str
+    roots: list[RootInfo]
+    read_only: bool
+    transport: str
+    model: str
+    device: str
+    model_loaded: bool
+    watching: bool
+    tools: list[ToolInfo]
+    disabled_tools: list[str]
+    categories: dict[str, list[str]]
+
+
+# --- files, edits, guard -----------------------------------------------------------------------------
+
+
+class ReadFileOutput(BaseModel):
+    path: str
+    root: str
+    text: str = Field(description='Numbered lines, "{line:>6}<TAB>{content}".')
+    start_line: int
+    end_line: int
+    total_lines: int
+    truncated: bool
+    note: str | None
+    sha256: str = Field(description="sha256 of the whole file: pass it as expected_sha256 to edits.")
+    size: int
+    language: str | None
+
+
+class WriteFileOutput(BaseModel):
+    path: str
+    root: str
+    size: int
+    sha256: str
+    sha256_before: str | None
+    created: bool
+
+
+class DirEntryOut(BaseModel):
+    name: str
+    path: str
+    type: str
+    size: int | None
+    modified: str
+
+
+class ListDirectoryOutput(BaseModel):
+    path: str
+    root: str
+    entries: list[DirEntryOut]
+    total: int
+    truncated: bool
+    ignored: int
+
+
+class FileInfoOutput(BaseModel):
+    path: str
+    root: str
+    type: str
+    size: int
+    mode: str
+    modified: str
+    changed: str
+    accessed: str
+    language: str | None
+    binary: bool | None
+    line_count: int | None
+    ignored: bool
+    indexed: bool | None
+    fresh: bool | None
+
+
+class GlobMatchOut(BaseModel):
+    path: str
+    size: int
+    modified: str
+
+
+class GlobOutput(BaseModel):
+    pattern: str
+    root: str
+    matches: list[GlobMatchOut]
+    total: int
+    truncated: bool
+
+
+class EditOutput(BaseModel):
+    path: str
+    root: str
+    diff: str = Field(description="Unified diff of the change (a/PATH, b/PATH).")
+    sha256_before: str
+    sha256_after: str = Field(description="sha256 of the file after the edit: the next expected_sha256.")
+    fuzzy: bool = Field(description="A whitespace-tolerant match was used.")
+    written: bool
+    replacements: int
+    notes: list[str]
+
+
+class ViolationOut(BaseModel):
+    rule_id: str
+    path: str
+    line: int | None
+    text: str
+    message: str
+
+
+class GuardOutput(BaseModel):
+    target: str
+    root: str
+    ok: bool
+    violations: list[ViolationOut]
+    files_checked: int
+    rules_checked: int
+    errors: list[str]
+    truncated: bool

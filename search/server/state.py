@@ -1,0 +1,243 @@
+"""The server's long-lived state: roots, one engine (and index) per root, background work.
+
+Built once by ``plait serve`` (or a test) and closed over by the tools. Heavy objects stay warm across
+calls: each root's :class:`Engine` holds its :class:`Index` (LanceDB tables, symbol table, embedder).
+Background work, all in daemon threads:
+
+* preload — ``Engine.warm()`` per root at start, so the first search does not pay the model load;
+  searches that need the model wait for it instead of loading a second copy;
+* reindex after writes — the write and edit tools report each changed file; a worker coalesces them
+  per root and calls ``Index.build(paths=..., vectors=True)`` so the next search sees the change;
+* the local endpoint (:mod:`search.remote`) that lets ``plait search`` use this process's warm model;
+* the file watcher of ``--watch`` (``indexer.daemon.start_background_watcher``, one per root).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from indexer import Index, Settings
+from models.errors import ConfigError, PlaitError
+from search.confine import Confined, Roots
+from search.engine import Engine
+from search.files import DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_WRITE_BYTES
+from search.server.registry import ToolSelection
+
+log = logging.getLogger(__name__)
+
+WARM_WAIT_SECONDS = 300.0
+REINDEX_WAIT_SECONDS = 60.0
+
+
+def _limit(table: Mapping[str, Any], key: str, default: int) -> int:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"[server] {key} in plait.toml must be a positive number of bytes, got {value!r}.")
+    return value
+
+
+@dataclass
+class Workspace:
+    """One root: its settings and its engine (whose index every tool shares)."""
+
+    settings: Settings
+    engine: Engine
+
+    @property
+    def root(self) -> Path:
+        return self.settings.root
+
+    @property
+    def index(self) -> Index:
+        return self.engine.index
+
+
+class Reindexer:
+    """Reindexes changed files in the background, coalescing bursts of writes per root."""
+
+    def __init__(self, workspaces: dict[Path, Workspace]) -> None:
+        self.workspaces = workspaces
+        self._pending: dict[Path, set[str]] = {}
+        self._cond = threading.Condition()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.builds = 0
+        self.last_error: str | None = None
+
+    def schedule(self, root: Path, relpath: str) -> None:
+        with self._cond:
+            self._pending.setdefault(root, set()).add(relpath)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="plait-reindex", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def idle(self) -> bool:
+        with self._cond:
+            return not self._pending
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                batch, self._pending = self._pending, {}
+            for root, paths in batch.items():
+                self._build(self.workspaces[root], sorted(paths))
+
+    def _build(self, ws: Workspace, paths: list[str]) -> None:
+        try:
+            if not ws.index.exists():
+                return  # no index yet: nothing to keep fresh, and a partial one would mislead
+            ws.index.build(paths=paths, vectors=True, wait=REINDEX_WAIT_SECONDS)
+            self.builds += 1
+        except PlaitError as exc:
+            self.last_error = str(exc)
+            log.warning("reindexing %d file(s) of %s failed: %s", len(paths), ws.root, exc)
+
+
+class ServerState:
+    """Everything the tools share (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: Sequence[Settings],
+        selection: ToolSelection,
+        *,
+        transport: str = "stdio",
+    ) -> None:
+        self.roots = Roots.from_settings(settings)
+        self.workspaces: dict[Path, Workspace] = {}
+        for s in settings:
+            root = s.root.resolve()
+            if root not in self.workspaces:
+                self.workspaces[root] = Workspace(s, Engine(s))
+        self.selection = selection
+        self.transport = transport
+        table = settings[0].server if settings else {}
+        self.max_read_bytes = _limit(table, "max_read_bytes", DEFAULT_MAX_READ_BYTES)
+        self.max_write_bytes = _limit(table, "max_write_bytes", DEFAULT_MAX_WRITE_BYTES)
+        self.reindexer = Reindexer(self.workspaces)
+        self.watching = False
+        self.preload_error: str | None = None
+        self.preloaded = False  # the model and tables of at least one index are loaded
+        self._warm = threading.Event()
+        self._warm.set()  # nothing to wait for until start(preload=True)
+        self._endpoint: Any = None
+        self._stop_watch: list[Callable[[], Any]] = []
+
+    # -- paths ----------------------------------------------------------------------------------
+    @property
+    def read_only(self) -> bool:
+        return self.selection.read_only
+
+    @property
+    def primary(self) -> Workspace:
+        return self.workspaces[self.roots.primary]
+
+    def resolve(self, path: str, *, must_exist: bool = True) -> tuple[Workspace, Confined]:
+        """Confine ``path`` to the roots (raises the confinement errors)."""
+        confined = self.roots.resolve(path, must_exist=must_exist)
+        return self.workspaces[confined.root], confined
+
+    def targets(self, path: str | None) -> list[tuple[Workspace, Confined | None]]:
+        """The roots a call covers: every root for no path, else the one root holding ``path``."""
+        if path is None or path == "":
+            return [(ws, None) for ws in self.workspaces.values()]
+        ws, confined = self.resolve(path)
+        return [(ws, confined)]
+
+    def display(self, root: Path | str, rel: str) -> str:
+        """How a path is shown in text: relative for the first root, absolute for the others."""
+        root = Path(root)
+        return rel if root == self.roots.primary else str(root / rel)
+
+    # -- background work ------------------------------------------------------------------------
+    def on_write(self, abspath: Path) -> None:
+        """The write and edit tools' hook: reindex the changed file in the background."""
+        root = self.roots.root_of(abspath)
+        if root is not None:
+            self.reindexer.schedule(root, abspath.relative_to(root).as_posix())
+
+    def index_lookup(self, root: Path, relpath: str) -> tuple[bool, bool] | None:
+        """``(indexed, fresh)`` for ``file_info``; ``None`` when there is no index."""
+        index = self.workspaces[root].index
+        if not index.exists():
+            return None
+        manifest = index.manifest()
+        if relpath not in manifest:
+            return (False, False)
+        return (True, not index.is_stale(relpath, manifest))
+
+    def start(self, *, preload: bool, endpoint: bool, watch: bool) -> None:
+        if preload:
+            self._warm.clear()
+            threading.Thread(target=self._preload, name="plait-preload", daemon=True).start()
+        if endpoint:
+            from search.remote import start_endpoint
+
+            try:
+                self._endpoint = start_endpoint({str(r): w.engine for r, w in self.workspaces.items()})
+            except OSError as exc:
+                log.warning("could not start the local search endpoint for `plait search`: %s", exc)
+        if watch:
+            self._start_watch()
+
+    def _preload(self) -> None:
+        started = time.perf_counter()
+        try:
+            for ws in self.workspaces.values():
+                ws.engine.warm()
+                self.preloaded = self.preloaded or ws.index.exists()
+            log.info("preloaded the model and indexes in %.1fs", time.perf_counter() - started)
+        except PlaitError as exc:
+            self.preload_error = str(exc)
+            log.warning("preloading failed (searches will report it): %s", exc)
+        except Exception as exc:  # top of a thread: report, never kill the server
+            self.preload_error = f"{type(exc).__name__}: {exc}"
+            log.warning("preloading failed: %s", exc, exc_info=True)
+        finally:
+            self._warm.set()
+
+    def wait_warm(self, timeout: float = WARM_WAIT_SECONDS) -> None:
+        """Block until the preload (if any) is done, so a search never loads a second model copy."""
+        self._warm.wait(timeout)
+
+    def _start_watch(self) -> None:
+        """Keep every root's index fresh as files change (the daemon's watcher, in a thread per root)."""
+        from indexer.daemon import start_background_watcher
+
+        for ws in self.workspaces.values():
+            try:
+                self._stop_watch.append(start_background_watcher(ws.settings))
+            except PlaitError as exc:  # e.g. `plait watch` already watches this index: it keeps it fresh
+                log.warning("--watch: not watching %s: %s", ws.root, exc)
+        self.watching = bool(self._stop_watch)
+
+    def close(self) -> None:
+        """Stop the background work: the endpoint first (quick), then the watchers (they finish a batch)."""
+        if self._endpoint is not None:
+            from search.remote import remove_endpoints
+
+            remove_endpoints({str(r): w.engine for r, w in self.workspaces.items()})
+            self._endpoint.shutdown()
+            self._endpoint = None
+        self.reindexer.close()
+        for stop in self._stop_watch:
+            stop()
+        self._stop_watch.clear()
+        for ws in self.workspaces.values():
+            ws.engine.close()

@@ -1,0 +1,487 @@
+"""Search tools: ``search`` (hybrid), ``grep`` (ripgrep) and ``find_symbol`` (the symbol index).
+
+Each tool is a few lines over the library (``Engine.search``, the ripgrep gateway, ``Index.lookup_symbols``)
+plus a compact text rendering; structured outputs are the models in :mod:`search.server.models`.
+Tools without a path cover every root; a path (relative to the first root, or absolute) selects the
+root that holds it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from indexer.procs import run
+from indexer.types import SymbolKind
+from search.engine import MAX_LIMIT, parse_scope
+from search.errors import QueryError
+from search.retrievers import ResolvedScope
+from search.retrievers.text import rg_command
+from search.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, as_list, respond, truncation_note
+from search.server.models import (
+    FindSymbolOutput,
+    GrepFile,
+    GrepLine,
+    GrepOutput,
+    SearchOutput,
+    SearchResultOut,
+    SymbolOut,
+)
+from search.server.state import ServerState, Workspace
+from search.types import Query
+
+Mode = Literal["hybrid", "text", "symbol", "semantic"]
+OutputMode = Literal["content", "files_with_matches", "count"]
+GREP_TIMEOUT = 30.0
+GREP_MAX_OUTPUT = 32 * 1024 * 1024
+GREP_LINE_CHARS = 500
+COUNT_CAP = 100_000  # matching lines counted per file in count mode
+
+Globs = Annotated[
+    list[str] | str | None,
+    Field(
+        description="Only files matching these gitignore-style globs ('*.py', 'src/**'); '!glob' excludes."
+    ),
+]
+Language = Annotated[
+    str | None,
+    Field(description="Only files of this language (python, go, typescript, tsx, rust, java, c, cpp, ...)."),
+]
+
+
+def register(add: ToolAdder, state: ServerState) -> None:
+    def search(
+        query: Annotated[
+            str,
+            Field(
+                description="What to find: a natural-language description "
+                "('where are retries configured'), an identifier ('RetryPolicy', 'parse_config'), "
+                "a literal string, or a regex (set regex=true)."
+            ),
+        ],
+        mode: Annotated[
+            Mode,
+            Field(
+                description="hybrid (default: text + symbols + semantic, fused) | text (ripgrep over live "
+                "files) | symbol (definitions by name) | semantic (embeddings only)."
+            ),
+        ] = "hybrid",
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum results (1-200).")] = 10,
+        scope: Annotated[
+            str,
+            Field(
+                description="ws (all files, default) | changed (git-modified and untracked files) | "
+                "dir:PATH | file:PATH (PATH relative to the workspace root)."
+            ),
+        ] = "ws",
+        glob: Globs = None,
+        language: Language = None,
+        regex: Annotated[bool, Field(description="Treat the query as a regular expression.")] = False,
+    ) -> Annotated[CallToolResult, SearchOutput]:
+        """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
+        with reciprocal-rank fusion. Returns ranked chunk-sized spans (path, line range, enclosing
+        symbol, snippet, and each retriever's rank). Use it first for any question about the code,
+        in words or identifiers. Prefer grep for exhaustive lists of an exact string or regex,
+        find_symbol for where a name is defined, and outline to see a file's structure. Results from
+        files changed since the last index are marked stale; a retriever that failed is listed in
+        'degraded' while the others still answer."""
+        globs = as_list(glob)
+        plan = _search_plan(state, scope)
+        if mode in ("hybrid", "semantic"):
+            state.wait_warm()
+        results: list[SearchResultOut] = []
+        degraded: dict[str, str] = {}
+        notes: list[str] = []
+        coverage: list[str] = []
+        for ws, scope_text in plan:
+            resp = ws.engine.search(
+                Query(query, mode=mode, limit=limit, regex=regex), parse_scope(scope_text, globs, language)
+            )
+            results += [SearchResultOut(**r.to_json(), root=str(ws.root)) for r in resp.results]
+            prefix = "" if len(plan) == 1 else f"{ws.root}: "
+            degraded.update({name: prefix + why for name, why in resp.degraded.items()})
+            notes += [prefix + n for n in resp.notes]
+            if resp.coverage is not None:
+                coverage.append(prefix + resp.coverage.describe())
+        results.sort(key=lambda r: -r.score)
+        results = results[:limit]
+        shown: list[SearchResultOut] = []
+        size = 0
+        for r in results:
+            size += len(r.snippet) + 200
+            if shown and size > MAX_OUTPUT_CHARS:
+                break
+            shown.append(r)
+        if len(shown) < len(results):
+            notes.append(
+                truncation_note(
+                    len(shown), len(results), "results (output cap)", "scope, glob, language or a lower limit"
+                )
+            )
+        out = SearchOutput(
+            query=query,
+            mode=mode,
+            results=shown,
+            degraded=degraded,
+            notes=notes,
+            coverage="; ".join(coverage) or None,
+            truncated=len(shown) < len(results),
+        )
+        return respond(out, _render_search(state, out))
+
+    def grep(
+        pattern: Annotated[
+            str,
+            Field(
+                description="A regular expression (Rust regex syntax) or, with "
+                "fixed_strings=true, a literal string."
+            ),
+        ],
+        path: Annotated[
+            str | None,
+            Field(description="File or directory to search, relative to the workspace root (default: all)."),
+        ] = None,
+        fixed_strings: Annotated[
+            bool, Field(description="Match the pattern literally, not as a regex.")
+        ] = False,
+        ignore_case: Annotated[
+            bool | None,
+            Field(
+                description="true: case-insensitive; false: case-sensitive; omitted: smart case "
+                "(insensitive unless the pattern has an upper-case letter)."
+            ),
+        ] = None,
+        glob: Globs = None,
+        language: Language = None,
+        output_mode: Annotated[
+            OutputMode,
+            Field(
+                description="content (matching lines, default) | files_with_matches (paths only) | "
+                "count (matching lines per file)."
+            ),
+        ] = "content",
+        context: Annotated[
+            int, Field(ge=0, le=20, description="Lines of context around each match (content mode).")
+        ] = 0,
+        head_limit: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=5000,
+                description="At most this many matching lines (content mode) or files "
+                "(other modes) are returned.",
+            ),
+        ] = 200,
+    ) -> Annotated[CallToolResult, GrepOutput]:
+        """Exhaustive text search with ripgrep over the live files (respects .gitignore; never reads
+        .git). Use it to list every occurrence of an exact string or regex, to count them, or to find
+        which files contain them; use search instead for ranked, fuzzy or natural-language queries.
+        Output modes: content (path, line number and text, with optional context lines),
+        files_with_matches (just paths) and count (matching lines per file). Results are capped by
+        head_limit and the output size, with a note saying how to narrow."""
+        return _grep(
+            state,
+            pattern,
+            path,
+            fixed_strings,
+            ignore_case,
+            as_list(glob),
+            language,
+            output_mode,
+            context,
+            head_limit,
+        )
+
+    def find_symbol(
+        name: Annotated[
+            str,
+            Field(
+                description="A definition's name or qualified name ('backoff', 'RetryPolicy.backoff'); "
+                "case/underscore-insensitive, prefix and fuzzy matches are found too, ranked lower."
+            ),
+        ],
+        kind: Annotated[
+            list[SymbolKind] | None,
+            Field(description="Only these kinds (class, function, method, interface, struct, ...)."),
+        ] = None,
+        language: Language = None,
+        path: Annotated[
+            str | None, Field(description="Only definitions under this directory or in this file.")
+        ] = None,
+        glob: Globs = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum definitions (1-200).")] = 20,
+    ) -> Annotated[CallToolResult, FindSymbolOutput]:
+        """Find where a class, function, method, type or constant is defined, from the symbol index:
+        name, kind, qualified name, file, line range and signature. Use it when you know (part of) a
+        name; use search for behaviour described in words and grep for usages of a name."""
+        symbols: list[SymbolOut] = []
+        missing: list[str] = []
+        targets = state.targets(path)
+        for ws, confined in targets:
+            if not ws.index.exists():
+                missing.append(str(ws.root))
+                continue
+            prefix = None if confined is None or confined.relpath == "." else confined.relpath
+            for m in ws.index.lookup_symbols(
+                name, kinds=kind, language=language, globs=as_list(glob), path_prefix=prefix, limit=limit
+            ):
+                s = m.symbol
+                symbols.append(
+                    SymbolOut(
+                        name=s.name,
+                        qualified_name=s.qualified_name,
+                        kind=s.kind,
+                        path=s.path,
+                        root=str(ws.root),
+                        language=s.language,
+                        start_line=s.start_line,
+                        end_line=s.end_line,
+                        signature=s.signature,
+                        score=round(m.score, 4),
+                        match=m.match,
+                    )
+                )
+        if len(missing) == len(targets):
+            raise QueryError(
+                f"{missing[0]} has no index yet; call reindex (or run `plait index {missing[0]}`), "
+                "or use grep meanwhile."
+            )
+        symbols.sort(key=lambda s: -s.score)
+        note = f"no index yet for {', '.join(missing)}; call reindex to build it" if missing else None
+        out = FindSymbolOutput(name=name, symbols=symbols[:limit], truncated=len(symbols) > limit, note=note)
+        lines = [
+            f"{state.display(s.root, s.path)}:{s.start_line}-{s.end_line}  {s.kind} {s.qualified_name}"
+            f"  [{s.match}]\n    {s.signature}"
+            for s in out.symbols
+        ] or [f"no definitions match {name!r}; try search, or grep for the name"]
+        if note:
+            lines.append(note)
+        return respond(out, "\n".join(lines))
+
+    add("search", search)
+    add("grep", grep)
+    add("find_symbol", find_symbol)
+
+
+# --- search --------------------------------------------------------------------------------------------
+
+
+def _search_plan(state: ServerState, scope: str) -> list[tuple[Workspace, str]]:
+    """Which engines to ask, with the scope text for each (dir:/file: paths made root-relative)."""
+    text = (scope or "ws").strip()
+    kind, sep, arg = text.partition(":")
+    if sep and kind in ("dir", "file") and arg:
+        ws, confined = state.resolve(arg)
+        if confined.relpath == ".":
+            return [(ws, "ws")]
+        return [(ws, f"{kind}:{confined.relpath}")]
+    parse_scope(text)  # raises the actionable error for anything else but ws / changed
+    return [(ws, text) for ws in state.workspaces.values()]
+
+
+def _render_search(state: ServerState, out: SearchOutput) -> str:
+    parts: list[str] = []
+    for i, r in enumerate(out.results, start=1):
+        ranks = " ".join(f"{k}#{v}" for k, v in r.sources.items() if v is not None)
+        sym = f"  {r.symbol} ({r.kind})" if r.symbol else ""
+        stale = "  [stale]" if r.stale else ""
+        head = f"{i}. {state.display(r.root, r.path)}:{r.start_line}-{r.end_line}{sym}  score {r.score:.4f}"
+        body = "\n".join("    " + line for line in r.snippet.split("\n"))
+        parts.append(f"{head}  via {ranks}{stale}\n{body}")
+    if not out.results:
+        parts.append(f"no results for {out.query!r}; try other words, mode=text, or a wider scope")
+    parts += [f"degraded: {name}: {why}" for name, why in out.degraded.items()]
+    parts += [f"note: {n}" for n in out.notes]
+    return "\n".join(parts)
+
+
+# --- grep ----------------------------------------------------------------------------------------------
+
+
+def _grep(
+    state: ServerState,
+    pattern: str,
+    path: str | None,
+    fixed: bool,
+    ignore_case: bool | None,
+    globs: list[str],
+    language: str | None,
+    mode: str,
+    context: int,
+    head_limit: int,
+) -> CallToolResult:
+    if not pattern:
+        raise QueryError("the pattern is empty; pass a regex or, with fixed_strings=true, a literal string.")
+    extra: list[str] = []
+    if ignore_case is False:
+        extra.append("--case-sensitive")
+    if mode == "content" and context:
+        extra += ["--context", str(context)]
+    # Later flags win in ripgrep: replace rg_command's per-file match cap with what the mode needs.
+    if mode == "files_with_matches":
+        extra += ["--max-count", "1"]
+    elif mode == "count":
+        extra += ["--max-count", str(COUNT_CAP)]
+    else:
+        extra += ["--max-count", str(head_limit + 1)]
+    files: list[GrepFile] = []
+    total_matches = 0
+    capped = False
+    for ws, confined in state.targets(path):
+        rel = None if confined is None or confined.relpath == "." else confined.relpath
+        kind = (
+            "ws"
+            if rel is None
+            else ("file" if confined is not None and confined.abspath.is_file() else "dir")
+        )
+        argv = rg_command(
+            ws.settings,
+            [pattern],
+            ResolvedScope(kind, rel, None, tuple(globs), language),
+            fixed=fixed,
+            ignore_case=bool(ignore_case),
+            extra=extra,
+        )
+        found, cut = _run_rg(ws, argv)
+        capped = capped or cut
+        for file_path, lines in found.items():
+            count = sum(1 for ln in lines if ln.match)
+            total_matches += count
+            keep = lines if mode == "content" else []
+            files.append(
+                GrepFile(
+                    path=file_path,
+                    root=str(ws.root),
+                    count=None if mode == "files_with_matches" else count,
+                    lines=keep,
+                )
+            )
+    total_files = len(files)
+    shown, truncated = _limit_grep(files, mode, head_limit)
+    notes = []
+    if truncated:
+        what = "matching lines" if mode == "content" else "files"
+        total: int | str = total_matches if mode == "content" else total_files
+        notes.append(
+            truncation_note(
+                _shown_count(shown, mode),
+                total,
+                what,
+                "path, glob, language, a more specific pattern or head_limit",
+            )
+        )
+    if capped:
+        notes.append(
+            "ripgrep's output hit its size cap, so matches and counts are incomplete; narrow with path, "
+            "glob or a more specific pattern"
+        )
+    out = GrepOutput(
+        pattern=pattern,
+        output_mode=mode,
+        files=shown,
+        total_files=total_files,
+        total_matches=None if mode == "files_with_matches" else total_matches,
+        truncated=truncated or capped,
+        note="; ".join(notes) or None,
+    )
+    return respond(out, _render_grep(state, out))
+
+
+def _run_rg(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], bool]:
+    """Run ripgrep (``--json``) and collect match and context lines per file, in order."""
+    res = run(argv, cwd=ws.root, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)
+    if res.timed_out:
+        raise QueryError(f"grep took longer than {GREP_TIMEOUT:.0f}s; narrow it with path, glob or language.")
+    if res.returncode == 2 and not res.stdout:
+        detail = " ".join(line.strip() for line in res.stderr.splitlines()[:6] if line.strip()) or "rg failed"
+        if "regex" in res.stderr.lower() or "parse error" in res.stderr.lower():
+            raise QueryError(
+                f"invalid regex: {detail}; fix the pattern, or pass fixed_strings=true to match it literally."
+            )
+        raise QueryError(f"grep failed: {detail}")
+    found: dict[str, list[GrepLine]] = {}
+    hit_cap = res.truncated
+    for raw in res.stdout.splitlines():
+        if not (raw.startswith(b'{"type":"match"') or raw.startswith(b'{"type":"context"')):
+            continue
+        try:
+            event = json.loads(raw)
+            data = event["data"]
+            file_path = _rg_text(data["path"]).removeprefix("./")
+            text = _rg_text(data["lines"]).rstrip("\r\n")
+            line = int(data["line_number"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if len(text) > GREP_LINE_CHARS:
+            text = text[:GREP_LINE_CHARS] + f"… [{len(text):,} characters]"
+        found.setdefault(file_path, []).append(GrepLine(line=line, text=text, match=event["type"] == "match"))
+    return found, hit_cap
+
+
+def _rg_text(obj: dict[str, Any]) -> str:
+    if "text" in obj:
+        return str(obj["text"])
+    import base64
+
+    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
+
+
+def _shown_count(files: list[GrepFile], mode: str) -> int:
+    return sum(1 for f in files for ln in f.lines if ln.match) if mode == "content" else len(files)
+
+
+def _limit_grep(files: list[GrepFile], mode: str, head_limit: int) -> tuple[list[GrepFile], bool]:
+    """Cut to ``head_limit`` entries and the output cap; returns (kept, truncated)."""
+    kept: list[GrepFile] = []
+    size = 0
+    matches = 0
+    for f in files:
+        size += len(f.path) + 20
+        if mode != "content":
+            if len(kept) >= head_limit or size > MAX_OUTPUT_CHARS:
+                return kept, True
+            kept.append(f)
+            continue
+        lines: list[GrepLine] = []
+        stop = False
+        for ln in f.lines:
+            if ln.match:
+                if matches >= head_limit or size > MAX_OUTPUT_CHARS:
+                    stop = True
+                    break
+                matches += 1
+            size += len(ln.text) + 10
+            lines.append(ln)
+        if lines:
+            kept.append(f.model_copy(update={"lines": lines}))
+        if stop:
+            return kept, True
+    return kept, False
+
+
+def _render_grep(state: ServerState, out: GrepOutput) -> str:
+    parts: list[str] = []
+    for f in out.files:
+        shown = state.display(f.root, f.path)
+        if out.output_mode == "files_with_matches":
+            parts.append(shown)
+        elif out.output_mode == "count":
+            parts.append(f"{shown}:{f.count}")
+        else:
+            previous = None
+            for ln in f.lines:
+                if previous is not None and ln.line > previous + 1:
+                    parts.append("--")
+                parts.append(f"{shown}{':' if ln.match else '-'}{ln.line}{':' if ln.match else '-'}{ln.text}")
+                previous = ln.line
+    if not out.files:
+        parts.append(f"no matches for {out.pattern!r}")
+    else:
+        total = f"{out.total_matches} matching line(s) in " if out.total_matches is not None else ""
+        parts.append(f"[{total}{out.total_files} file(s)]")
+    if out.note:
+        parts.append(f"note: {out.note}")
+    return "\n".join(parts)
