@@ -1,4 +1,4 @@
-"""``python -m benchmarks quality|latency|index|plot|embed|freshness``: the benchmark CLI.
+"""``python -m benchmarks quality|latency|index|plot|embed|freshness|ann``: the benchmark CLI.
 
 Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
 one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
@@ -21,7 +21,7 @@ from models.errors import PlaitError
 MODES = ("text", "symbol", "semantic", "hybrid")
 BASELINES = ("ripgrep", "bm25")
 # Sub-commands that live in their own modules, with their own options.
-DELEGATED = {"embed": "benchmarks.embedders", "freshness": "benchmarks.freshness"}
+DELEGATED = {"embed": "benchmarks.embedders", "freshness": "benchmarks.freshness", "ann": "benchmarks.ann"}
 
 
 def _names(value: str, allowed: Sequence[str], what: str) -> list[str]:
@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("embed", help="compare embedding models (see `python -m benchmarks embed --help`)",
                    add_help=False)  # fmt: skip
     sub.add_parser("freshness", help="reindex daemon freshness (see `python -m benchmarks freshness --help`)",
+                   add_help=False)  # fmt: skip
+    sub.add_parser("ann", help="ANN index vs exact search (see `python -m benchmarks ann --help`)",
                    add_help=False)  # fmt: skip
     return p
 

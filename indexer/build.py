@@ -45,6 +45,8 @@ from models.errors import PlaitError
 log = logging.getLogger(__name__)
 
 FILE_BATCH = 300
+# Below this many vectors an exact scan is fast enough (measured in BENCHMARKS.md, `python -m benchmarks ann`).
+ANN_MIN_ROWS = 20_000
 VECTOR_BATCH = 256
 
 
@@ -80,6 +82,7 @@ class BuildReport:
     skipped: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     vectors_skipped: bool = False
+    ann: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -100,6 +103,7 @@ class BuildReport:
             "skipped": self.skipped,
             "errors": self.errors[:50],
             "vectors_skipped": self.vectors_skipped,
+            "ann": self.ann,
         }
 
 
@@ -447,6 +451,7 @@ class Builder:
             self.progress.advance(len(sel))
         report.vectors = self.store.count(vec_name)
         self.store.compact(vec_name)
+        report.ann = self.store.ensure_ann(vec_name, min_rows=ANN_MIN_ROWS)
         self.store.compact(cache_name)
         for name in ("files", "symbols", "chunks"):
             self.store.compact(name)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -50,3 +51,26 @@ def read_watcher_state(settings: Settings) -> dict[str, Any] | None:
             alive = True
     state["running"] = alive and state.get("running", True)
     return state
+
+
+def describe_watcher(state: dict[str, Any] | None, *, now: float | None = None) -> str:
+    """One line for ``plait status``: running or not, phase, last batch, lag and queue."""
+    if not state or not state.get("running"):
+        return "not running"
+    now = time.time() if now is None else now
+    parts = [f"running (pid {state.get('pid')}), {state.get('phase', 'watching')}"]
+    batch = state.get("last_batch")
+    if isinstance(batch, dict):
+        ago = max(0.0, now - float(batch.get("finished") or now))
+        what = "startup/full check" if batch.get("kind") == "check" else f"{batch.get('files', 0)} file(s)"
+        parts.append(
+            f"last batch {what} in {batch.get('seconds', 0):.2f}s, {batch.get('embedded', 0)} embedded, "
+            f"{batch.get('from_cache', 0)} from cache, {ago:.0f}s ago"
+        )
+    if state.get("lag") is not None:
+        parts.append(f"lag {float(state['lag']):.2f}s")
+    if state.get("queue"):
+        parts.append(f"{state['queue']} path(s) queued")
+    if state.get("last_error"):
+        parts.append(f"last error: {state['last_error']}")
+    return "; ".join(parts)

@@ -31,6 +31,9 @@ from models.base import Embedder
 SYMBOL_COLUMNS = ["name", "qualified_name", "kind", "path", "language", "start_line", "end_line", "signature"]
 CHUNK_SPAN_COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language"]
 MAX_SYMBOL_CANDIDATES = 5000
+# ANN search settings: a wider HNSW beam and re-ranking with the full vectors keep recall near exact.
+ANN_EF = 100
+ANN_REFINE = 4
 
 
 def _path_prefix_sql(prefix: str) -> str:
@@ -327,6 +330,8 @@ class Index:
         fetch = limit * 4 if glob_ok else limit
         try:
             q = self.store.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
+            if self.store.has_ann(name):
+                q = q.ef(ANN_EF).refine_factor(ANN_REFINE)
             if clauses:
                 q = q.where(" AND ".join(clauses), prefilter=True)
             rows = q.select(

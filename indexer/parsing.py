@@ -177,3 +177,13 @@ def _query_error(language: str, source: str, detail: str) -> QuerySyntaxError:
         return QuerySyntaxError(language, detail)
     offset = sum(len(line) + 1 for line in lines[:row]) + column
     return QuerySyntaxError(language, detail, row=row, column=column, offset=offset)
+
+
+def captures(query: tree_sitter.Query, tree: tree_sitter.Tree) -> list[tuple[str, tree_sitter.Node]]:
+    """Every ``(capture name, node)`` of ``query`` over ``tree``, in source order."""
+    found = tree_sitter.QueryCursor(query).captures(tree.root_node)
+    flat = sorted(
+        ((node.start_byte, name, node) for name, nodes in found.items() for node in nodes),
+        key=lambda t: (t[0], t[1]),
+    )
+    return [(name, node) for _, name, node in flat]

@@ -194,8 +194,10 @@ class Walker:
                 child = Path(entry.path)
                 yield from self._walk_dir(child, sub, self._dir_rules(rules, child, sub), stats)
                 continue
-            if _is_plait_temp(entry.name) or self._excluded(rules, sub, False) or (
-                self._include is not None and not self._include.match_file(sub)
+            if (
+                _is_plait_temp(entry.name)
+                or self._excluded(rules, sub, False)
+                or (self._include is not None and not self._include.match_file(sub))
             ):
                 stats.skipped_ignored += 1
                 continue

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from indexer import Walker, glob_matcher
 from indexer.languages import SYMBOL_LANGUAGES, detect_language
-from indexer.parsing import compile_user_query, parse
+from indexer.parsing import captures, compile_user_query, parse
 from indexer.symbols import extract_symbols
 from indexer.types import Symbol
 from search.confine import Confined
@@ -207,14 +207,9 @@ def _files(
 def _captures(
     query: tree_sitter.Query, tree: tree_sitter.Tree, data: bytes, rel: str, root: str
 ) -> list[AstCapture]:
-    found = tree_sitter.QueryCursor(query).captures(tree.root_node)
-    flat = sorted(
-        ((node.start_byte, name, node) for name, nodes in found.items() for node in nodes),
-        key=lambda t: (t[0], t[1]),
-    )
     lines = data.split(b"\n")
     out = []
-    for _, name, node in flat:
+    for name, node in captures(query, tree):
         (sr, sc), (er, ec) = node.start_point, node.end_point
         text = data[node.start_byte : node.end_byte].decode("utf-8", "replace")
         out.append(

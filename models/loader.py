@@ -1,0 +1,265 @@
+"""``load_embedder``: pick the backend, and defer the heavy load to the first use.
+
+:func:`load_embedder` checks the configuration and finds the model on disk right away (so a bad
+name fails fast, before any index work), but imports torch or onnxruntime only when the first
+text is embedded or :meth:`LazyEmbedder.load` is called. Loading is guarded by a lock, so
+concurrent first calls load once.
+
+``backend="auto"`` resolves to :data:`AUTO_CPU_BACKEND` on CPU — the fastest variant whose
+MRR@10 on the stdlib docstring→function benchmark is within 0.01 of fp32 torch (see
+``python -m benchmarks embed`` and BENCHMARKS.md) — and to fp32 torch on CUDA. Models the ONNX
+export cannot express (extra Dense layers, unusual pooling) fall back to torch.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from models.base import Vectors
+from models.config import BACKENDS, DEVICES, ModelConfig
+from models.errors import ConfigError, ModelError
+from models.resolve import (
+    Pooling,
+    compose_model_id,
+    default_cache_dir,
+    display_name,
+    read_pooling,
+    resolve_model_path,
+    weights_fingerprint,
+)
+
+#: What ``backend="auto"`` means on CPU; chosen by ``python -m benchmarks embed`` (BENCHMARKS.md).
+AUTO_CPU_BACKEND = "onnx-int8"
+
+_RUNTIME_PRECISION = {
+    "torch": ("torch", "fp32"),
+    "torch-bf16": ("torch", "bf16"),
+    "onnx": ("onnx-v{v}", "fp32"),
+    "onnx-int8": ("onnx-v{v}", "int8"),
+}
+
+
+class Encoder(Protocol):
+    """What a backend provides: one batch of texts in, one row per text out."""
+
+    @property
+    def dimension(self) -> int: ...
+
+    def encode(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    backend: str  # concrete: torch | torch-bf16 | onnx | onnx-int8
+    device: str  # cpu | cuda
+    model_id: str
+    pooling: Pooling | None
+    export_dir: Path  # where the onnx backends keep their exports
+
+
+def load_embedder(config: ModelConfig) -> LazyEmbedder:
+    """Return an embedder for ``config`` that loads its model on first use.
+
+    Raises:
+        ConfigError: an invalid backend, device, batch size, sequence length or thread count.
+        ModelError: the model is not available offline (the message says how to get it).
+    """
+    _validate(config)
+    return LazyEmbedder(config, resolve_model_path(config.name))
+
+
+def embed_in_length_batches(
+    texts: Sequence[str], batch_size: int, encode: Callable[[Sequence[str]], Vectors]
+) -> Vectors:
+    """Encode ``texts`` in batches of similar length (less padding), returning rows in input order."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    parts: list[Vectors] = []
+    for start in range(0, len(order), batch_size):
+        batch = [texts[i] for i in order[start : start + batch_size]]
+        parts.append(encode(batch))
+    stacked = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+    out = np.empty_like(stacked)
+    out[np.asarray(order, dtype=np.int64)] = stacked
+    return out
+
+
+class LazyEmbedder:
+    """An :class:`~models.base.Embedder` that builds its backend on first use (thread-safe).
+
+    ``model_id`` and ``dimension`` are known without loading the model (unless ``device="auto"``
+    or the model's layout is unusual). Prefixes from the config are prepended here.
+    """
+
+    def __init__(self, config: ModelConfig, model_dir: str) -> None:
+        self._config = config
+        self._model_dir = model_dir
+        self._lock = threading.Lock()
+        self._plan: _Plan | None = None
+        self._encoder: Encoder | None = None
+
+    @property
+    def model_id(self) -> str:
+        return self._resolved().model_id
+
+    @property
+    def backend(self) -> str:
+        """The concrete backend ``auto`` resolved to: torch, torch-bf16, onnx or onnx-int8."""
+        return self._resolved().backend
+
+    @property
+    def dimension(self) -> int:
+        plan = self._resolved()
+        return plan.pooling.dimension if plan.pooling is not None else self.load().dimension
+
+    @property
+    def loaded(self) -> bool:
+        return self._encoder is not None
+
+    def load(self) -> Encoder:
+        """Load the model now (e.g. at server start); later calls return the same encoder.
+
+        Raises:
+            ModelError: the backend cannot be imported, exported or loaded.
+        """
+        encoder = self._encoder
+        if encoder is not None:
+            return encoder
+        plan = self._resolved()
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = _build_encoder(plan, self._config, self._model_dir)
+            return self._encoder
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        """Embed chunk texts; float32 (len(texts), dimension), rows of unit length.
+
+        Raises:
+            ModelError: the model cannot be loaded or run.
+        """
+        encoder = self.load()
+        if not texts:
+            return np.zeros((0, encoder.dimension), dtype=np.float32)
+        prefix = self._config.document_prefix
+        prefixed = [prefix + t for t in texts] if prefix else list(texts)
+        return _normalised(embed_in_length_batches(prefixed, self._config.batch_size, encoder.encode))
+
+    def embed_query(self, text: str) -> Vectors:
+        """Embed one query (with the query prefix); float32 (dimension,), unit length.
+
+        Raises:
+            ModelError: the model cannot be loaded or run.
+        """
+        encoder = self.load()
+        return _normalised(encoder.encode([self._config.query_prefix + text]))[0]
+
+    def _resolved(self) -> _Plan:
+        plan = self._plan
+        if plan is None:
+            with self._lock:
+                if self._plan is None:
+                    self._plan = _make_plan(self._config, self._model_dir)
+                plan = self._plan
+        return plan
+
+
+def _make_plan(config: ModelConfig, model_dir: str) -> _Plan:
+    device = _resolve_device(config.device)
+    pooling = read_pooling(model_dir)
+    backend = config.backend
+    if backend == "auto":
+        backend = AUTO_CPU_BACKEND if device == "cpu" else "torch"
+        if backend.startswith("onnx") and pooling is None:
+            backend = "torch"
+    if backend.startswith("onnx"):
+        if device != "cpu":
+            raise ModelError(
+                "the onnx backends run on the CPU; set model.device = cpu or model.backend = torch."
+            )
+        if pooling is None:
+            raise ModelError(
+                f"the model in {model_dir} is not a plain transformer + mean/CLS pooling stack, which is all "
+                "the onnx backends export; set model.backend = torch."
+            )
+    cache_root = Path(config.cache_dir).expanduser() if config.cache_dir else default_cache_dir()
+    base = f"{display_name(config.name, model_dir)}@{weights_fingerprint(model_dir, cache_root)}"
+    runtime, precision = _RUNTIME_PRECISION[backend]
+    from models.onnx_backend import EXPORT_VERSION  # no heavy imports: onnxruntime loads lazily
+
+    model_id = compose_model_id(
+        base,
+        runtime.format(v=EXPORT_VERSION),
+        precision,
+        config.max_seq_length,
+        config.query_prefix,
+        config.document_prefix,
+    )
+    export_dir = cache_root / base.replace("/", "--") / f"onnx-v{EXPORT_VERSION}"
+    return _Plan(backend=backend, device=device, model_id=model_id, pooling=pooling, export_dir=export_dir)
+
+
+def _build_encoder(plan: _Plan, config: ModelConfig, model_dir: str) -> Encoder:
+    threads = config.threads or _usable_cores()
+    if plan.backend in ("torch", "torch-bf16"):
+        from models.sentence import SentenceEncoder
+
+        return SentenceEncoder(
+            model_dir,
+            device=plan.device,
+            threads=threads,
+            max_seq_length=config.max_seq_length,
+            bf16=plan.backend == "torch-bf16",
+        )
+    from models.onnx_backend import OnnxEncoder, ensure_export
+
+    assert plan.pooling is not None  # _make_plan refuses onnx without a known pooling
+    onnx_path = ensure_export(model_dir, plan.export_dir, plan.pooling, int8=plan.backend == "onnx-int8")
+    return OnnxEncoder(
+        model_dir,
+        onnx_path,
+        threads=threads,
+        max_seq_length=config.max_seq_length,
+        dimension=plan.pooling.dimension,
+        per_text=plan.backend == "onnx-int8",
+    )
+
+
+def _resolve_device(device: str) -> str:
+    if device != "auto":
+        return device
+    try:
+        import torch
+    except ImportError:
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _validate(config: ModelConfig) -> None:
+    if config.backend not in BACKENDS:
+        raise ConfigError(f"model.backend must be one of {', '.join(BACKENDS)}, got {config.backend!r}")
+    if config.device not in DEVICES:
+        raise ConfigError(f"model.device must be one of {', '.join(DEVICES)}, got {config.device!r}")
+    if config.batch_size < 1:
+        raise ConfigError(f"model.batch_size must be at least 1, got {config.batch_size}")
+    if not 1 <= config.max_seq_length <= 8192:
+        raise ConfigError(f"model.max_seq_length must be between 1 and 8192, got {config.max_seq_length}")
+    if config.threads is not None and config.threads < 1:
+        raise ConfigError(f"model.threads must be at least 1, got {config.threads}")
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _normalised(vectors: Vectors) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)

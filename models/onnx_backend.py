@@ -1,0 +1,256 @@
+"""The ONNX backend: onnxruntime + tokenizers, fp32 or int8, exported from the local model once.
+
+The first use exports the model's transformer with its pooling and L2 normalisation baked into
+the graph (``torch.onnx.export`` of the Hugging Face ``AutoModel``), and for int8 quantizes the
+weights dynamically, per channel (``onnxruntime.quantization.quantize_dynamic``). Files are
+written to a temporary name and renamed into the export directory, so a killed export never
+leaves a half-written model and concurrent exports are harmless. After that, loading needs
+neither torch nor transformers: only ``onnxruntime`` and ``tokenizers``, which start fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+import os
+import tempfile
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.base import Vectors
+from models.errors import ModelError
+from models.resolve import Pooling
+
+#: Bump when the exported graph changes; it is part of the export folder and of the model id.
+EXPORT_VERSION = 1
+_FP32_FILE = "model.onnx"
+_INT8_FILE = "model-int8.onnx"
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_ORT_ERROR_NAMES = ("Fail", "InvalidArgument", "NoSuchFile", "NoModel", "InvalidProtobuf", "RuntimeException")
+
+
+def ensure_export(model_dir: str, export_dir: Path, pooling: Pooling, *, int8: bool) -> Path:
+    """Return the path of the exported (and, if ``int8``, quantized) model, creating it if needed.
+
+    Raises:
+        ModelError: the export or the quantization failed, or the export directory is not writable.
+    """
+    fp32_path, int8_path = export_dir / _FP32_FILE, export_dir / _INT8_FILE
+    wanted = int8_path if int8 else fp32_path
+    if wanted.is_file():
+        return wanted
+    if not fp32_path.is_file():
+        _export_fp32(model_dir, fp32_path, pooling)
+    if int8:
+        _quantize_int8(fp32_path, int8_path)
+    return wanted
+
+
+class OnnxEncoder:
+    """Runs an exported model with onnxruntime on the CPU; rows come out L2-normalised.
+
+    ``per_text`` runs each text on its own: int8 dynamic quantization scales activations over
+    the whole input tensor, so in a batch one text's vector would depend on its neighbours
+    (cosine ~0.99 to itself embedded alone). One text at a time keeps vectors a function of the
+    text, and costs nothing measurable on CPU, where padding is saved instead.
+
+    Raises:
+        ModelError: ``tokenizer.json`` is missing, or onnxruntime cannot load the model.
+    """
+
+    def __init__(
+        self,
+        model_dir: str,
+        onnx_path: Path,
+        *,
+        threads: int,
+        max_seq_length: int,
+        dimension: int,
+        per_text: bool = False,
+    ) -> None:
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise ModelError(f"the onnx backends need onnxruntime and tokenizers: {exc}") from exc
+        tokenizer_file = Path(model_dir) / "tokenizer.json"
+        if not tokenizer_file.is_file():
+            raise ModelError(
+                f"{model_dir} has no tokenizer.json, which the onnx backends need; set model.backend = torch."
+            )
+        try:
+            tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        except Exception as exc:  # the Rust tokenizer raises plain Exception on a malformed file
+            raise ModelError(f"cannot read {tokenizer_file}: {exc}") from exc
+        tokenizer.enable_truncation(max_length=max_seq_length)
+        pad = tokenizer.padding or {}
+        pad_id, pad_token = int(pad.get("pad_id", 0)), str(pad.get("pad_token", "[PAD]"))
+        tokenizer.enable_padding(pad_id=pad_id, pad_token=pad_token)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        errors = _ort_errors(RuntimeError, OSError)
+        try:
+            session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        except errors as exc:
+            raise ModelError(
+                f"onnxruntime cannot load {onnx_path}: {exc}; delete the file to re-export it."
+            ) from exc
+        self._tokenizer = tokenizer
+        self._session = session
+        self._inputs = [i.name for i in session.get_inputs()]
+        self._dimension = dimension
+        self._per_text = per_text
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def encode(self, texts: Sequence[str]) -> Vectors:
+        """Embed one batch (padded to its longest text, truncated at max_seq_length).
+
+        Raises:
+            ModelError: onnxruntime failed to run the batch.
+        """
+        if self._per_text and len(texts) > 1:
+            return np.concatenate([self._run([text]) for text in texts])
+        return self._run(texts)
+
+    def _run(self, texts: Sequence[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(list(texts))
+        columns = {
+            "input_ids": [e.ids for e in encodings],
+            "attention_mask": [e.attention_mask for e in encodings],
+            "token_type_ids": [e.type_ids for e in encodings],
+        }
+        feed = {name: np.asarray(columns[name], dtype=np.int64) for name in self._inputs}
+        errors = _ort_errors(RuntimeError)
+        try:
+            (vectors,) = self._session.run(None, feed)
+        except errors as exc:
+            raise ModelError(f"onnxruntime failed to embed a batch: {exc}") from exc
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def _export_fp32(model_dir: str, target: Path, pooling: Pooling) -> None:
+    try:
+        import torch
+        from transformers import AutoModel
+        from transformers.utils import logging as hf_logging
+    except ImportError as exc:
+        raise ModelError(f"exporting the model to ONNX needs torch and transformers: {exc}") from exc
+    hf_logging.disable_progress_bar()
+    try:
+        # The eager attention graph runs faster in onnxruntime than the exported SDPA one.
+        model = AutoModel.from_pretrained(model_dir, local_files_only=True, attn_implementation="eager")
+    except (OSError, ValueError, RuntimeError, KeyError, TypeError) as exc:
+        raise ModelError(
+            f"cannot load {model_dir} for the ONNX export: {exc}; use model.backend = torch."
+        ) from exc
+    wrapper = _pooled_module(torch, model.eval(), pooling.mode)
+    sample = torch.ones((2, 8), dtype=torch.int64)
+    axes = {name: {0: "batch", 1: "sequence"} for name in _INPUTS} | {"embedding": {0: "batch"}}
+    with _atomic_target(target) as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tracer and exporter deprecation chatter
+        try:
+            torch.onnx.export(
+                wrapper,
+                (sample, sample, torch.zeros_like(sample)),
+                str(tmp),
+                dynamo=False,
+                input_names=list(_INPUTS),
+                output_names=["embedding"],
+                dynamic_axes=axes,
+                opset_version=17,
+                do_constant_folding=True,
+            )
+        except (RuntimeError, ValueError, TypeError, OSError) as exc:
+            raise ModelError(
+                f"exporting {model_dir} to ONNX failed: {exc}; use model.backend = torch."
+            ) from exc
+
+
+def _pooled_module(torch: Any, model: Any, mode: str) -> Any:
+    # Some encoders (DistilBERT, ...) take no token types; the exporter then drops that input.
+    takes_types = "token_type_ids" in inspect.signature(model.forward).parameters
+
+    class Pooled(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            extra = {"token_type_ids": token_type_ids} if takes_types else {}
+            states = self.model(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
+            if mode == "cls":
+                pooled = states[:, 0]
+            else:
+                mask = attention_mask.unsqueeze(-1).to(states.dtype)
+                pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
+
+    return Pooled().eval()
+
+
+def _quantize_int8(source: Path, target: Path) -> None:
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:
+        raise ModelError(f"int8 quantization needs onnxruntime and onnx: {exc}") from exc
+    quiet = _DropRootMessage("pre-processing before quantization")
+    root = logging.getLogger()
+    root.addFilter(quiet)
+    errors = _ort_errors(RuntimeError, ValueError, OSError)
+    try:
+        with _atomic_target(target) as tmp:
+            # Per-channel scales keep cosine to fp32 around 0.99 (per-tensor: about 0.95).
+            quantize_dynamic(source, tmp, weight_type=QuantType.QInt8, per_channel=True)
+    except errors as exc:
+        raise ModelError(f"int8 quantization of {source} failed: {exc}; use model.backend = onnx.") from exc
+    finally:
+        root.removeFilter(quiet)
+
+
+@contextlib.contextmanager
+def _atomic_target(target: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it onto ``target`` if the block succeeds."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=".onnx.tmp")
+        os.close(fd)
+    except OSError as exc:
+        raise ModelError(
+            f"cannot write the ONNX export under {target.parent}: {exc}; "
+            "set model.cache_dir to a writable folder."
+        ) from exc
+    tmp = Path(name)
+    try:
+        yield tmp
+        tmp.chmod(0o644)  # mkstemp creates 0600; the export is a shareable cache entry
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+class _DropRootMessage(logging.Filter):
+    def __init__(self, fragment: str) -> None:
+        super().__init__()
+        self._fragment = fragment
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self._fragment not in record.getMessage()
+
+
+def _ort_errors(*extra: type[Exception]) -> tuple[type[Exception], ...]:
+    """onnxruntime's own exception types (they do not derive from RuntimeError), plus ``extra``."""
+    from onnxruntime.capi import onnxruntime_pybind11_state as state
+
+    found = (getattr(state, name, None) for name in _ORT_ERROR_NAMES)
+    return (*(e for e in found if isinstance(e, type) and issubclass(e, Exception)), *extra)

@@ -1,0 +1,284 @@
+"""models: the offline default model, its backends, lazy loading, ids and the hashing embedder.
+
+Tests marked ``model`` load the real all-MiniLM-L6-v2 (once per module for torch, once per
+ONNX variant) on a handful of short texts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import models
+from models import (
+    DEFAULT_MODEL,
+    Embedder,
+    HashingEmbedder,
+    ModelConfig,
+    load_embedder,
+    loader,
+    resolve_model_path,
+)
+from models.errors import ConfigError, ModelError
+from models.loader import AUTO_CPU_BACKEND, LazyEmbedder, embed_in_length_batches
+
+REPO = Path(__file__).resolve().parents[1]
+
+CODE = [
+    "def add_user(name: str) -> User:\n    user = User(name)\n    db.session.add(user)\n    return user",
+    "class RetryPolicy:\n    def backoff(self, attempt):\n        return min(2 ** attempt, 60)",
+    "for line in open(path):\n    if pattern.search(line):\n        print(line)",
+    "x",
+    "",
+]
+QUERIES = ["create a new user and store it", "exponential backoff between retries"]
+
+
+@pytest.fixture(scope="module")
+def torch_embedder() -> LazyEmbedder:
+    embedder = load_embedder(ModelConfig(backend="torch"))
+    embedder.load()
+    return embedder
+
+
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("model-cache")
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.asarray((a * b).sum(axis=1))
+
+
+# --- without the real model -------------------------------------------------------------------
+
+
+def test_importing_models_and_reading_the_model_id_loads_no_ml_framework() -> None:
+    code = (
+        "import sys, models\n"
+        "e = models.load_embedder(models.ModelConfig(backend='torch'))\n"
+        "assert e.model_id and e.dimension == 384 and not e.loaded\n"
+        "heavy = ('torch', 'sentence_transformers', 'transformers', 'onnxruntime', 'onnx')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
+
+
+def test_public_api_is_declared_and_importable() -> None:
+    assert set(models.__all__) >= {
+        "Embedder",
+        "ModelConfig",
+        "load_embedder",
+        "HashingEmbedder",
+        "resolve_model_path",
+        "DEFAULT_MODEL",
+    }
+    for name in models.__all__:
+        assert getattr(models, name) is not None
+
+
+def test_hashing_embedder_is_deterministic_normalised_and_an_embedder() -> None:
+    embedder = HashingEmbedder(dimension=64)
+    first = embedder.embed_documents(CODE)
+    again = HashingEmbedder(dimension=64).embed_documents(CODE)
+    assert isinstance(embedder, Embedder)
+    assert embedder.model_id == "hashing-v1-64"
+    assert first.shape == (len(CODE), 64) and first.dtype == np.float32
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_allclose(np.linalg.norm(first, axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_array_equal(embedder.embed_query(CODE[1]), first[1])
+
+
+def test_hashing_embedder_relates_camel_and_snake_case_spellings() -> None:
+    embedder = HashingEmbedder()
+    camel, snake, other = embedder.embed_documents(["getUserName()", "get_user_name()", "parse_http_header"])
+    assert float(camel @ snake) > float(camel @ other) + 0.2
+
+
+def test_hashing_embedder_rejects_a_tiny_dimension() -> None:
+    with pytest.raises(ValueError, match="dimension"):
+        HashingEmbedder(dimension=2)
+
+
+def test_length_batches_group_similar_lengths_and_restore_input_order() -> None:
+    texts = ["ccc", "a", "bbbbb", "dd", "eeee"]
+    seen: list[list[str]] = []
+
+    def encode(batch: list[str]) -> np.ndarray:
+        seen.append(list(batch))
+        return np.array([[float(len(t)), 1.0] for t in batch], dtype=np.float32)
+
+    out = embed_in_length_batches(texts, 2, encode)  # type: ignore[arg-type]
+    assert seen == [["a", "dd"], ["ccc", "eeee"], ["bbbbb"]]
+    assert out[:, 0].tolist() == [3.0, 1.0, 5.0, 2.0, 4.0]
+
+
+def test_unknown_model_name_fails_fast_offline_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the model loader tried to reach the network")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    started = time.monotonic()
+    with pytest.raises(ModelError) as caught:
+        load_embedder(ModelConfig(name="acme/no-such-embedding-model"))
+    assert time.monotonic() - started < 5
+    message = str(caught.value)
+    assert "not available offline" in message
+    assert "local model directory" in message and DEFAULT_MODEL in message
+
+
+def test_a_directory_without_a_model_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="holds no model"):
+        resolve_model_path(str(tmp_path))
+
+
+def test_the_default_name_resolves_to_the_packaged_copy() -> None:
+    path = Path(resolve_model_path(DEFAULT_MODEL))
+    assert (path / "model.safetensors").is_file()
+    assert resolve_model_path(f"sentence-transformers/{DEFAULT_MODEL}") == str(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("backend", "tensorflow"), ("device", "tpu"), ("batch_size", 0), ("max_seq_length", 0), ("threads", 0)],
+)
+def test_invalid_settings_are_config_errors(field: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=field):
+        load_embedder(ModelConfig(**{field: value}))  # type: ignore[arg-type]
+
+
+def test_model_id_names_weights_runtime_precision_and_length() -> None:
+    ids = {
+        b: load_embedder(ModelConfig(backend=b)).model_id
+        for b in ("torch", "torch-bf16", "onnx", "onnx-int8")
+    }
+    assert re.fullmatch(r"all-MiniLM-L6-v2@[0-9a-f]{12}/torch/fp32/seq256", ids["torch"])
+    assert ids["onnx-int8"].endswith("/int8/seq256") and "/onnx-v" in ids["onnx-int8"]
+    assert len(set(ids.values())) == 4
+    assert load_embedder(ModelConfig(backend="torch", max_seq_length=128)).model_id.endswith("/seq128")
+    assert load_embedder(ModelConfig(backend="torch")).model_id == ids["torch"]  # stable
+
+
+def test_prefixes_change_the_model_id() -> None:
+    plain = load_embedder(ModelConfig(backend="torch")).model_id
+    query = load_embedder(ModelConfig(backend="torch", query_prefix="query: ")).model_id
+    document = load_embedder(ModelConfig(backend="torch", document_prefix="passage: ")).model_id
+    assert len({plain, query, document}) == 3
+
+
+def test_concurrent_first_calls_load_the_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    builds: list[str] = []
+    gate = threading.Barrier(8)
+
+    class Fake:
+        dimension = 384
+
+        def encode(self, texts: Sequence[str]) -> np.ndarray:
+            return np.ones((len(texts), 384), dtype=np.float32)
+
+    def build(plan: object, config: ModelConfig, model_dir: str) -> Fake:
+        builds.append(model_dir)
+        return Fake()
+
+    monkeypatch.setattr(loader, "_build_encoder", build)
+    embedder = load_embedder(ModelConfig(backend="torch"))
+
+    def first_call() -> np.ndarray:
+        gate.wait(timeout=10)
+        return embedder.embed_query("x")
+
+    with ThreadPoolExecutor(8) as pool:
+        vectors = list(pool.map(lambda _: first_call(), range(8)))
+    assert len(builds) == 1 and embedder.loaded
+    assert all(v.shape == (384,) for v in vectors)
+
+
+def test_auto_backend_on_cpu_is_the_benchmarked_default() -> None:
+    assert load_embedder(ModelConfig(backend="auto", device="cpu")).backend == AUTO_CPU_BACKEND
+
+
+# --- the real model ---------------------------------------------------------------------------
+
+
+@pytest.mark.model
+def test_default_model_gives_unit_float32_vectors_of_384(torch_embedder: LazyEmbedder) -> None:
+    vectors = torch_embedder.embed_documents(CODE)
+    assert torch_embedder.dimension == 384
+    assert vectors.shape == (len(CODE), 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+    assert torch_embedder.embed_documents([]).shape == (0, 384)
+
+
+@pytest.mark.model
+def test_a_paraphrase_ranks_above_unrelated_text(torch_embedder: LazyEmbedder) -> None:
+    query = torch_embedder.embed_query("how do I read a file line by line")
+    docs = torch_embedder.embed_documents(
+        ["iterate over the lines of a text file", "the recipe needs two eggs and some flour"]
+    )
+    assert float(docs[0] @ query) > float(docs[1] @ query) + 0.2
+
+
+@pytest.mark.model
+def test_query_and_document_embeddings_of_one_text_agree(torch_embedder: LazyEmbedder) -> None:
+    docs = torch_embedder.embed_documents(CODE + QUERIES)
+    for i, text in enumerate(CODE + QUERIES):
+        assert float(torch_embedder.embed_query(text) @ docs[i]) > 0.9999
+
+
+@pytest.mark.model
+def test_batching_by_length_gives_the_vectors_of_one_by_one(torch_embedder: LazyEmbedder) -> None:
+    small = load_embedder(ModelConfig(backend="torch", batch_size=2))
+    together = small.embed_documents(CODE)
+    alone = np.stack([torch_embedder.embed_documents([t])[0] for t in CODE])
+    assert _cosines(together, alone).min() > 0.9999
+
+
+@pytest.mark.model
+def test_onnx_fp32_matches_torch_and_reuses_its_export(
+    torch_embedder: LazyEmbedder, onnx_cache: Path
+) -> None:
+    reference = torch_embedder.embed_documents(CODE + QUERIES)
+    onnx = load_embedder(ModelConfig(backend="onnx", cache_dir=str(onnx_cache)))
+    vectors = onnx.embed_documents(CODE + QUERIES)
+    assert _cosines(vectors, reference).min() > 0.999
+    (exported,) = onnx_cache.glob("*/onnx-v*/model.onnx")
+    stamp = exported.stat().st_mtime_ns
+    again = load_embedder(ModelConfig(backend="onnx", cache_dir=str(onnx_cache)))
+    again.load()
+    assert exported.stat().st_mtime_ns == stamp
+    assert not list(onnx_cache.rglob("*.tmp"))
+
+
+@pytest.mark.model
+def test_onnx_int8_stays_close_to_torch_and_is_batch_independent(
+    torch_embedder: LazyEmbedder, onnx_cache: Path
+) -> None:
+    texts = CODE + QUERIES
+    reference = torch_embedder.embed_documents(texts)
+    int8 = load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache)))
+    vectors = int8.embed_documents(texts)
+    cosines = _cosines(vectors, reference)
+    assert cosines.mean() > 0.98 and cosines.min() > 0.95
+    for i, text in enumerate(texts):
+        assert float(int8.embed_query(text) @ vectors[i]) > 0.99999
+
+
+@pytest.mark.model
+def test_torch_bf16_stays_close_to_fp32(torch_embedder: LazyEmbedder) -> None:
+    bf16 = load_embedder(ModelConfig(backend="torch-bf16"))
+    assert _cosines(bf16.embed_documents(QUERIES), torch_embedder.embed_documents(QUERIES)).min() > 0.999
