@@ -33,7 +33,9 @@ from indexer.store import (
     SCHEMA_VERSION,
     SYMBOLS_SCHEMA,
     Store,
+    batched,
     cache_schema,
+    in_filter,
     model_slug,
     vectors_schema,
 )
@@ -45,6 +47,9 @@ from models.errors import PlaitError
 log = logging.getLogger(__name__)
 
 FILE_BATCH = 300
+COMPACT_FILES = 200
+COMPACT_CHUNKS = 1000
+COMPACT_EVERY = 25
 # Below this many vectors an exact scan is fast enough (measured in BENCHMARKS.md, `python -m benchmarks ann`).
 ANN_MIN_ROWS = 20_000
 VECTOR_BATCH = 256
@@ -303,6 +308,7 @@ class Builder:
         report.chunks_total = self.store.count("chunks")
         if self.embedder_factory is None:
             report.vectors_skipped = True
+            self._maybe_compact(report, ())
         else:
             t1 = time.perf_counter()
             self.build_vectors(self.embedder_factory(), report)
@@ -368,7 +374,9 @@ class Builder:
         report.chunks += len(chunks)
 
     def _touch(self, records: list[FileRecord]) -> None:
-        existing = self.store.read("files", None, None)
+        existing = pa.concat_tables(
+            [self.store.read("files", None, in_filter("path", b)) for b in batched([r.path for r in records])]
+        )
         counts = {}
         if existing.num_rows:
             for p, s, c in zip(
@@ -400,48 +408,46 @@ class Builder:
             if name.startswith("vectors_") and name != vec_name:
                 self.store.drop(name)  # vectors of another model: never mixed with this one
         dim = embedder.dimension
-        vschema, cschema = vectors_schema(dim), cache_schema(dim)
-        self.store.table(vec_name, vschema)
-        chunks = self.store.read("chunks")
-        ids = chunks.column("chunk_id").to_pylist() if chunks.num_rows else []
-        have = (
-            set(self.store.read(vec_name, ["chunk_id"]).column("chunk_id").to_pylist())
-            if self.store.count(vec_name)
-            else set()
-        )
+        self.store.table(vec_name, vectors_schema(dim))
+        ids = _column(self.store.read("chunks", ["chunk_id"]), "chunk_id")
+        have = set(_column(self.store.read(vec_name, ["chunk_id"]), "chunk_id"))
         orphans = have - set(ids)
-        if orphans:
-            self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
-        missing_idx = [i for i, cid in enumerate(ids) if cid not in have]
+        missing = [cid for cid in ids if cid not in have]
         self.store.set_meta(model={"id": embedder.model_id, "dimension": dim, "table": vec_name})
-        if not missing_idx:
-            report.vectors = len(have - orphans)
-            return
-        todo = chunks.take(pa.array(missing_idx, pa.int64()))
+        if missing:
+            self._embed_missing(embedder, missing, vec_name, cache_name, report)
+        if orphans:  # after the new vectors landed, so a changed chunk is never without one
+            self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
+        report.vectors = self.store.count(vec_name)
+        if missing or orphans:
+            report.ann = self.store.ensure_ann(vec_name, min_rows=ANN_MIN_ROWS)
+        self._maybe_compact(report, (vec_name, cache_name))
+
+    def _embed_missing(
+        self, embedder: Embedder, missing: list[str], vec_name: str, cache_name: str, report: BuildReport
+    ) -> None:
+        dim = embedder.dimension
+        vschema, cschema = vectors_schema(dim), cache_schema(dim)
+        todo = pa.concat_tables(
+            [self.store.read("chunks", None, in_filter("chunk_id", batch)) for batch in batched(missing)]
+        )
         hashes = todo.column("content_hash").to_pylist()
         cached = self._cached_vectors(cache_name, sorted(set(hashes)))
         texts = todo.column("text").to_pylist()
-        self.progress.start("embedding", len(missing_idx))
+        self.progress.start("embedding", len(texts))
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch well
         for start in range(0, len(order), VECTOR_BATCH):
             sel = order[start : start + VECTOR_BATCH]
             need = [i for i in sel if hashes[i] not in cached]
             uniq = list(dict.fromkeys(hashes[i] for i in need))
             if uniq:
-                first = {h: i for i in reversed(need) for h in [hashes[i]]}
+                first = {hashes[i]: i for i in reversed(need)}
                 vecs = embedder.embed_documents([texts[first[h]] for h in uniq])
                 new = dict(zip(uniq, vecs, strict=True))
                 cached.update(new)
+                matrix = _vector_array(np.stack([new[h] for h in uniq]), dim)
                 self.store.add(
-                    cache_name,
-                    pa.table(
-                        {
-                            "content_hash": uniq,
-                            "vector": _vector_array(np.stack([new[h] for h in uniq]), dim),
-                        },
-                        schema=cschema,
-                    ),
-                    cschema,
+                    cache_name, pa.table({"content_hash": uniq, "vector": matrix}, schema=cschema), cschema
                 )
                 report.embedded += len(uniq)
             report.from_cache += len(sel) - len(need)
@@ -449,21 +455,34 @@ class Builder:
             matrix = np.stack([cached[hashes[i]] for i in sel]).astype(np.float32)
             self.store.add(vec_name, rows.append_column("vector", _vector_array(matrix, dim)), vschema)
             self.progress.advance(len(sel))
-        report.vectors = self.store.count(vec_name)
-        self.store.compact(vec_name)
-        report.ann = self.store.ensure_ann(vec_name, min_rows=ANN_MIN_ROWS)
-        self.store.compact(cache_name)
-        for name in ("files", "symbols", "chunks"):
+
+    def _maybe_compact(self, report: BuildReport, extra: Sequence[str]) -> None:
+        """Compact after big builds or every COMPACT_EVERY builds: each commit adds a fragment, but
+        compacting on every small daemon batch would double its cost."""
+        meta = self.store.get_meta()
+        since = int(meta.get("builds_since_compact") or 0) + 1
+        big = report.changed + report.deleted >= COMPACT_FILES or report.embedded >= COMPACT_CHUNKS
+        if not big and since < COMPACT_EVERY:
+            self.store.set_meta(builds_since_compact=since)
+            return
+        for name in ("files", "symbols", "chunks", *extra):
             self.store.compact(name)
+        self.store.set_meta(builds_since_compact=0)
 
     def _cached_vectors(self, cache_name: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        if not hashes or not self.store.count(cache_name):
+        if not hashes or not self.store.has(cache_name):
             return {}
-        table = self.store.read(cache_name)
-        wanted = set(hashes)
-        col = table.column("content_hash").to_pylist()
-        matrix = vector_matrix(table.column("vector"))
-        return {h: matrix[i] for i, h in enumerate(col) if h in wanted}
+        out: dict[str, np.ndarray] = {}
+        for batch in batched(hashes):
+            table = self.store.read(cache_name, None, in_filter("content_hash", batch))
+            if table.num_rows:
+                matrix = vector_matrix(table.column("vector"))
+                out.update(zip(table.column("content_hash").to_pylist(), matrix, strict=True))
+        return out
+
+
+def _column(table: pa.Table, name: str) -> list[str]:
+    return table.column(name).to_pylist() if table.num_rows else []
 
 
 def vector_matrix(column: pa.ChunkedArray | pa.Array) -> np.ndarray:

@@ -201,7 +201,7 @@ class Index:
             import shutil
 
             for child in Path(self.location).iterdir():
-                if child.name != "writer.lock":
+                if child.name not in ("writer.lock", "watcher.lock", "watcher.json", "endpoint.json"):
                     if child.is_dir():
                         shutil.rmtree(child, ignore_errors=True)
                     else:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from datetime import timedelta
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import timedelta
 from typing import Any
 
 import lancedb

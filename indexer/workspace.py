@@ -140,6 +140,11 @@ class Walker:
         parts = rel.split("/")
         if any(p in ALWAYS_SKIP_DIRS for p in parts[:-1]) or (is_dir and parts[-1] in ALWAYS_SKIP_DIRS):
             return True
+        if self._skip_real and any(
+            (self.root / rel).resolve() == d or d in (self.root / rel).resolve().parents
+            for d in self._skip_real
+        ):
+            return True
         rules = _Rules(self._base)
         directory = self.root
         prefix = ""

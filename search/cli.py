@@ -107,7 +107,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     settings = _settings(args.root, args)
     status = Index(settings).status()
     data = status.as_dict()
-    from indexer.daemon_state import read_watcher_state
+    from indexer.daemon_state import describe_watcher, read_watcher_state
 
     data["watcher"] = read_watcher_state(settings)
     if args.json:
@@ -134,15 +134,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"last build: {when} ({status.last_build.get('seconds', 0):.1f}s)")
     if status.size_bytes is not None:
         print(f"size:      {status.size_bytes / 1e6:.1f} MB")
-    watcher = data["watcher"]
-    print(
-        "watcher:   "
-        + (
-            f"running (pid {watcher['pid']}), last batch {watcher.get('last_batch')}"
-            if watcher and watcher.get("running")
-            else "not running"
-        )
-    )
+    print(f"watcher:   {describe_watcher(data['watcher'])}")
     return 0
 
 
@@ -223,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--verbose", "-v", action="store_true", default=argparse.SUPPRESS,
+                        help="log progress and details to stderr")  # fmt: skip
         sp.add_argument("--index-dir", help="index location (path or LanceDB URI); env PLAIT_INDEX_DIR")
         sp.add_argument("--model", help="embedding model name or local path; env PLAIT_MODEL")
         sp.add_argument("--device", choices=["cpu", "cuda", "auto"], help="device for the model")
