@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -37,15 +38,14 @@ def _grow(base: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
 def _search(tbl: Any, q: np.ndarray, exact: bool) -> tuple[list[int], float]:
     t = time.perf_counter()
     query = tbl.search(q.tolist()).metric("cosine").limit(10).select(["id", "_distance"])
-    if exact:
-        query = query.bypass_vector_index()
-    else:
-        query = query.ef(ANN_EF).refine_factor(ANN_REFINE)
+    query = query.bypass_vector_index() if exact else query.ef(ANN_EF).refine_factor(ANN_REFINE)
     ids = [r["id"] for r in query.to_list()]
     return ids, (time.perf_counter() - t) * 1000
 
 
-def measure(vectors: np.ndarray, queries: np.ndarray, sizes: Sequence[int], seed: int) -> list[dict[str, Any]]:
+def measure(
+    vectors: np.ndarray, queries: np.ndarray, sizes: Sequence[int], seed: int
+) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     out = []
     with tempfile.TemporaryDirectory(prefix="plait-ann-") as tmp:
@@ -83,8 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    import os
-
     overrides = {"index_dir": args.index_dir} if args.index_dir else {}
     settings = load_settings(find_root(Path(args.root)), env=os.environ, overrides=overrides)
     index = Index(settings)

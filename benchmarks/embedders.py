@@ -269,7 +269,8 @@ def _markdown(report: dict[str, Any]) -> str:
         f"{corpus['chunk_chars_mean']:.0f} chars) for throughput, batch size {corpus['batch_size']}, median "
         f"of {corpus['repeats']} passes; {corpus['pairs']} docstring→function pairs for quality (exact cosine "
         "search among all of them). Cold start: `import models` → first vector in a fresh process, ONNX "
-        "export cached. Load: first in-process load (ONNX: includes the one-time export/quantization).",
+        "export cached. Load: first in-process load, in the order listed, so later torch variants reuse "
+        "the imports (ONNX: includes the one-time export/quantization).",
         "",
         "| backend | chunks/s | cold start s | load s | MRR@10 | R@10 | cos to torch (mean / min) |",
         "|---|---:|---:|---:|---:|---:|---|",

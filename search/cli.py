@@ -204,9 +204,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from indexer.daemon import run_watch
+    from search.engine import Engine
+    from search.remote import remove_endpoints, start_endpoint
 
     settings = _settings(args.root, args)
-    return run_watch(settings, verbose=args.verbose, vectors=not args.no_vectors)
+    # The daemon keeps the model loaded anyway: let `plait search` use it through the local endpoint.
+    engines = {str(settings.root): Engine(settings)}
+    endpoint = start_endpoint(engines)
+    try:
+        return run_watch(settings, verbose=args.verbose, vectors=not args.no_vectors)
+    finally:
+        endpoint.shutdown()
+        remove_endpoints(engines)
 
 
 def build_parser() -> argparse.ArgumentParser:

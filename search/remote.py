@@ -49,6 +49,7 @@ def try_remote_search(
     except (OSError, ValueError, KeyError, urllib.error.URLError) as exc:
         log.info("no running plait process answered (%s); loading the model here", exc)
         return None
+    log.info("searched through the running plait process (pid %s)", info.get("pid"))
     if "error" in data:
         from search.errors import QueryError
 

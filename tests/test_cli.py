@@ -72,7 +72,9 @@ def test_human_output_shows_path_line_and_symbol(make_repo, cli_env: dict[str, s
         (["index", "/definitely/not/here"], "does not exist"),
     ],
 )
-def test_input_errors_exit_2_with_one_line(make_repo, cli_env: dict[str, str], args: list[str], message: str) -> None:
+def test_input_errors_exit_2_with_one_line(
+    make_repo, cli_env: dict[str, str], args: list[str], message: str
+) -> None:
     root = make_repo(SRC)
     if args[0] == "search":
         args = [*args, "--root", str(root)]
@@ -81,3 +83,32 @@ def test_input_errors_exit_2_with_one_line(make_repo, cli_env: dict[str, str], a
     assert message in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
     assert "Traceback" not in out.stderr
+
+
+def test_hybrid_cli_search_uses_a_running_server(make_repo, cli_env: dict[str, str]) -> None:
+    root = make_repo(SRC)
+    assert plait("index", str(root), env=cli_env).returncode == 0
+    server = subprocess.Popen(
+        [sys.executable, "-m", "search.cli", "serve", "--root", str(root), "--no-preload"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env,
+    )  # fmt: skip
+    try:
+        endpoint = Path(cli_env["PLAIT_INDEX_DIR"]) / "endpoint.json"
+        import time
+
+        deadline = time.monotonic() + 120
+        while not endpoint.exists() and time.monotonic() < deadline and server.poll() is None:
+            time.sleep(0.1)
+        assert endpoint.exists(), "the server did not advertise its endpoint"
+        out = plait("--verbose", "search", "UploadSession", "--root", str(root), "--json", env=cli_env)
+        assert out.returncode == 0, out.stderr
+        assert f"searched through the running plait process (pid {server.pid})" in out.stderr
+        assert json.loads(out.stdout)[0]["symbol"] == "UploadSession"
+        local = plait("--verbose", "search", "UploadSession", "--root", str(root), "--no-daemon", env=cli_env)
+        assert "running plait process" not in local.stderr
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.terminate()
+        server.wait(timeout=30)
+    assert not endpoint.exists(), "the endpoint file outlived the server"
