@@ -16,7 +16,7 @@ from typing import Any
 
 from platformdirs import user_cache_dir
 
-from models.config import DEFAULT_MODEL, ModelConfig
+from models.config import BACKENDS, DEFAULT_MODEL, ModelConfig
 from models.errors import ConfigError
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
@@ -119,8 +119,8 @@ def _model_config(
     if device not in ("cpu", "cuda", "auto") and not device.startswith("cuda:"):
         raise ConfigError(f"model.device must be cpu, cuda or auto, got {device!r}")
     backend = str(raw.get("backend", "auto"))
-    if backend not in ("auto", "torch", "onnx", "onnx-int8"):
-        raise ConfigError(f"model.backend must be auto, torch, onnx or onnx-int8, got {backend!r}")
+    if backend not in BACKENDS:
+        raise ConfigError(f"model.backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     threads = raw.get("threads")
     return ModelConfig(
         name=str(raw.get("name", DEFAULT_MODEL)),
@@ -131,6 +131,7 @@ def _model_config(
         query_prefix=str(raw.get("query_prefix", "")),
         document_prefix=str(raw.get("document_prefix", "")),
         threads=None if threads is None else _int(threads, "model.threads"),
+        cache_dir=str(raw["cache_dir"]) if raw.get("cache_dir") else None,
     )
 
 
