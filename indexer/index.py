@@ -31,6 +31,7 @@ from models.base import Embedder
 SYMBOL_COLUMNS = ["name", "qualified_name", "kind", "path", "language", "start_line", "end_line", "signature"]
 CHUNK_SPAN_COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language"]
 MAX_SYMBOL_CANDIDATES = 5000
+STRICT_MATCHES = frozenset({"exact", "qualified", "case", "normalised"})
 # ANN search settings: a wider HNSW beam and re-ranking with the full vectors keep recall near exact.
 ANN_EF = 100
 ANN_REFINE = 4
@@ -138,6 +139,7 @@ class Index:
         self.settings = settings
         self._embedder = embedder
         self._store: Store | None = None
+        self._exists = False
         self._chunks: tuple[int, dict[str, list[ChunkSpan]]] | None = None
 
     # -- plumbing -------------------------------------------------------------------------------
@@ -159,12 +161,15 @@ class Index:
         return self._embedder
 
     def exists(self) -> bool:
+        if self._exists:
+            return True  # an index does not disappear under a reader (a rebuild keeps its tables)
         if self.settings.index_is_local and not Path(self.location).exists():
             return False
         try:
-            return self.store.has("files")
+            self._exists = self.store.has("files")
         except IndexStoreError:
             return True  # something is there, but unreadable: status reports it as corrupt
+        return self._exists
 
     # -- writing --------------------------------------------------------------------------------
     def build(
@@ -209,6 +214,7 @@ class Index:
         else:
             self.store.drop_all()
         self._store = None
+        self._exists = False
 
     # -- reading --------------------------------------------------------------------------------
     def _version(self, name: str) -> int:
@@ -217,16 +223,29 @@ class Index:
         except IndexStoreError:
             return -1
 
-    def _symbol_candidates(self, name: str, language: str | None, path_prefix: str | None) -> SymbolTable:
-        """Rows that could match ``name`` at any tier, filtered in LanceDB (no full table in Python)."""
-        last = re.split(r"\.|::|#|->|/", name.strip())[-1]
-        norm = normalise(last)
-        if not norm:
+    def _symbol_candidates(
+        self, names: Sequence[tuple[str, bool]], language: str | None, path_prefix: str | None
+    ) -> SymbolTable:
+        """Rows that could match any of ``names`` (``(name, strict)``: strict names match only exactly,
+        up to case and separators), filtered in LanceDB in one query (no full table in Python)."""
+        ors: list[str] = []
+        fuzzy: list[str] = []
+        for name, strict in names:
+            last = re.split(r"\.|::|#|->|/", name.strip())[-1]
+            norm = normalise(last)
+            if not norm:
+                continue
+            if strict:
+                ors.append(f"name_norm = '{norm}'")
+                continue
+            ors.append(f"name_norm LIKE '%{norm}%'")
+            tokens = [normalise(t) for t in name_tokens(last)]
+            if len(tokens) >= 2:
+                ors.append("(" + " AND ".join(f"name_norm LIKE '%{t}%'" for t in tokens if t) + ")")
+            if len(norm) >= 4:
+                fuzzy.append(norm)
+        if not ors:
             return SymbolTable([])
-        ors = [f"name_norm LIKE '%{norm}%'"]
-        tokens = [normalise(t) for t in name_tokens(last)]
-        if len(tokens) >= 2:
-            ors.append("(" + " AND ".join(f"name_norm LIKE '%{t}%'" for t in tokens if t) + ")")
         filters = []
         if language:
             filters.append(f"language = {sql_str(language)}")
@@ -234,8 +253,9 @@ class Index:
             filters.append(_path_prefix_sql(path_prefix))
         where = " AND ".join([f"({' OR '.join(ors)})", *filters])
         table = self.store.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES)
-        if table.num_rows == 0 and len(norm) >= 4:  # fuzzy fallback: names sharing the first letters
-            where = " AND ".join([f"name_norm LIKE '{norm[:2]}%'", *filters])
+        if table.num_rows == 0 and fuzzy:  # fuzzy fallback: names sharing the first letters
+            prefixes = " OR ".join(f"name_norm LIKE '{n[:2]}%'" for n in dict.fromkeys(fuzzy))
+            where = " AND ".join([f"({prefixes})", *filters])
             table = self.store.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
         return SymbolTable.from_arrow(table)
 
@@ -250,11 +270,30 @@ class Index:
         limit: int = 50,
     ) -> list[SymbolMatch]:
         """Definitions by exact name, qualified name, prefix, case/underscore-insensitive or fuzzy match."""
-        if not self.exists():
-            return []
+        return self.lookup_many([(name, False)], kinds=kinds, language=language, globs=globs,
+                                path_prefix=path_prefix, limit=limit)[0]  # fmt: skip
+
+    def lookup_many(
+        self,
+        names: Sequence[tuple[str, bool]],
+        *,
+        kinds: Iterable[str] | None = None,
+        language: str | None = None,
+        globs: Sequence[str] = (),
+        path_prefix: str | None = None,
+        limit: int = 50,
+    ) -> list[list[SymbolMatch]]:
+        """:meth:`lookup_symbols` for several ``(name, strict)`` at once, with one query to the store;
+        strict names keep only exact, qualified and case/separator-insensitive matches."""
+        if not names or not self.exists():
+            return [[] for _ in names]
         glob_ok = glob_matcher(globs)
-        table = self._symbol_candidates(name, language, path_prefix)
-        return table.lookup(name, kinds=kinds, path_ok=glob_ok, limit=limit)
+        table = self._symbol_candidates(names, language, path_prefix)
+        out = []
+        for name, strict in names:
+            found = table.lookup(name, kinds=kinds, path_ok=glob_ok, limit=limit, fuzzy=not strict)
+            out.append([m for m in found if not strict or m.match in STRICT_MATCHES])
+        return out
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
         table = self.store.read("symbols", SYMBOL_COLUMNS, f"path = {sql_str(path)}")
@@ -280,6 +319,17 @@ class Index:
         if len(cache) > 50_000:
             self._chunks = (version, {})
         return {p: cache.get(p, []) for p in paths}
+
+    def manifest_for(self, paths: Iterable[str]) -> dict[str, tuple[str, int, int]]:
+        """Manifest rows (sha256, size, mtime_ns) of just ``paths``."""
+        wanted = list(dict.fromkeys(paths))
+        out: dict[str, tuple[str, int, int]] = {}
+        for batch in batched(wanted):
+            t = self.store.read("files", ["path", "sha256", "size", "mtime_ns"], in_filter("path", batch))
+            if t.num_rows:
+                cols = [t.column(c).to_pylist() for c in ("path", "sha256", "size", "mtime_ns")]
+                out.update({p: (h, s, m) for p, h, s, m in zip(*cols, strict=True)})
+        return out
 
     def manifest(self) -> dict[str, tuple[str, int, int]]:
         return read_manifest(self.store) if self.exists() else {}

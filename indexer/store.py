@@ -124,7 +124,7 @@ class Store:
             raise IndexCorruptError(self.location, str(exc)) from exc
 
     def has(self, name: str) -> bool:
-        return name in self.table_names()
+        return name in self._tables or name in self.table_names()
 
     def table(self, name: str, schema: pa.Schema | None = None) -> Any:
         """Open ``name``; create it empty with ``schema`` when missing (if a schema is given)."""

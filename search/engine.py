@@ -217,7 +217,7 @@ class Engine:
         return rankings, timings
 
     def _results(self, fused: Sequence[Fused], has_index: bool) -> list[Result]:
-        manifest = self.index.manifest() if has_index and fused else {}
+        manifest = self.index.manifest_for(f.span.path for f in fused) if has_index and fused else {}
         out = []
         for f in fused:
             snippet, end = self._snippet(f.span.path, f.span.start_line, f.span.end_line)

@@ -14,7 +14,6 @@ from search.retrievers import ResolvedScope
 from search.retrievers.text import SpanMapper
 from search.types import Hit, Span
 
-STRICT = frozenset({"exact", "qualified", "case", "normalised"})
 STRONG_MATCH = 0.8
 KEEP_RATIO = 0.8
 
@@ -39,13 +38,12 @@ class SymbolRetriever:
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
         best: dict[tuple[str, int], tuple[float, Hit]] = {}
         found = []
-        for n, (name, strict) in enumerate(names):
+        per_name = self.index.lookup_many(
+            names, language=scope.language, globs=scope.globs, path_prefix=path_prefix, limit=limit * 2
+        )
+        for n, matches in enumerate(per_name):
             weight = 1.0 / (1 + 0.15 * n)
-            for m in self.index.lookup_symbols(
-                name, language=scope.language, globs=scope.globs, path_prefix=path_prefix, limit=limit * 2
-            ):
-                if (not strict or m.match in STRICT) and scope.allows(m.symbol.path):
-                    found.append((m, weight))
+            found += [(m, weight) for m in matches if scope.allows(m.symbol.path)]
         mapper = SpanMapper(self.index, 50, {m.symbol.path for m, _ in found})
         for m, weight in found:
             row = m.symbol
