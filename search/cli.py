@@ -301,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Opt in to LanceDB's future default now; otherwise every vector-index check prints a warning.
+    os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
