@@ -86,7 +86,10 @@ def parse_rg_json(lines: Iterable[bytes]) -> dict[str, _FileMatches]:
     """Per file: total submatches and the best line, from ``rg --json`` output lines."""
     files: dict[str, _FileMatches] = {}
     for raw in lines:
-        message = json.loads(raw) if raw.strip() else {}
+        try:
+            message = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            continue  # the last line of output cut at the gateway's size cap
         if message.get("type") != "match":
             continue
         data: dict[str, Any] = message["data"]
