@@ -81,13 +81,13 @@ def run(
     readers = [threading.Thread(target=read_out, daemon=True), threading.Thread(target=read_err, daemon=True)]
     for t in readers:
         t.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    # Wait on the stdout reader (it ends at EOF) rather than Popen.wait(timeout), which polls with
+    # sleeps of up to 50 ms and would add that much to every search.
+    readers[0].join(timeout)
+    timed_out = readers[0].is_alive()
+    if timed_out:
         proc.kill()
-        proc.wait()
+    proc.wait()
     for t in readers:
         t.join(timeout=2)
     proc.stdout.close()
