@@ -193,8 +193,9 @@ def _chunks_columns(chunks: Sequence[Chunk]) -> dict[str, list[object]]:
     }
 
 
-def read_manifest(store: Store) -> dict[str, tuple[str, int, int]]:
-    table = store.read("files", ["path", "sha256", "size", "mtime_ns"])
+def read_manifest(store: Store, where: str | None = None) -> dict[str, tuple[str, int, int]]:
+    """path → (sha256, size, mtime_ns) of the manifest rows matching ``where`` (all rows by default)."""
+    table = store.read("files", ["path", "sha256", "size", "mtime_ns"], where)
     if table.num_rows == 0:
         return {}
     cols = [table.column(n).to_pylist() for n in ("path", "sha256", "size", "mtime_ns")]
@@ -205,7 +206,6 @@ def read_manifest(store: Store) -> dict[str, tuple[str, int, int]]:
 class _Plan:
     changed: list[WorkspaceFile]
     deleted: list[str]
-    touched: list[FileRecord]  # same content, new mtime: manifest refresh only
     unchanged: int
 
 
@@ -231,7 +231,7 @@ def plan_changes(
                 found[rel] = f
             elif rel in manifest:
                 deleted.append(rel)
-    plan = _Plan([], deleted, [], 0)
+    plan = _Plan([], deleted, 0)
     for rel, f in found.items():
         old = manifest.get(rel)
         if full or old is None:

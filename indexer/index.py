@@ -325,10 +325,7 @@ class Index:
         wanted = list(dict.fromkeys(paths))
         out: dict[str, tuple[str, int, int]] = {}
         for batch in batched(wanted):
-            t = self.store.read("files", ["path", "sha256", "size", "mtime_ns"], in_filter("path", batch))
-            if t.num_rows:
-                cols = [t.column(c).to_pylist() for c in ("path", "sha256", "size", "mtime_ns")]
-                out.update({p: (h, s, m) for p, h, s, m in zip(*cols, strict=True)})
+            out.update(read_manifest(self.store, in_filter("path", batch)))
         return out
 
     def manifest(self) -> dict[str, tuple[str, int, int]]:

@@ -28,6 +28,12 @@ def _settings(root_arg: str | None, args: argparse.Namespace, *, detect: bool = 
     if not start.exists():
         raise PlaitError(f"{start} does not exist; pass an existing directory as the root.")
     root = find_root(start) if detect and root_arg is None else start.resolve()
+    return load_settings(root, env=os.environ, overrides=flag_overrides(args))
+
+
+def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings overrides given by the common flags (``--index-dir``, ``--model``, ``--device``,
+    ``--exclude``) of any sub-command."""
     overrides: dict[str, Any] = {}
     if getattr(args, "index_dir", None):
         overrides["index_dir"] = args.index_dir
@@ -37,7 +43,7 @@ def _settings(root_arg: str | None, args: argparse.Namespace, *, detect: bool = 
         overrides["model_device"] = args.device
     if getattr(args, "exclude", None):
         overrides["exclude"] = list(args.exclude)
-    return load_settings(root, env=os.environ, overrides=overrides)
+    return overrides
 
 
 # -- index / status ------------------------------------------------------------------------------

@@ -33,7 +33,6 @@ those — so ``os`` forbids ``os`` and ``os.path`` but not ``oslo``.
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -52,6 +51,7 @@ from indexer.workspace import ALWAYS_SKIP_DIRS, BINARY_SNIFF_BYTES, is_binary
 from models.errors import ConfigError
 from search.confine import Roots
 from search.errors import GuardBlockedError, QueryError
+from search.retrievers.text import rg_text
 
 RuleType = Literal["regex", "import", "generated"]
 RULE_TYPES: tuple[str, ...] = ("regex", "import", "generated")
@@ -307,15 +307,6 @@ def _trim(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def _rg_text(obj: Any) -> str:
-    if isinstance(obj, dict):
-        if "text" in obj:
-            return str(obj["text"])
-        if "bytes" in obj:
-            return base64.b64decode(obj["bytes"]).decode("utf-8", "replace")
-    return ""
-
-
 def parse_rg_matches(output: bytes) -> list[tuple[str, int, str]]:
     """``(path, line, text)`` of each matching line in ``rg --json`` output; binary files are dropped."""
     found: dict[str, list[tuple[str, int, str]]] = {}
@@ -326,9 +317,9 @@ def parse_rg_matches(output: bytes) -> list[tuple[str, int, str]]:
         except ValueError:
             continue  # a line cut by the output cap
         data = msg.get("data", {})
-        path = _rg_text(data.get("path"))
+        path = rg_text(data.get("path"))
         if msg.get("type") == "match":
-            found.setdefault(path, []).append((path, int(data["line_number"]), _rg_text(data.get("lines"))))
+            found.setdefault(path, []).append((path, int(data["line_number"]), rg_text(data.get("lines"))))
         elif msg.get("type") == "end" and data.get("binary_offset") is not None:
             binary.add(path)
     return [m for path, matches in found.items() if path not in binary for m in matches]

@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Mode = Literal["hybrid", "text", "symbol", "semantic"]
-MODES: tuple[str, ...] = ("hybrid", "text", "symbol", "semantic")
-RETRIEVERS: tuple[str, ...] = ("text", "symbol", "vector")
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import ripgrepy
 
@@ -56,16 +57,21 @@ def parse_rg_json(lines: Sequence[bytes] | Iterator[bytes]) -> Iterator[LineMatc
             data = json.loads(raw)["data"]
         except (ValueError, KeyError):
             continue
-        path = _text(data["path"])
+        path = rg_text(data["path"])
         path = path[2:] if path.startswith("./") else path
-        subs = tuple(_text(s["match"]) for s in data.get("submatches", ()))
-        yield LineMatch(path, int(data["line_number"]), _text(data["lines"]), subs)
+        subs = tuple(rg_text(s["match"]) for s in data.get("submatches", ()))
+        yield LineMatch(path, int(data["line_number"]), rg_text(data["lines"]), subs)
 
 
-def _text(obj: dict[str, str]) -> str:
-    if "text" in obj:
-        return obj["text"]
-    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
+def rg_text(obj: Any) -> str:
+    """The text of an ``rg --json`` data element (``{"text": ...}``, or base64 ``{"bytes": ...}`` for
+    non-UTF-8 data); ``""`` for anything else."""
+    if isinstance(obj, dict):
+        if "text" in obj:
+            return str(obj["text"])
+        if "bytes" in obj:
+            return base64.b64decode(obj["bytes"]).decode("utf-8", "replace")
+    return ""
 
 
 def language_globs(language: str) -> list[str]:

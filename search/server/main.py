@@ -24,6 +24,7 @@ import anyio
 
 from indexer import Settings, default_index_dir, find_root, load_settings
 from models.errors import PlaitError
+from search.cli import flag_overrides
 from search.server.app import PlaitMCP, create_server
 from search.server.http import MCP_PATH, build_app, check_bind
 from search.server.registry import resolve_tools
@@ -34,13 +35,7 @@ log = logging.getLogger(__name__)
 
 def root_settings(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> list[Settings]:
     """The resolved settings of every ``--root`` (default: the workspace around the current directory)."""
-    overrides: dict[str, Any] = {}
-    if getattr(args, "index_dir", None):
-        overrides["index_dir"] = args.index_dir
-    if getattr(args, "model", None):
-        overrides["model_name"] = args.model
-    if getattr(args, "device", None):
-        overrides["model_device"] = args.device
+    overrides = flag_overrides(args)
     raw_roots: Sequence[str] = args.root or []
     paths = [Path(r) for r in raw_roots] if raw_roots else [find_root(Path("."))]
     for path in paths:

@@ -177,7 +177,7 @@ class ServerState:
         index = self.workspaces[root].index
         if not index.exists():
             return None
-        manifest = index.manifest()
+        manifest = index.manifest_for([relpath])
         if relpath not in manifest:
             return (False, False)
         return (True, not index.is_stale(relpath, manifest))

@@ -9,7 +9,7 @@ root that holds it.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp_types import CallToolResult
 from pydantic import Field
@@ -19,7 +19,7 @@ from indexer.types import SymbolKind
 from search.engine import MAX_LIMIT, parse_scope
 from search.errors import QueryError
 from search.retrievers import ResolvedScope
-from search.retrievers.text import rg_command
+from search.retrievers.text import rg_command, rg_text
 from search.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, as_list, respond, truncation_note
 from search.server.models import (
     FindSymbolOutput,
@@ -410,8 +410,8 @@ def _run_rg(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], 
         try:
             event = json.loads(raw)
             data = event["data"]
-            file_path = _rg_text(data["path"]).removeprefix("./")
-            text = _rg_text(data["lines"]).rstrip("\r\n")
+            file_path = rg_text(data["path"]).removeprefix("./")
+            text = rg_text(data["lines"]).rstrip("\r\n")
             line = int(data["line_number"])
         except (ValueError, KeyError, TypeError):
             continue
@@ -419,14 +419,6 @@ def _run_rg(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], 
             text = text[:GREP_LINE_CHARS] + f"… [{len(text):,} characters]"
         found.setdefault(file_path, []).append(GrepLine(line=line, text=text, match=event["type"] == "match"))
     return found, hit_cap
-
-
-def _rg_text(obj: dict[str, Any]) -> str:
-    if "text" in obj:
-        return str(obj["text"])
-    import base64
-
-    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
 
 
 def _shown_count(files: list[GrepFile], mode: str) -> int:
