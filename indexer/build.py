@@ -7,9 +7,15 @@ Order of commits, which is what makes a killed build safe:
    manifest, so the next build treats those files as changed again and, deleting by path first,
    never duplicates a row.
 2. Deleted files: their rows go first, their manifest rows last.
-3. Vectors: orphan vectors (chunk ids no longer in ``chunks``) are deleted, then every chunk
-   without a vector gets one, from the embedding cache when its content was seen before, else
-   from the model; vectors are committed in batches so semantic search sees them as they land.
+3. Vectors: every chunk without a vector gets one, from the embedding cache when its content was
+   seen before, else from the model; then orphan vectors (chunk ids no longer in ``chunks``) are
+   deleted, so a changed chunk is never without a vector.
+
+Readers do not see these commits one by one: they read the table versions last *published*
+(:mod:`indexer.snapshot`). A build publishes once at its end, so a small build (one daemon
+batch) appears to searches all at once. A build that embeds more than one batch of vectors also
+publishes when its symbols half is done and after each vector batch, so a first index is
+searchable by text and symbols while embedding goes on, and semantic coverage grows as it lands.
 """
 
 from __future__ import annotations
@@ -27,12 +33,14 @@ from indexer.chunks import CHUNKER_VERSION, chunk_file
 from indexer.config import Settings
 from indexer.languages import SYMBOL_LANGUAGES
 from indexer.lookup import normalise
+from indexer.snapshot import publish
 from indexer.store import (
     CHUNKS_SCHEMA,
     FILES_SCHEMA,
     SCHEMA_VERSION,
     SYMBOLS_SCHEMA,
     Store,
+    TableReader,
     batched,
     cache_schema,
     in_filter,
@@ -193,7 +201,7 @@ def _chunks_columns(chunks: Sequence[Chunk]) -> dict[str, list[object]]:
     }
 
 
-def read_manifest(store: Store, where: str | None = None) -> dict[str, tuple[str, int, int]]:
+def read_manifest(store: TableReader, where: str | None = None) -> dict[str, tuple[str, int, int]]:
     """path → (sha256, size, mtime_ns) of the manifest rows matching ``where`` (all rows by default)."""
     table = store.read("files", ["path", "sha256", "size", "mtime_ns"], where)
     if table.num_rows == 0:
@@ -317,7 +325,13 @@ class Builder:
         self.store.set_meta(
             last_build={"finished": time.time(), "seconds": report.seconds, "report": report.as_dict()}
         )
+        self._publish()
         return report
+
+    def _publish(self) -> None:
+        """Make the tables as they stand now what searches read (they agree with each other here)."""
+        names = [n for n in self.store.table_names() if n.startswith("vectors_")]
+        publish(self.store, ["files", "symbols", "chunks", *names])
 
     def _reset(self) -> None:
         for name in self.store.table_names():
@@ -414,8 +428,11 @@ class Builder:
         orphans = have - set(ids)
         missing = [cid for cid in ids if cid not in have]
         self.store.set_meta(model={"id": embedder.model_id, "dimension": dim, "table": vec_name})
+        progressive = len(missing) > VECTOR_BATCH  # long enough to show searches what is ready
+        if progressive:
+            self._publish()
         if missing:
-            self._embed_missing(embedder, missing, vec_name, cache_name, report)
+            self._embed_missing(embedder, missing, vec_name, cache_name, report, progressive)
         if orphans:  # after the new vectors landed, so a changed chunk is never without one
             self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
         report.vectors = self.store.count(vec_name)
@@ -424,7 +441,13 @@ class Builder:
         self._maybe_compact(report, (vec_name, cache_name))
 
     def _embed_missing(
-        self, embedder: Embedder, missing: list[str], vec_name: str, cache_name: str, report: BuildReport
+        self,
+        embedder: Embedder,
+        missing: list[str],
+        vec_name: str,
+        cache_name: str,
+        report: BuildReport,
+        progressive: bool,
     ) -> None:
         dim = embedder.dimension
         vschema, cschema = vectors_schema(dim), cache_schema(dim)
@@ -454,6 +477,8 @@ class Builder:
             rows = todo.take(pa.array(sel, pa.int64()))
             matrix = np.stack([cached[hashes[i]] for i in sel]).astype(np.float32)
             self.store.add(vec_name, rows.append_column("vector", _vector_array(matrix, dim)), vschema)
+            if progressive:
+                self._publish()
             self.progress.advance(len(sel))
 
     def _maybe_compact(self, report: BuildReport, extra: Sequence[str]) -> None:

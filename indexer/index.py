@@ -7,6 +7,7 @@ so a long-lived process keeps them warm. Readers never take the writer lock.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -23,6 +24,7 @@ from indexer.embedding import make_embedder
 from indexer.errors import IndexCorruptError, IndexStoreError
 from indexer.lock import writer_lock
 from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
+from indexer.snapshot import Snapshot, current
 from indexer.store import Store, batched, in_filter, model_slug, sql_str
 from indexer.types import sha256_hex
 from indexer.workspace import Walker, WalkStats
@@ -132,15 +134,28 @@ def glob_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
     return ok
 
 
+@dataclass
+class _Caches:
+    """State shared by an :class:`Index` and its pinned copies."""
+
+    chunks: tuple[int, dict[str, list[ChunkSpan]]] | None = None
+
+
 class Index:
-    """One workspace's index at ``settings.index_dir``."""
+    """One workspace's index at ``settings.index_dir``.
+
+    Reads go through a :class:`~indexer.snapshot.Snapshot`: each call reads the snapshot the writer
+    last published, and :meth:`pinned` gives a copy whose every read uses one snapshot (a search
+    uses one, so its retrievers never see a half-applied batch, or two different ones).
+    """
 
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self._embedder = embedder
         self._store: Store | None = None
         self._exists = False
-        self._chunks: tuple[int, dict[str, list[ChunkSpan]]] | None = None
+        self._caches = _Caches()
+        self._pin: Snapshot | None = None
 
     # -- plumbing -------------------------------------------------------------------------------
     @property
@@ -154,6 +169,16 @@ class Index:
                 Path(self.location).mkdir(parents=True, exist_ok=True)
             self._store = Store(self.location)
         return self._store
+
+    def snapshot(self) -> Snapshot:
+        """The pinned snapshot, or the one the writer published last."""
+        return self._pin if self._pin is not None else current(self.store)
+
+    def pinned(self) -> Index:
+        """A copy of this index (same store, embedder and caches) that reads one snapshot throughout."""
+        twin = copy.copy(self)
+        twin._pin = current(self.store)
+        return twin
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -198,7 +223,7 @@ class Index:
                     full=True
                 )
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
-        self._chunks = None
+        self._caches.chunks = None
         return report
 
     def _wipe(self) -> None:
@@ -217,12 +242,6 @@ class Index:
         self._exists = False
 
     # -- reading --------------------------------------------------------------------------------
-    def _version(self, name: str) -> int:
-        try:
-            return int(self.store.table(name).version) if self.store.has(name) else -1
-        except IndexStoreError:
-            return -1
-
     def _symbol_candidates(
         self, names: Sequence[tuple[str, bool]], language: str | None, path_prefix: str | None
     ) -> SymbolTable:
@@ -252,11 +271,12 @@ class Index:
         if path_prefix:
             filters.append(_path_prefix_sql(path_prefix))
         where = " AND ".join([f"({' OR '.join(ors)})", *filters])
-        table = self.store.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES)
+        snap = self.snapshot()
+        table = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES)
         if table.num_rows == 0 and fuzzy:  # fuzzy fallback: names sharing the first letters
             prefixes = " OR ".join(f"name_norm LIKE '{n[:2]}%'" for n in dict.fromkeys(fuzzy))
             where = " AND ".join([f"({prefixes})", *filters])
-            table = self.store.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
+            table = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
         return SymbolTable.from_arrow(table)
 
     def lookup_symbols(
@@ -296,18 +316,20 @@ class Index:
         return out
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
-        table = self.store.read("symbols", SYMBOL_COLUMNS, f"path = {sql_str(path)}")
+        table = self.snapshot().read("symbols", SYMBOL_COLUMNS, f"path = {sql_str(path)}")
         return SymbolTable.from_arrow(table).in_file(path)
 
     def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[ChunkSpan]]:
         """Chunk spans of ``paths``, sorted by start line (maps hits to chunk-sized spans)."""
-        version = self._version("chunks")
-        if self._chunks is None or self._chunks[0] != version:
-            self._chunks = (version, {})
-        cache = self._chunks[1]
+        snap = self.snapshot()
+        version = snap.versions.get("chunks", -1)
+        cached = self._caches.chunks
+        if cached is None or cached[0] != version or version < 0:
+            cached = self._caches.chunks = (version, {})
+        cache = cached[1]
         wanted = [p for p in dict.fromkeys(paths) if p not in cache]
         for batch in batched(wanted):
-            table = self.store.read("chunks", CHUNK_SPAN_COLUMNS, in_filter("path", batch))
+            table = snap.read("chunks", CHUNK_SPAN_COLUMNS, in_filter("path", batch))
             found: dict[str, list[ChunkSpan]] = {p: [] for p in batch}
             if table.num_rows:
                 cols = [table.column(c).to_pylist() for c in CHUNK_SPAN_COLUMNS]
@@ -317,30 +339,31 @@ class Index:
                 spans.sort(key=lambda c: (c.start_line, c.end_line))
                 cache[p] = spans
         if len(cache) > 50_000:
-            self._chunks = (version, {})
+            self._caches.chunks = (version, {})
         return {p: cache.get(p, []) for p in paths}
 
     def manifest_for(self, paths: Iterable[str]) -> dict[str, tuple[str, int, int]]:
         """Manifest rows (sha256, size, mtime_ns) of just ``paths``."""
         wanted = list(dict.fromkeys(paths))
         out: dict[str, tuple[str, int, int]] = {}
+        snap = self.snapshot()
         for batch in batched(wanted):
-            out.update(read_manifest(self.store, in_filter("path", batch)))
+            out.update(read_manifest(snap, in_filter("path", batch)))
         return out
 
     def manifest(self) -> dict[str, tuple[str, int, int]]:
-        return read_manifest(self.store) if self.exists() else {}
+        return read_manifest(self.snapshot()) if self.exists() else {}
 
     def vector_table_name(self) -> str:
         return f"vectors_{model_slug(self.embedder().model_id)}"
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector for the configured model, all chunks)."""
-        meta = self.store.get_meta()
-        model = meta.get("model") or {}
+        snap = self.snapshot()
+        model = snap.meta.get("model") or {}
         table = model.get("table") if isinstance(model, dict) else None
-        embedded = self.store.count(table) if isinstance(table, str) else 0
-        return embedded, self.store.count("chunks")
+        embedded = snap.count(table) if isinstance(table, str) else 0
+        return embedded, snap.count("chunks")
 
     def nearest(
         self,
@@ -353,8 +376,9 @@ class Index:
         language: str | None = None,
     ) -> list[VectorHit]:
         """Chunks nearest to ``query`` (cosine distance), filtered by path prefix/paths/globs/language."""
-        meta_model = self.store.get_meta().get("model")
-        if not isinstance(meta_model, dict) or not self.store.count(str(meta_model.get("table"))):
+        snap = self.snapshot()
+        meta_model = snap.meta.get("model")
+        if not isinstance(meta_model, dict) or not snap.count(str(meta_model.get("table"))):
             return []  # nothing embedded yet: do not load the model for nothing
         embedder = self.embedder()
         name = f"vectors_{model_slug(embedder.model_id)}"
@@ -376,8 +400,8 @@ class Index:
         glob_ok = glob_matcher(globs)
         fetch = limit * 4 if glob_ok else limit
         try:
-            q = self.store.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
-            if self.store.has_ann(name):
+            q = snap.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
+            if snap.has_ann(name):
                 q = q.ef(ANN_EF).refine_factor(ANN_REFINE)
             if clauses:
                 q = q.where(" AND ".join(clauses), prefilter=True)

@@ -19,9 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import lancedb
 import pyarrow as pa
@@ -31,6 +32,7 @@ from indexer.errors import IndexCorruptError, IndexStoreError
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
+PINNED_VERSIONS = 2  # handles kept per table: the published version and the one before it
 
 FILES_SCHEMA = pa.schema(
     [
@@ -69,6 +71,18 @@ CHUNK_FIELDS = [
 ]
 CHUNKS_SCHEMA = pa.schema(CHUNK_FIELDS)
 META_SCHEMA = pa.schema([pa.field("key", pa.string(), nullable=False), pa.field("value", pa.string())])
+
+
+class TableReader(Protocol):
+    """Reads rows of a named table: a :class:`Store` (latest versions) or a snapshot."""
+
+    def read(
+        self,
+        name: str,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        limit: int | None = None,
+    ) -> pa.Table: ...
 
 
 def vectors_schema(dimension: int) -> pa.Schema:
@@ -113,6 +127,11 @@ class Store:
         except Exception as exc:  # LanceDB raises bare Exceptions/ValueErrors/OSErrors
             raise IndexStoreError(f"cannot open the index at {location}: {exc}") from exc
         self._tables: dict[str, Any] = {}
+        # Read-only handles checked out at one version (snapshot reads), and what is known of them.
+        self._lock = threading.Lock()
+        self._pinned: dict[tuple[str, int], Any] = {}
+        self.pinned_counts: dict[tuple[str, int], int] = {}
+        self.pinned_ann: dict[tuple[str, int], bool] = {}
 
     # -- tables ---------------------------------------------------------------------------------
     def table_names(self) -> set[str]:
@@ -144,6 +163,26 @@ class Store:
         self._tables[name] = tbl
         return tbl
 
+    def at_version(self, name: str, version: int) -> Any:
+        """A read-only handle of ``name`` checked out at ``version``, cached (handles of one version
+        never change); the latest handle when that version is gone (cleaned up, table recreated)."""
+        key = (name, version)
+        with self._lock:
+            handle = self._pinned.get(key)
+            if handle is not None:
+                return handle
+            try:
+                handle = self.db.open_table(name)
+                handle.checkout(version)
+            except Exception as exc:
+                log.debug("cannot check out %s@%d (%s); reading its latest version", name, version, exc)
+                return self.table(name)
+            self._pinned[key] = handle
+            for old in sorted(v for n, v in self._pinned if n == name)[:-PINNED_VERSIONS]:
+                for cache in (self._pinned, self.pinned_counts, self.pinned_ann):
+                    cache.pop((name, old), None)
+            return handle
+
     def drop_all(self) -> None:
         for name in self.table_names():
             try:
@@ -167,7 +206,17 @@ class Store:
     ) -> pa.Table:
         if not self.has(name):
             return pa.table({})
-        tbl = self.table(name)
+        return self.read_from(self.table(name), name, columns, where, limit)
+
+    def read_from(
+        self,
+        tbl: Any,
+        name: str,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        limit: int | None = None,
+    ) -> pa.Table:
+        """:meth:`read` on an open handle (the latest one or one checked out at a version)."""
         try:
             if where is None and columns is None and limit is None:
                 return tbl.to_arrow()
@@ -258,12 +307,6 @@ class Store:
             log.warning("building the vector index of %s failed: %s", name, exc)
             return None
         return f"IVF_HNSW_SQ over {rows:,} vectors, {partitions} partitions"
-
-    def has_ann(self, name: str) -> bool:
-        try:
-            return any("vector" in list(getattr(i, "columns", [])) for i in self.table(name).list_indices())
-        except Exception:
-            return False
 
     # -- meta -----------------------------------------------------------------------------------
     def get_meta(self) -> dict[str, Any]:

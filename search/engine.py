@@ -147,7 +147,9 @@ class Engine:
         degraded: dict[str, str] = {}
         notes: list[str] = []
         has_index = self.index.exists()
-        active = retrievers_for(query.mode, self.settings, self.index)
+        # One snapshot for the whole search: every retriever reads the same published tables.
+        index = self.index.pinned() if has_index else self.index
+        active = retrievers_for(query.mode, self.settings, index)
         if not has_index:
             for name in ("symbol", "vector"):
                 if name in active:
@@ -172,13 +174,13 @@ class Engine:
         coverage = None
         if has_index and "vector" in MODE_RETRIEVERS[query.mode]:
             try:
-                embedded, total = self.index.coverage()
+                embedded, total = index.coverage()
                 coverage = Coverage(embedded, total)
                 if embedded < total:
                     notes.append(f"semantic search covers {coverage.describe()}; indexing is still running")
             except IndexStoreError as exc:
                 degraded.setdefault("vector", str(exc))
-        results = self._results(fused, has_index)
+        results = self._results(index, fused, has_index)
         if any(r.stale for r in results):
             notes.append("some results come from files changed since the last index (stale: true)")
         return SearchResponse(results, degraded, timings, coverage, notes)
@@ -216,12 +218,12 @@ class Engine:
         timings["total"] = (time.perf_counter() - start) * 1000
         return rankings, timings
 
-    def _results(self, fused: Sequence[Fused], has_index: bool) -> list[Result]:
-        manifest = self.index.manifest_for(f.span.path for f in fused) if has_index and fused else {}
+    def _results(self, index: Index, fused: Sequence[Fused], has_index: bool) -> list[Result]:
+        manifest = index.manifest_for(f.span.path for f in fused) if has_index and fused else {}
         out = []
         for f in fused:
             snippet, end = self._snippet(f.span.path, f.span.start_line, f.span.end_line)
-            stale = self.index.is_stale(f.span.path, manifest) if has_index else False
+            stale = index.is_stale(f.span.path, manifest) if has_index else False
             out.append(
                 Result(
                     f.span.path, f.span.start_line, end, f.score, f.hit.symbol, f.hit.kind, f.hit.language,

@@ -192,7 +192,7 @@ class TextRetriever:
             return []
         argv = rg_command(self.settings, patterns, scope, fixed=True, ignore_case=True)
         matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
-        n_files = index.store.count("files") if index is not None else 0
+        n_files = index.snapshot().count("files") if index is not None else 0
         return self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
 
     def _mapper(self, index: Index | None, matches: list[LineMatch]) -> SpanMapper:
