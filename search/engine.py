@@ -36,14 +36,39 @@ MODE_RETRIEVERS: dict[str, tuple[str, ...]] = {
     "symbol": ("symbol",),
     "semantic": ("vector",),
 }
-# Query-aware weights for weighted RRF: set from the query shape by reasoning, checked on a dev corpus
-# (rich) that is not one of the corpora reported in BENCHMARKS.md; plain RRF stays selectable (--fusion rrf).
+# Query-aware weights for weighted RRF: set from the query shape by reasoning, checked on dev corpora
+# (rich, jinja2, click) that are not among the corpora reported in BENCHMARKS.md; plain RRF stays
+# selectable (--fusion rrf).
 WEIGHTS: dict[str, dict[str, float]] = {
     "literal": {"text": 1.5, "symbol": 0.5, "vector": 0.5},
     "regex": {"text": 1.5, "symbol": 0.3, "vector": 0.3},
     "identifier": {"text": 0.8, "symbol": 1.6, "vector": 0.6},
-    "natural": {"text": 0.6, "symbol": 0.5, "vector": 1.6},
+    # Sentences: the dense retriever leads. A plain word that happens to name a definition is weak
+    # evidence (symbol 0.05) unless the sentence holds an identifier; the text retriever's weight is
+    # scaled by how much of the query's term weight its best hits match (see fusion_weights).
+    "natural": {"text": 1.0, "symbol": 0.05, "vector": 2.0},
 }
+NATURAL_IDENTIFIER_SYMBOL = 0.4
+COVERAGE_HITS = 3  # text hits whose term coverage sets the text weight of a natural-language query
+
+
+def fusion_weights(shape: QueryShape, rankings: Mapping[str, Sequence[Hit]]) -> tuple[str, dict[str, float]]:
+    """The effective query kind and the weighted-RRF weights for it.
+
+    A natural-language query that the text retriever found verbatim is fused as a literal. For other
+    sentences the text weight is scaled by the best idf-weighted share of the query's terms among the
+    text retriever's first hits: lexical hits that match one word in five do not outvote the dense ones.
+    """
+    kind = shape.shape
+    text_hits = rankings.get("text", ())[:COVERAGE_HITS]
+    if kind == "natural" and any(h.exact for h in text_hits):
+        return "literal", dict(WEIGHTS["literal"])
+    weights = dict(WEIGHTS[kind])
+    if kind == "natural":
+        weights["text"] *= max((h.coverage for h in text_hits), default=0.0)
+        if shape.identifiers:
+            weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
+    return kind, weights
 
 
 def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = None) -> Scope:
@@ -160,16 +185,13 @@ class Engine:
         depth = max(query.limit * 3, 30)
         rankings, timings = self._fan_out(active, text, shape, resolved, depth, degraded)
         weights = None
-        verbatim = False
+        exact_first = False
         if fusion == "weighted" and query.mode == "hybrid":
-            kind = shape.shape
-            if kind == "natural" and any(h.exact for h in rankings.get("text", ())[:3]):
-                kind = "literal"  # the whole multi-word query occurs verbatim: treat it as a literal
-            weights = WEIGHTS[kind]
-            verbatim = kind in ("literal", "regex")
+            kind, weights = fusion_weights(shape, rankings)
+            exact_first = kind != "natural"
         fused = fuse(rankings, k=k, weights=weights)
-        if verbatim:  # places that hold the literal itself come first; fusion orders within each group
-            fused.sort(key=lambda f: not f.exact)
+        if exact_first:  # places holding the literal, or defining the identifier, come first;
+            fused.sort(key=lambda f: not f.exact)  # fusion orders within each group
         fused = fused[: query.limit]
         coverage = None
         if has_index and "vector" in MODE_RETRIEVERS[query.mode]:

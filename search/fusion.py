@@ -34,7 +34,7 @@ class Fused:
     score: float
     ranks: dict[str, int | None]  # retriever -> 1-based rank, None if absent
     hit: Hit  # representative hit (symbol, kind, language) from the best-ranked retriever
-    exact: bool = False  # some member hit holds the whole query verbatim
+    exact: bool = False  # some member hit holds the query itself (see Hit.exact)
 
 
 def fuse(

@@ -31,7 +31,10 @@ class Hit:
     symbol: str | None = None
     kind: str | None = None
     language: str | None = None
-    exact: bool = False  # the text retriever found the whole query verbatim here
+    exact: bool = (
+        False  # holds the query itself: verbatim (text) or a definition of exactly that name (symbol)
+    )
+    coverage: float = 1.0  # text retriever: share of the query's term weight (idf) matched here
 
 
 @dataclass(frozen=True, slots=True)

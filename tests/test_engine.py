@@ -184,3 +184,25 @@ def test_real_model_finds_a_paraphrase_only_the_vector_retriever_matches(make_re
         assert hybrid.results[0].sources["vector"] == 1
     finally:
         eng.close()
+
+
+def test_an_exact_case_definition_outranks_a_case_insensitive_one_that_text_prefers(
+    make_repo, settings_for
+) -> None:
+    env = "def getattr(obj, name):\n    # getattr, getattr, getattr\n"
+    env += "    return __builtins__.getattr(obj, name) or obj.getattr(name)\n"
+    uses = {
+        f"use{i}.py": f"def use{i}(o):\n    return getattr(o, 'getattr') or getattr(o, '{i}')\n"
+        for i in range(5)
+    }
+    root = make_repo({"nodes.py": "class Getattr:\n    fields = ('node', 'attr')\n", "env.py": env, **uses})
+    settings = settings_for(root)
+    Index(settings).build()
+    eng = Engine(settings)
+    try:
+        text = [r.path for r in eng.search(Query("Getattr", mode="text")).results]
+        assert text[0] == "env.py"  # lexically, the many mentions win
+        hybrid = eng.search(Query("Getattr")).results
+        assert (hybrid[0].path, hybrid[0].symbol) == ("nodes.py", "Getattr")
+    finally:
+        eng.close()

@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from search.engine import NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, fusion_weights
 from search.fusion import fuse, rrf
+from search.query_shape import analyse
 from search.types import Hit, Span
 
 A, B, C = Span("a.py", 1, 10), Span("b.py", 1, 10), Span("c.py", 5, 9)
@@ -65,3 +67,23 @@ def test_fuse_never_returns_overlapping_results_from_one_file_cluster(rankings: 
     for f in fused:
         for name, rank in f.ranks.items():
             assert rank is None or 1 <= rank <= len(rankings[int(name[1:])])
+
+
+def _hit(path: str, line: int, *, exact: bool = False, coverage: float = 1.0) -> Hit:
+    return Hit(Span(path, line, line + 2), 1.0, exact=exact, coverage=coverage)
+
+
+def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
+    sentence = analyse("retry failed uploads after a delay")
+    kind, w = fusion_weights(
+        sentence, {"text": [_hit("a.py", 1, coverage=0.25), _hit("b.py", 1, coverage=0.5)]}
+    )
+    assert kind == "natural"
+    assert w["text"] == pytest.approx(WEIGHTS["natural"]["text"] * 0.5)  # best coverage of the first hits
+    assert w["symbol"] == WEIGHTS["natural"]["symbol"] and w["vector"] == WEIGHTS["natural"]["vector"]
+    assert fusion_weights(sentence, {})[1]["text"] == 0.0  # no lexical evidence at all
+    kind, w = fusion_weights(analyse("where does UploadSession retry"), {"text": [_hit("a.py", 1)]})
+    assert kind == "natural" and w["symbol"] == NATURAL_IDENTIFIER_SYMBOL
+    kind, w = fusion_weights(sentence, {"text": [_hit("a.py", 1, exact=True)]})
+    assert (kind, w) == ("literal", WEIGHTS["literal"])  # the whole sentence occurs verbatim
+    assert fusion_weights(analyse("UploadSession"), {})[0] == "identifier"

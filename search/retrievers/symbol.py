@@ -4,6 +4,8 @@ An identifier query is looked up as a name (exact, qualified, case/underscore-in
 fuzzy). In a natural-language query, identifier-like tokens are looked up the same way and plain
 words only by exact or normalised name, so a sentence does not flood results with prefix matches.
 Each definition maps to the chunk holding its first line, so it fuses with the other retrievers.
+For an identifier query, a definition of exactly that name (case included) is marked ``exact``: the
+engine puts such definitions above mere mentions.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from search.retrievers.text import SpanMapper
 from search.types import Hit, Span
 
 STRONG_MATCH = 0.8
+EXACT_MATCHES = frozenset({"exact", "qualified"})
 KEEP_RATIO = 0.8
 
 
@@ -38,6 +41,7 @@ class SymbolRetriever:
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
         best: dict[tuple[str, int], tuple[float, Hit]] = {}
         found = []
+        mark_exact = shape.shape == "identifier"
         per_name = self.index.lookup_many(
             names, language=scope.language, globs=scope.globs, path_prefix=path_prefix, limit=limit * 2
         )
@@ -50,14 +54,17 @@ class SymbolRetriever:
             span, _sym, _kind, _lang = mapper.span(row.path, row.start_line)
             if span.start_line > row.start_line or span.end_line < row.start_line:
                 span = Span(row.path, row.start_line, row.end_line)
-            hit = Hit(span, m.score * weight, row.qualified_name, row.kind, row.language)
+            exact = mark_exact and m.match in EXACT_MATCHES
+            hit = Hit(span, m.score * weight, row.qualified_name, row.kind, row.language, exact=exact)
             key = (span.path, span.start_line)
             prev = best.get(key)
             score = m.score * weight + (prev[0] * 0.1 if prev else 0.0)
+            if prev is not None and prev[1].exact and not hit.exact:
+                hit = prev[1]  # one chunk, two definitions: keep the exact one's mark
             if prev is None or score > prev[0]:
                 best[key] = (score, hit)
         ranked = sorted(best.values(), key=lambda sh: (-sh[0], sh[1].span))
         if ranked and ranked[0][0] >= STRONG_MATCH:
             # An exact (or case/separator-insensitive) definition exists: near misses are noise in fusion.
             ranked = [sh for sh in ranked if sh[0] >= ranked[0][0] * KEEP_RATIO]
-        return [Hit(h.span, s, h.symbol, h.kind, h.language) for s, h in ranked[:limit]]
+        return [Hit(h.span, s, h.symbol, h.kind, h.language, exact=h.exact) for s, h in ranked[:limit]]

@@ -220,6 +220,7 @@ class TextRetriever:
         """BM25 over chunk spans (tf from ripgrep's submatches, df per file), plus a boost for terms in the
         chunk's definition name and for a verbatim occurrence of the whole query."""
         keys = terms or [phrase]
+        verbatim = phrase if phrase not in keys else None  # a one-term query has no phrase to find
         files_with: dict[str, set[str]] = defaultdict(set)
         tf: dict[Span, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
@@ -229,7 +230,7 @@ class TextRetriever:
             meta[span] = (sym, kind, lang)
             for sub in m.submatches:
                 low = sub.lower()
-                if low == phrase:
+                if low == verbatim:
                     exact.add(span)
                 for t in keys:
                     if t in low:
@@ -239,6 +240,7 @@ class TextRetriever:
         idf = {
             t: math.log(1 + (n_files - len(files_with[t]) + 0.5) / (len(files_with[t]) + 0.5)) for t in keys
         }
+        total_idf = sum(idf.values()) or 1.0
         scored = []
         for span, counts in tf.items():
             dl = span.end_line - span.start_line + 1
@@ -248,6 +250,9 @@ class TextRetriever:
             score += sum(idf[t] * NAME_BOOST for t in counts if t in name)
             if span in exact:
                 score += sum(idf.values())
-            scored.append((score, span))
+            scored.append((score, span, sum(idf[t] for t in counts) / total_idf))
         scored.sort(key=lambda x: (-x[0], x[1]))
-        return [Hit(span, score, *meta[span], exact=span in exact) for score, span in scored[:limit]]
+        return [
+            Hit(span, score, *meta[span], exact=span in exact, coverage=cov)
+            for score, span, cov in scored[:limit]
+        ]
