@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from indexer import Index, find_root, load_settings
 from indexer.build import vector_matrix
-from indexer.index import ANN_EF, ANN_REFINE
+from indexer.index import ANN_REFINE, ann_ef
 
 
 def _grow(base: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -38,7 +38,7 @@ def _grow(base: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
 def _search(tbl: Any, q: np.ndarray, exact: bool) -> tuple[list[int], float]:
     t = time.perf_counter()
     query = tbl.search(q.tolist()).metric("cosine").limit(10).select(["id", "_distance"])
-    query = query.bypass_vector_index() if exact else query.ef(ANN_EF).refine_factor(ANN_REFINE)
+    query = query.bypass_vector_index() if exact else query.ef(ann_ef(10)).refine_factor(ANN_REFINE)
     ids = [r["id"] for r in query.to_list()]
     return ids, (time.perf_counter() - t) * 1000
 

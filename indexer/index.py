@@ -39,6 +39,12 @@ ANN_EF = 100
 ANN_REFINE = 4
 
 
+def ann_ef(k: int) -> int:
+    """The HNSW beam for ``k`` results: LanceDB refuses a beam narrower than the candidates it must
+    return (``k`` × refine factor)."""
+    return max(ANN_EF, k * ANN_REFINE)
+
+
 def _path_prefix_sql(prefix: str) -> str:
     prefix = prefix.rstrip("/")
     like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -402,7 +408,7 @@ class Index:
         try:
             q = snap.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
             if snap.has_ann(name):
-                q = q.ef(ANN_EF).refine_factor(ANN_REFINE)
+                q = q.ef(ann_ef(fetch)).refine_factor(ANN_REFINE)
             if clauses:
                 q = q.where(" AND ".join(clauses), prefilter=True)
             rows = q.select(

@@ -219,3 +219,18 @@ def test_killed_build_leaves_a_usable_index_and_the_next_build_completes_it(
     clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
     clean.build()
     assert symbol_rows(reader) == symbol_rows(clean)
+
+
+def test_search_through_an_ann_index_returns_as_many_hits_as_asked(make_repo, settings_for) -> None:
+    """LanceDB refuses an HNSW beam narrower than limit × refine factor; deep searches must still work."""
+    files = {f"m{i}.py": f"def handler_{i}(event):\n    return event.get('k{i}')\n" for i in range(300)}
+    root = make_repo(files)
+    index = Index(settings_for(root))
+    index.build()
+    table = index.store.get_meta()["model"]["table"]
+    assert index.store.ensure_ann(table, min_rows=100) is not None
+    index.build()  # nothing changed, but the build publishes the table version that carries the index
+    pinned = index.pinned()
+    assert pinned.snapshot().has_ann(table)
+    hits = pinned.nearest("handle an event", limit=60)
+    assert len(hits) == 60
