@@ -15,7 +15,10 @@ _STOP_TEXT = """a an the and or not of to in on for with by from at as is are wa
 this that these those there their them they we you your our i me my do does did done how what where when which
 who whom why can could should would will shall may might must into onto over under about above below between
 than then so such via per all any each every some no yes if else get gets use used uses using function
-functions method methods class code file files"""
+functions method methods class code file files
+return returns self none true false null nil def elif lambda yield await async void var let const"""
+# The last line holds keywords of programming languages: in a sentence ("Return the running loop")
+# they carry little meaning, and as search terms they match nearly every file of a code base.
 STOPWORDS = frozenset(_STOP_TEXT.split())
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|#)[A-Za-z_][A-Za-z0-9_]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

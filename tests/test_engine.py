@@ -206,3 +206,31 @@ def test_an_exact_case_definition_outranks_a_case_insensitive_one_that_text_pref
         assert (hybrid[0].path, hybrid[0].symbol) == ("nodes.py", "Getattr")
     finally:
         eng.close()
+
+
+def test_compact_rg_output_reads_the_same_matches_as_json(make_repo, settings_for) -> None:
+    from search.retrievers import ResolvedScope
+    from search.retrievers.text import rg_command, run_rg
+
+    root = make_repo(
+        {
+            "odd: name 1.py": "retry = 1  # retry retry\nupload = retry\n",
+            "sub/b.py": "def upload_retry():\n    return 'Retry'\n",
+            "c.txt": "nothing here\n",
+        }
+    )
+    settings = settings_for(root)
+    scope = ResolvedScope("ws", None, None, (), None)
+    patterns = ["retry", "upload"]
+
+    def run(compact: bool) -> list[tuple[str, int, tuple[str, ...]]]:
+        argv = rg_command(settings, patterns, scope, fixed=True, ignore_case=True, compact=compact)
+        matches, truncated = run_rg(settings, argv, timeout=10, compact=compact)
+        assert not truncated
+        return sorted((m.path, m.line, m.submatches) for m in matches)
+
+    compact = run(True)
+    assert compact == run(False)
+    assert ("odd: name 1.py", 1, ("retry", "retry", "retry")) in compact
+    assert ("sub/b.py", 1, ("upload", "retry")) in compact
+    assert ("sub/b.py", 2, ("Retry",)) in compact

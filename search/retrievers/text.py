@@ -8,6 +8,11 @@ configured excludes), searches hidden files but never ``.git``, and never follow
 Ranking: a literal or regex query ranks spans by match count. A natural-language query becomes
 an OR of its terms (stems, case-insensitive); a span scores Σ idf(term) over the distinct terms it
 contains, idf from the number of files each term occurs in, plus a small bonus for repeats.
+
+A term query can match tens of thousands of lines (a common word in a large repository), so it
+reads ripgrep's compact ``--only-matching --null`` output (path, line number and the matched text,
+nothing else) instead of ``--json``, which would carry every matching line and cost ~10× more to
+decode.
 """
 
 from __future__ import annotations
@@ -63,6 +68,32 @@ def parse_rg_json(lines: Sequence[bytes] | Iterator[bytes]) -> Iterator[LineMatc
         yield LineMatch(path, int(data["line_number"]), rg_text(data["lines"]), subs)
 
 
+def parse_rg_only_matching(stdout: bytes) -> list[LineMatch]:
+    """Matches from ``rg --only-matching --null --line-number --with-filename`` output: one
+    ``path NUL line:match`` per match, grouped into one :class:`LineMatch` per line (without its text)."""
+    out: list[LineMatch] = []
+    key: tuple[bytes, bytes] | None = None
+    subs: list[str] = []
+    for raw in stdout.split(b"\n"):
+        path, sep, rest = raw.partition(b"\0")
+        number, colon, match = rest.partition(b":")
+        if not sep or not colon or not number.isdigit():
+            continue
+        if key != (path, number):
+            if key is not None:
+                out.append(_line_match(key, subs))
+            key, subs = (path, number), []
+        subs.append(match.decode("utf-8", "replace"))
+    if key is not None:
+        out.append(_line_match(key, subs))
+    return out
+
+
+def _line_match(key: tuple[bytes, bytes], subs: list[str]) -> LineMatch:
+    path = key[0].decode("utf-8", "replace")
+    return LineMatch(path[2:] if path.startswith("./") else path, int(key[1]), "", tuple(subs))
+
+
 def rg_text(obj: Any) -> str:
     """The text of an ``rg --json`` data element (``{"text": ...}``, or base64 ``{"bytes": ...}`` for
     non-UTF-8 data); ``""`` for anything else."""
@@ -88,9 +119,12 @@ def rg_command(
     fixed: bool,
     ignore_case: bool,
     extra: Sequence[str] = (),
+    compact: bool = False,
 ) -> list[str]:
-    """The full ``rg`` argv: flags via ripgrepy, then ``-e`` patterns, ``--`` and the paths."""
-    rg = ripgrepy.Ripgrepy("", ".", rg_path=rg_binary()).json().hidden().no_config()
+    """The full ``rg`` argv: flags via ripgrepy, then ``-e`` patterns, ``--`` and the paths.
+    Output is ``--json``, or with ``compact`` only the matches (see :func:`parse_rg_only_matching`)."""
+    rg = ripgrepy.Ripgrepy("", ".", rg_path=rg_binary()).hidden().no_config()
+    rg = rg.only_matching().null().line_number().with_filename().no_heading() if compact else rg.json()
     rg = rg.max_filesize(str(settings.max_file_bytes)).max_count(MAX_COUNT_PER_FILE).max_columns(2000)
     rg = rg.glob("!.git")
     if fixed:
@@ -111,7 +145,7 @@ def rg_command(
     if scope.language:
         for g in language_globs(scope.language):
             rg = rg.glob(g)
-    argv = [*rg.command, "--no-require-git", *extra]
+    argv = [*rg.command, "--no-require-git", *(["--color=never"] if compact else []), *extra]
     for p in patterns:
         argv += ["-e", p]
     argv.append("--")
@@ -124,7 +158,9 @@ def rg_command(
     return argv
 
 
-def run_rg(settings: Settings, argv: list[str], *, timeout: float) -> tuple[list[LineMatch], bool]:
+def run_rg(
+    settings: Settings, argv: list[str], *, timeout: float, compact: bool = False
+) -> tuple[list[LineMatch], bool]:
     """Run rg; returns (matches, truncated). Exit 1 is "no match"; exit 2 with no output is an error."""
     res = run(argv, cwd=settings.root, timeout=timeout, max_output=MAX_OUTPUT)
     if res.timed_out:
@@ -136,6 +172,8 @@ def run_rg(settings: Settings, argv: list[str], *, timeout: float) -> tuple[list
             raise QueryError(f"invalid regex: {detail}; fix the pattern or search it as a literal.")
         if not any("No such file" in m or "os error" in m for m in msg):
             raise QueryError(f"ripgrep failed: {detail}")
+    if compact:
+        return [m for m in parse_rg_only_matching(res.stdout) if m.path], res.truncated
     return [m for m in parse_rg_json(res.stdout.splitlines()) if m.path], res.truncated
 
 
@@ -190,8 +228,8 @@ class TextRetriever:
             patterns.insert(0, phrase)  # first: a verbatim occurrence wins over its parts
         if not patterns:
             return []
-        argv = rg_command(self.settings, patterns, scope, fixed=True, ignore_case=True)
-        matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
+        argv = rg_command(self.settings, patterns, scope, fixed=True, ignore_case=True, compact=True)
+        matches, _ = run_rg(self.settings, argv, timeout=self.timeout, compact=True)
         n_files = index.snapshot().count("files") if index is not None else 0
         return self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
 
@@ -220,7 +258,7 @@ class TextRetriever:
         """BM25 over chunk spans (tf from ripgrep's submatches, df per file), plus a boost for terms in the
         chunk's definition name and for a verbatim occurrence of the whole query."""
         keys = terms or [phrase]
-        verbatim = phrase if phrase not in keys else None  # a one-term query has no phrase to find
+        verbatim = phrase if phrase not in terms else None  # a one-term query has no phrase to find
         files_with: dict[str, set[str]] = defaultdict(set)
         tf: dict[Span, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
