@@ -145,6 +145,7 @@ class _Caches:
     """State shared by an :class:`Index` and its pinned copies."""
 
     chunks: tuple[int, dict[str, list[ChunkSpan]]] | None = None
+    manifest: tuple[int, dict[str, tuple[str, int, int]]] | None = None  # (files version, whole manifest)
 
 
 class Index:
@@ -229,7 +230,7 @@ class Index:
                     full=True
                 )
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
-        self._caches.chunks = None
+        self._caches.chunks = self._caches.manifest = None
         return report
 
     def _wipe(self) -> None:
@@ -351,8 +352,14 @@ class Index:
     def manifest_for(self, paths: Iterable[str]) -> dict[str, tuple[str, int, int]]:
         """Manifest rows (sha256, size, mtime_ns) of just ``paths``."""
         wanted = list(dict.fromkeys(paths))
-        out: dict[str, tuple[str, int, int]] = {}
         snap = self.snapshot()
+        version = snap.versions.get("files", -1)
+        if version >= 0:  # a published version never changes: read it whole once, then look up
+            cached = self._caches.manifest
+            if cached is None or cached[0] != version:
+                cached = self._caches.manifest = (version, read_manifest(snap))
+            return {p: cached[1][p] for p in wanted if p in cached[1]}
+        out: dict[str, tuple[str, int, int]] = {}
         for batch in batched(wanted):
             out.update(read_manifest(snap, in_filter("path", batch)))
         return out

@@ -95,6 +95,9 @@ class OnnxEncoder:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        # Idle pool threads would otherwise spin-wait after each call, taking cores from ripgrep and the
+        # other retrievers that run beside a query embedding (a search runs all three at once).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         errors = _ort_errors(RuntimeError, OSError)
         try:
             session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
