@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     queries(sp)
     sp.add_argument("--max-queries", type=int, default=60, help="queries timed per system (seeded sample)")
     sp.add_argument("--repeats", type=int, default=3, help="CLI cold starts per mode (default 3)")
+    sp.add_argument("--passes", type=int, default=1, help="in-process passes over the queries (default 1)")
     sp.add_argument("--no-mcp", action="store_true", help="skip the MCP server over stdio")
     sp.add_argument("--no-cli", action="store_true", help="skip the CLI cold start")
     sp.set_defaults(func=cmd_latency)
@@ -133,6 +134,8 @@ def cmd_latency(args: argparse.Namespace) -> int:
     from search import Engine
 
     root = _check_root(args.root)
+    if args.passes < 1:
+        raise PlaitError(f"--passes must be at least 1, got {args.passes}.")
     with workspace.workdir(args.workdir, keep=args.keep) as work:
         corpus = workspace.scan_original(root, work, os.environ)
         es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
@@ -150,7 +153,7 @@ def cmd_latency(args: argparse.Namespace) -> int:
         try:
             engine.warm()
             systems = make_systems(engine, modes=args.modes, baselines=args.baselines, rrf=False)
-            rows = latency.time_systems(systems, texts)
+            rows = latency.time_systems(systems, texts, passes=args.passes)
         finally:
             engine.close()
         flags = latency.common_flags(prepared.settings.index_dir, prepared.settings.model.name)

@@ -1,7 +1,9 @@
 """``latency``: warm query latency per system, through the library and the MCP server; CLI cold start.
 
 - **library**: each system answers every query of the set in-process after one untimed warm-up
-  query (plait's engine is also ``warm()``-ed first, which loads the model and tables).
+  query (plait's engine is also ``warm()``-ed first, which loads the model and tables); systems are
+  interleaved query by query, for ``passes`` passes. The repository is indexed as it is (docs not
+  blanked), so an earlier index of it in the same work directory supplies every vector from cache.
 - **mcp-stdio**: a real ``plait serve`` subprocess over stdio, driven by the ``mcp`` client; every
   query of the set through the ``search`` tool per mode, after one warm-up call per mode. Server
   start-up (spawn to initialised session) is reported as its own row.
@@ -71,19 +73,25 @@ class LatencyRow:
         }
 
 
-def time_systems(systems: Sequence[System], queries: Sequence[str], *, limit: int = 10) -> list[LatencyRow]:
-    """Warm in-process latency of each system over ``queries`` (one untimed warm-up query each)."""
-    rows = []
-    for system in systems:
-        if queries:
+def time_systems(
+    systems: Sequence[System], queries: Sequence[str], *, limit: int = 10, passes: int = 1
+) -> list[LatencyRow]:
+    """Warm in-process latency of each system over ``queries`` (one untimed warm-up query each).
+
+    Systems are interleaved query by query (``q1`` on every system, then ``q2``, …), for ``passes``
+    passes over the queries, so a machine that drifts (other load, CPU clocks, caches warming) affects
+    every system alike and their ratios stay comparable."""
+    rows = {system.name: LatencyRow(system.name, "library") for system in systems}
+    if queries:
+        for system in systems:
             system.search(queries[0], limit)
-        row = LatencyRow(system.name, "library")
+    for _ in range(passes):
         for q in queries:
-            start = time.perf_counter()
-            system.search(q, limit)
-            row.samples_ms.append((time.perf_counter() - start) * 1000)
-        rows.append(row)
-    return rows
+            for system in systems:
+                start = time.perf_counter()
+                system.search(q, limit)
+                rows[system.name].samples_ms.append((time.perf_counter() - start) * 1000)
+    return list(rows.values())
 
 
 def plait_command() -> list[str]:

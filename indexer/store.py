@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
@@ -30,6 +31,10 @@ import pyarrow as pa
 from indexer.errors import IndexCorruptError, IndexStoreError
 
 log = logging.getLogger(__name__)
+
+# Opt in to LanceDB's coming default (index statistics without IVF centroids), which also silences
+# the warning it prints on every `index_stats` call; a value the user set is kept.
+os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
 
 SCHEMA_VERSION = 2
 PINNED_VERSIONS = 2  # handles kept per table: the published version and the one before it

@@ -23,9 +23,8 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import ripgrepy
 
@@ -45,8 +44,7 @@ AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
 
 
-@dataclass(frozen=True, slots=True)
-class LineMatch:
+class LineMatch(NamedTuple):  # a tuple: tens of thousands are made per query, and tuples are cheap
     path: str
     line: int
     text: str
@@ -186,6 +184,11 @@ class SpanMapper:
         self.window = window
 
     def span(self, path: str, line: int) -> tuple[Span, str | None, str | None, str | None]:
+        key, sym, kind, lang = self.locate(path, line)
+        return Span(*key), sym, kind, lang
+
+    def locate(self, path: str, line: int) -> tuple[tuple[str, int, int], str | None, str | None, str | None]:
+        """:meth:`span` as a plain ``(path, start, end)`` tuple, for loops over many matches."""
         spans = self.chunks.get(path)
         if spans:
             i = bisect.bisect_right(self.starts[path], line) - 1
@@ -198,9 +201,9 @@ class SpanMapper:
                 ):
                     best = c
             if best is not None:
-                return Span(path, best.start_line, best.end_line), best.symbol, best.kind, best.language
+                return (path, best.start_line, best.end_line), best.symbol, best.kind, best.language
         start = (line - 1) // self.window * self.window + 1
-        return Span(path, start, start + self.window - 1), None, None, None
+        return (path, start, start + self.window - 1), None, None, None
 
 
 class TextRetriever:
@@ -259,21 +262,33 @@ class TextRetriever:
         chunk's definition name and for a verbatim occurrence of the whole query."""
         keys = terms or [phrase]
         verbatim = phrase if phrase not in terms else None  # a one-term query has no phrase to find
-        files_with: dict[str, set[str]] = defaultdict(set)
-        tf: dict[Span, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
-        exact: set[Span] = set()
+        files_with: dict[str, set[str]] = {t: set() for t in keys}
+        Key = tuple[str, int, int]
+        tf: dict[Key, dict[str, int]] = {}
+        meta: dict[Key, tuple[str | None, str | None, str | None]] = {}
+        exact: set[Key] = set()
+        found: dict[
+            str, tuple[str, ...]
+        ] = {}  # matched text → the terms it holds (a handful of distinct texts)
         for m in matches:
-            span, sym, kind, lang = mapper.span(m.path, m.line)
-            meta[span] = (sym, kind, lang)
+            span, sym, kind, lang = mapper.locate(m.path, m.line)
+            counts = tf.get(span)
+            if counts is None:
+                counts = tf[span] = defaultdict(int)
+                meta[span] = (sym, kind, lang)
             for sub in m.submatches:
-                low = sub.lower()
-                if low == verbatim:
-                    exact.add(span)
-                for t in keys:
-                    if t in low:
+                held = found.get(sub)
+                if held is None:
+                    low = sub.lower()
+                    held = found[sub] = tuple(t for t in keys if t in low)
+                    if low == verbatim:
+                        found[sub] = held = (*held, "")  # "" marks the whole query
+                for t in held:
+                    if t:
                         files_with[t].add(m.path)
-                        tf[span][t] += 1
+                        counts[t] += 1
+                    else:
+                        exact.add(span)
         n_files = max(n_files, len({m.path for m in matches}), 1)
         idf = {
             t: math.log(1 + (n_files - len(files_with[t]) + 0.5) / (len(files_with[t]) + 0.5)) for t in keys
@@ -281,7 +296,9 @@ class TextRetriever:
         total_idf = sum(idf.values()) or 1.0
         scored = []
         for span, counts in tf.items():
-            dl = span.end_line - span.start_line + 1
+            if not counts:
+                continue
+            dl = span[2] - span[1] + 1
             norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / AVG_CHUNK_LINES)
             score = sum(idf[t] * c * (BM25_K1 + 1) / (c + norm) for t, c in counts.items())
             name = (meta[span][0] or "").rsplit(".", 1)[-1].lower()
@@ -291,6 +308,6 @@ class TextRetriever:
             scored.append((score, span, sum(idf[t] for t in counts) / total_idf))
         scored.sort(key=lambda x: (-x[0], x[1]))
         return [
-            Hit(span, score, *meta[span], exact=span in exact, coverage=cov)
+            Hit(Span(*span), score, *meta[span], exact=span in exact, coverage=cov)
             for score, span, cov in scored[:limit]
         ]
