@@ -15,8 +15,8 @@ and whether they carry a vector index. An index written before snapshots existed
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -24,6 +24,7 @@ from indexer.errors import IndexCorruptError
 from indexer.store import Store
 
 SNAPSHOT_KEY = "snapshot"
+T = TypeVar("T")
 
 
 class Snapshot:
@@ -37,10 +38,6 @@ class Snapshot:
             {str(k): int(v) for k, v in published.items()} if isinstance(published, dict) else {}
         )
         self._names = set(self.versions) if self.versions else None
-
-    @property
-    def pinned(self) -> bool:
-        return bool(self.versions)
 
     def has(self, name: str) -> bool:
         if self._names is None:
@@ -66,31 +63,37 @@ class Snapshot:
         """Rows of ``name`` in this snapshot (remembered per pinned version)."""
         if not self.has(name):
             return 0
-        key = (name, self.versions.get(name, -1))
-        known = self.store.pinned_counts.get(key)
-        if known is not None:
-            return known
-        try:
-            n = int(self.table(name).count_rows())
-        except Exception as exc:
-            raise IndexCorruptError(self.store.location, f"counting {name}: {exc}") from exc
-        if key[1] >= 0:
-            self.store.pinned_counts[key] = n
-        return n
+
+        def rows() -> int:
+            try:
+                return int(self.table(name).count_rows())
+            except Exception as exc:
+                raise IndexCorruptError(self.store.location, f"counting {name}: {exc}") from exc
+
+        return self._remembered(self.store.pinned_counts, name, rows)
 
     def has_ann(self, name: str) -> bool:
         """Whether ``name`` has a vector index in this snapshot (remembered per pinned version)."""
-        key = (name, self.versions.get(name, -1))
-        known = self.store.pinned_ann.get(key)
-        if known is not None:
-            return known
-        try:
-            found = any("vector" in list(getattr(i, "columns", [])) for i in self.table(name).list_indices())
-        except Exception:
-            found = False
-        if key[1] >= 0:
-            self.store.pinned_ann[key] = found
-        return found
+
+        def indexed() -> bool:
+            try:
+                return any(
+                    "vector" in list(getattr(i, "columns", [])) for i in self.table(name).list_indices()
+                )
+            except Exception:
+                return False
+
+        return self._remembered(self.store.pinned_ann, name, indexed)
+
+    def _remembered(self, cache: dict[tuple[str, int], T], name: str, compute: Callable[[], T]) -> T:
+        """``compute()`` for ``name``, kept in ``cache`` when the table is pinned (its version never changes)."""
+        version = self.versions.get(name)
+        if version is None:
+            return compute()
+        key = (name, version)
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
 
 
 def current(store: Store) -> Snapshot:

@@ -328,7 +328,7 @@ class Store:
         if cached is None or cached[0] != version:
             table = self.read_from(self.at_version("meta", version), "meta")
             rows = list(zip(table.column("key").to_pylist(), table.column("value").to_pylist(), strict=True))
-            cached = self._meta_rows = (version, rows) if table.num_rows else (version, [])
+            cached = self._meta_rows = (version, rows)
         out: dict[str, Any] = {}
         for key, value in cached[1]:
             try:

@@ -225,7 +225,7 @@ def test_compact_rg_output_reads_the_same_matches_as_json(make_repo, settings_fo
 
     def run(compact: bool) -> list[tuple[str, int, tuple[str, ...]]]:
         argv = rg_command(settings, patterns, scope, fixed=True, ignore_case=True, compact=compact)
-        matches, truncated = run_rg(settings, argv, timeout=10, compact=compact)
+        matches, truncated = run_rg(settings, argv, timeout=10)
         assert not truncated
         return sorted((m.path, m.line, m.submatches) for m in matches)
 

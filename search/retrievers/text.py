@@ -156,10 +156,9 @@ def rg_command(
     return argv
 
 
-def run_rg(
-    settings: Settings, argv: list[str], *, timeout: float, compact: bool = False
-) -> tuple[list[LineMatch], bool]:
-    """Run rg; returns (matches, truncated). Exit 1 is "no match"; exit 2 with no output is an error."""
+def run_rg(settings: Settings, argv: list[str], *, timeout: float) -> tuple[list[LineMatch], bool]:
+    """Run rg; returns (matches, truncated), read as ``--json`` or compact output, whichever ``argv``
+    asks for. Exit 1 is "no match"; exit 2 with no output is an error."""
     res = run(argv, cwd=settings.root, timeout=timeout, max_output=MAX_OUTPUT)
     if res.timed_out:
         raise TimeoutError(f"ripgrep took longer than {timeout:.0f}s; narrow the query or scope")
@@ -170,7 +169,7 @@ def run_rg(
             raise QueryError(f"invalid regex: {detail}; fix the pattern or search it as a literal.")
         if not any("No such file" in m or "os error" in m for m in msg):
             raise QueryError(f"ripgrep failed: {detail}")
-    if compact:
+    if "--json" not in argv:
         return [m for m in parse_rg_only_matching(res.stdout) if m.path], res.truncated
     return [m for m in parse_rg_json(res.stdout.splitlines()) if m.path], res.truncated
 
@@ -232,7 +231,7 @@ class TextRetriever:
         if not patterns:
             return []
         argv = rg_command(self.settings, patterns, scope, fixed=True, ignore_case=True, compact=True)
-        matches, _ = run_rg(self.settings, argv, timeout=self.timeout, compact=True)
+        matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
         n_files = index.snapshot().count("files") if index is not None else 0
         return self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
 
