@@ -9,7 +9,9 @@ when that line lies inside the target; file-level recall is its natural measure.
 **BM25** (``bm25s``, Lucene variant, k1=1.5, b=0.75) over the same chunks plait indexed, with the
 exact text plait embedded for each (its path/scope header, then the lines). The tokenizer is code-aware, so
 the baseline is a fair one: identifiers are kept whole and also split on ``snake_case`` and
-``camelCase``, then lower-cased, stop words dropped, and stemmed (Snowball English).
+``camelCase``, then lower-cased, stop words dropped, and stemmed (Snowball English). It is
+:func:`indexer.lexical.code_tokens`, the tokenizer of plait's own BM25 ranking, so the baseline
+differs from plait's lexical leg only in the library that scores it.
 """
 
 from __future__ import annotations
@@ -18,20 +20,15 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from benchmarks.metrics import SpanTuple
+from indexer.lexical import STOP_WORDS, code_tokens
 from indexer.procs import rg_binary, run
 from models.errors import PlaitError
 
-_STOP_TEXT = """a an and are as at be been but by can do does for from has have if in into is it its itself
-of on or so such that the their then there these this those to was were when which while will with would
-should may might must not no yes you your we our i he she they them us"""
-STOP_WORDS = frozenset(_STOP_TEXT.split())
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
 class BaselineError(PlaitError):
@@ -111,26 +108,6 @@ def parse_rg_json(lines: Iterable[bytes]) -> dict[str, _FileMatches]:
 def rank_files(files: dict[str, _FileMatches]) -> list[SpanTuple]:
     ranked = sorted(files.items(), key=lambda kv: (-kv[1].count, kv[0]))
     return [(path, m.best_line, m.best_line) for path, m in ranked]
-
-
-@cache
-def _stemmer() -> Any:
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
-
-
-def code_tokens(text: str) -> list[str]:
-    """BM25 tokens: identifiers whole and split on snake/camel case, lower-cased, stop words out, stemmed."""
-    out: list[str] = []
-    for ident in _IDENT.findall(text):
-        parts = [p for piece in ident.split("_") for p in _CAMEL.findall(piece)]
-        lowered = [p.lower() for p in parts]
-        whole = ident.lower().strip("_")
-        for token in [whole] if len(lowered) <= 1 else [whole, *lowered]:
-            if len(token) > 1 and token not in STOP_WORDS:
-                out.append(token)
-    return list(_stemmer().stemWords(out)) if out else []
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,6 +23,8 @@ from indexer.build import Builder, BuildReport, Progress, fingerprint, read_mani
 from indexer.config import Settings
 from indexer.embedding import make_embedder
 from indexer.errors import IndexCorruptError, IndexStoreError
+from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
+from indexer.lexical import LexicalIndex
 from indexer.lock import writer_lock
 from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
 from indexer.snapshot import Snapshot, current
@@ -146,6 +149,8 @@ class _Caches:
 
     chunks: tuple[int, dict[str, list[ChunkSpan]]] | None = None
     manifest: tuple[int, dict[str, tuple[str, int, int]]] | None = None  # (files version, whole manifest)
+    lexical: tuple[int, LexicalIndex] | None = None  # (chunks version, BM25 index of its chunks)
+    lexical_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class Index:
@@ -230,7 +235,7 @@ class Index:
                     full=True
                 )
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
-        self._caches.chunks = self._caches.manifest = None
+        self._caches.chunks = self._caches.manifest = self._caches.lexical = None
         return report
 
     def _wipe(self) -> None:
@@ -363,6 +368,19 @@ class Index:
         for batch in batched(wanted):
             out.update(read_manifest(snap, in_filter("path", batch)))
         return out
+
+    def lexical(self) -> LexicalIndex:
+        """The BM25 index of the snapshot's chunks, built on first use and kept per published version."""
+        snap = self.snapshot()
+        version = snap.versions.get("chunks", -1)
+        with self._caches.lexical_lock:  # one build at a time; concurrent searches wait for it
+            cached = self._caches.lexical
+            if cached is not None and cached[0] == version and version >= 0:
+                return cached[1]
+            built = LexicalIndex(snap.read("chunks", LEXICAL_COLUMNS))
+            if version >= 0:
+                self._caches.lexical = (version, built)
+            return built
 
     def manifest(self) -> dict[str, tuple[str, int, int]]:
         return read_manifest(self.snapshot()) if self.exists() else {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from indexer import Index, IndexStoreError, Settings, git_status
@@ -71,6 +71,23 @@ def fusion_weights(shape: QueryShape, rankings: Mapping[str, Sequence[Hit]]) -> 
     return kind, weights
 
 
+def exact_order(kind: str) -> Callable[[Fused], tuple[bool, int]]:
+    """Sort key that puts exact results first, keeping the fused order otherwise.
+
+    Only ripgrep verifies that a chunk holds a literal or matches a regex, so the chunks that do are
+    kept in its order (the other retrievers cannot tell verbatim occurrences apart); definitions of an
+    identifier keep the fused order, in which the symbol index already leads.
+    """
+    by_text = kind in ("literal", "regex")
+
+    def key(f: Fused) -> tuple[bool, int]:
+        if not f.exact:
+            return True, 0
+        return False, (f.ranks.get("text") or MAX_LIMIT * 3 + 1) if by_text else 0
+
+    return key
+
+
 def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = None) -> Scope:
     """``ws`` | ``changed`` | ``dir:P`` | ``file:P`` → :class:`Scope`."""
     text = (text or "ws").strip()
@@ -119,6 +136,7 @@ class Engine:
         """Load the model and the in-memory tables now, so the first search does not pay for it."""
         if self.index.exists():
             self.index.lookup_symbols("warm")
+            self.index.lexical()
             self.index.embedder().embed_query("warm up")
 
     def resolve_scope(self, scope: Scope) -> ResolvedScope:
@@ -190,8 +208,8 @@ class Engine:
             kind, weights = fusion_weights(shape, rankings)
             exact_first = kind != "natural"
         fused = fuse(rankings, k=k, weights=weights)
-        if exact_first:  # places holding the literal, or defining the identifier, come first;
-            fused.sort(key=lambda f: not f.exact)  # fusion orders within each group
+        if exact_first:  # places holding the literal, or defining the identifier, come first
+            fused.sort(key=exact_order(kind))
         fused = fused[: query.limit]
         coverage = None
         if has_index and "vector" in MODE_RETRIEVERS[query.mode]:

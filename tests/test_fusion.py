@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.engine import NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, fusion_weights
+from search.engine import NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, exact_order, fusion_weights
 from search.fusion import fuse, rrf
 from search.query_shape import analyse
 from search.types import Hit, Span
@@ -87,3 +87,15 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     kind, w = fusion_weights(sentence, {"text": [_hit("a.py", 1, exact=True)]})
     assert (kind, w) == ("literal", WEIGHTS["literal"])  # the whole sentence occurs verbatim
     assert fusion_weights(analyse("UploadSession"), {})[0] == "identifier"
+
+
+def test_exact_results_come_first_and_keep_the_text_order_for_literals() -> None:
+    D = Span("d.py", 1, 10)
+    text = [Hit(B, 3.0, None, None, None, exact=True), Hit(A, 2.0, None, None, None, exact=True)]
+    vector = [Hit(C, 0.9, None, None, None), Hit(A, 0.8, None, None, None), Hit(D, 0.7, None, None, None)]
+    fused = fuse({"text": text, "vector": vector}, weights=WEIGHTS["literal"])
+    assert [f.span for f in fused][:2] == [A, B]  # the vector's vote lifts A above B
+    by_literal = sorted(fused, key=exact_order("literal"))
+    assert [f.span for f in by_literal] == [B, A, C, D]  # verbatim holders in ripgrep's order, then the rest
+    by_identifier = sorted(fused, key=exact_order("identifier"))
+    assert [f.span for f in by_identifier] == [A, B, C, D]  # definitions keep the fused order

@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import base64
 import bisect
+import concurrent.futures as cf
 import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import ripgrepy
 
-from indexer import Index, Settings
+from indexer import Index, IndexStoreError, Settings, glob_matcher
 from indexer.languages import EXTENSIONS, FILENAMES
 from indexer.procs import rg_binary, run
 from search.errors import QueryError
@@ -42,6 +44,7 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
+_PHRASE_POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="plait-rg-phrase")
 
 
 class LineMatch(NamedTuple):  # a tuple: tens of thousands are made per query, and tuples are cheap
@@ -118,12 +121,16 @@ def rg_command(
     ignore_case: bool,
     extra: Sequence[str] = (),
     compact: bool = False,
+    cap: bool = True,
 ) -> list[str]:
     """The full ``rg`` argv: flags via ripgrepy, then ``-e`` patterns, ``--`` and the paths.
-    Output is ``--json``, or with ``compact`` only the matches (see :func:`parse_rg_only_matching`)."""
+    Output is ``--json``, or with ``compact`` only the matches (see :func:`parse_rg_only_matching`).
+    ``cap`` stops reading a file after :data:`MAX_COUNT_PER_FILE` matching lines."""
     rg = ripgrepy.Ripgrepy("", ".", rg_path=rg_binary()).hidden().no_config()
     rg = rg.only_matching().null().line_number().with_filename().no_heading() if compact else rg.json()
-    rg = rg.max_filesize(str(settings.max_file_bytes)).max_count(MAX_COUNT_PER_FILE).max_columns(2000)
+    rg = rg.max_filesize(str(settings.max_file_bytes)).max_columns(2000)
+    if cap:
+        rg = rg.max_count(MAX_COUNT_PER_FILE)
     rg = rg.glob("!.git")
     if fixed:
         rg = rg.fixed_strings()
@@ -225,15 +232,35 @@ class TextRetriever:
             return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
         terms = [t for t in shape.terms if t]
         phrase = " ".join(query.split())
-        patterns = list(terms)
-        if len(phrase) >= 3 and phrase.lower() not in terms:
-            patterns.insert(0, phrase)  # first: a verbatim occurrence wins over its parts
-        if not patterns:
+        if not terms and len(phrase) < 3:
             return []
-        argv = rg_command(self.settings, patterns, scope, fixed=True, ignore_case=True, compact=True)
-        matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
+        matches = self._term_matches(terms, phrase, scope)
         n_files = index.snapshot().count("files") if index is not None else 0
-        return self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
+        found = self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
+        if index is None:
+            return found
+        try:
+            ranked = bm25_hits(index, query, scope, limit)
+        except IndexStoreError:
+            return found  # an unreadable chunks table: ripgrep's ranking still answers
+        return merge_live(index, ranked, found, limit) if ranked else found
+
+    def _term_matches(self, terms: list[str], phrase: str, scope: ResolvedScope) -> list[LineMatch]:
+        """Two searches at once: the terms, capped per file (a common word matches thousands of lines),
+        and the whole query verbatim, uncapped, so that an occurrence late in a big file is seen."""
+        verbatim = None
+        if len(phrase) >= 3 and phrase.lower() not in terms:
+            argv = rg_command(
+                self.settings, [phrase], scope, fixed=True, ignore_case=True, compact=True, cap=False
+            )
+            verbatim = _PHRASE_POOL.submit(run_rg, self.settings, argv, timeout=self.timeout)
+        matches: list[LineMatch] = []
+        if terms:
+            argv = rg_command(self.settings, terms, scope, fixed=True, ignore_case=True, compact=True)
+            matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
+        if verbatim is not None:
+            matches += verbatim.result()[0]
+        return matches
 
     def _mapper(self, index: Index | None, matches: list[LineMatch]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
@@ -310,3 +337,50 @@ class TextRetriever:
             Hit(Span(*span), score, *meta[span], exact=span in exact, coverage=cov)
             for score, span, cov in scored[:limit]
         ]
+
+
+def bm25_hits(index: Index, query: str, scope: ResolvedScope, limit: int) -> list[Hit]:
+    """BM25 over the indexed chunks within ``scope`` (see :mod:`indexer.lexical`)."""
+    lexical = index.lexical()
+    allow = None
+    if scope.kind != "ws" or scope.globs or scope.language:
+        glob_ok = glob_matcher(scope.globs)
+
+        def keep(path: str, language: str | None) -> bool:
+            if scope.language and language != scope.language:
+                return False
+            return scope.allows(path) and (glob_ok is None or glob_ok(path))
+
+        allow = lexical.file_mask(keep)
+    return [
+        Hit(
+            Span(h.path, h.start_line, h.end_line), h.score, h.symbol, h.kind, h.language, coverage=h.coverage
+        )
+        for h in lexical.search(query, limit, allow=allow)
+    ]
+
+
+def merge_live(index: Index, ranked: list[Hit], found: list[Hit], limit: int) -> list[Hit]:
+    """The BM25 ranking of indexed chunks, corrected by what ripgrep saw in the live files.
+
+    Chunks holding the whole query verbatim come first. Files changed since the index was built (or
+    not indexed at all) are ranked by ripgrep instead of by their stale chunks, interleaved by rank
+    (at equal rank the hit that holds more of the query's term weight goes first).
+    """
+    manifest = index.manifest_for({h.span.path for h in found})
+    stale = {h.span.path for h in found if index.is_stale(h.span.path, manifest)}
+    verbatim = [h for h in found if h.exact]
+    live = [h for h in found if h.span.path in stale and not h.exact]
+    indexed = [h for h in ranked if h.span.path not in stale]
+    woven = [  # rank by rank; at equal rank, the hit holding more of the query first
+        h
+        for pair in zip_longest(indexed, live)
+        for h in sorted((h for h in pair if h is not None), key=lambda h: -h.coverage)
+    ]
+    out: list[Hit] = []
+    seen: set[Span] = set()
+    for h in verbatim + woven:
+        if h.span not in seen:
+            seen.add(h.span)
+            out.append(h)
+    return out[:limit]

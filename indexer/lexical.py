@@ -1,0 +1,208 @@
+"""BM25 over the indexed chunks: how the text retriever ranks a natural-language query.
+
+ripgrep finds where a query's words occur in the live files, but ranking chunks by those matches
+knows nothing of how long a chunk is or how many chunks use a word. This module keeps a real
+inverted index of the chunks of one published snapshot and scores them with BM25 (Lucene's
+variant, k1 = 1.5, b = 0.75).
+
+Tokens are code-aware: every identifier counts whole and also split on ``snake_case`` and
+``camelCase``, lower-cased, English stop words dropped, and stemmed (Snowball, via PyStemmer), so
+"retries the failed uploads" meets ``retry_failed_upload`` and ``RetryPolicy``. A chunk's text is
+what was embedded for it: the path/scope header, then its lines.
+
+The index lives in memory. It is built from the ``chunks`` table in one vectorised pass (Arrow
+splits the texts, numpy builds the postings; each distinct identifier is tokenised once), which
+takes about a quarter of a second per ten thousand chunks here, and is cached per published chunks
+version (see :meth:`indexer.index.Index.lexical`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+K1 = 1.5
+B = 0.75
+COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language", "text"]
+
+_STOP_TEXT = """a an and are as at be been but by can do does for from has have if in into is it its itself
+of on or so such that the their then there these this those to was were when which while will with would
+should may might must not no yes you your we our i he she they them us"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+_PIECE = re.compile(r"[A-Za-z0-9_]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+@cache
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def _piece_tokens(piece: str) -> list[str]:
+    """Raw tokens of one run of identifier characters: whole, and its snake/camel parts."""
+    if piece.isalpha() and (piece.islower() or piece.isupper() or piece[1:].islower()):
+        word = piece.lower()  # one plain word (the common case): nothing to split
+        return [word] if len(word) > 1 and word not in STOP_WORDS else []
+    parts = _CAMEL.findall(piece)
+    whole = piece.lower().strip("_")
+    tokens = [whole] if len(parts) <= 1 else [whole, *(p.lower() for p in parts)]
+    return [t for t in tokens if len(t) > 1 and t not in STOP_WORDS]
+
+
+def code_tokens(text: str) -> list[str]:
+    """Tokens of ``text``: identifiers whole and split on snake/camel case, lower-cased, stop words
+    out, stemmed. The same function tokenises chunks and queries."""
+    raw = [t for piece in _PIECE.findall(text) for t in _piece_tokens(piece)]
+    return list(_stemmer().stemWords(raw)) if raw else []
+
+
+_KEEP = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_BLANK = bytes(c if c in _KEEP else 32 for c in range(256))
+
+
+def _blank_separators(texts: pa.Array) -> pa.Array:
+    """``texts`` with every byte that cannot be part of an identifier turned into a space (UTF-8 bytes
+    of non-ASCII characters included), so that splitting on whitespace yields identifier pieces."""
+    validity, offsets, data = texts.buffers()
+    if data is None:
+        return texts
+    blanked = pa.py_buffer(data.to_pybytes().translate(_BLANK))
+    return pa.Array.from_buffers(
+        texts.type, len(texts), [validity, offsets, blanked], texts.null_count, texts.offset
+    )
+
+
+def _tokenise_distinct(pieces: list[str]) -> list[list[str]]:
+    """:func:`code_tokens` of each piece, stemming each distinct raw token once."""
+    raw = [_piece_tokens(p) for p in pieces]
+    distinct = list({t for tokens in raw for t in tokens})
+    stems = dict(zip(distinct, _stemmer().stemWords(distinct), strict=True)) if distinct else {}
+    return [[stems[t] for t in tokens] for tokens in raw]
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str | None
+    language: str | None
+    score: float
+    coverage: float  # idf-weighted share of the query's tokens that the chunk holds
+
+
+class LexicalIndex:
+    """An in-memory BM25 index of chunks (see the module docstring)."""
+
+    def __init__(self, table: pa.Table) -> None:
+        cols = {c: table.column(c) for c in COLUMNS}
+        self.size = table.num_rows
+        self._paths = cols["path"].to_pylist()
+        self._starts = cols["start_line"].to_pylist()
+        self._ends = cols["end_line"].to_pylist()
+        self._symbols = cols["symbol"].to_pylist()
+        self._kinds = cols["kind"].to_pylist()
+        self._languages = cols["language"].to_pylist()
+        self._files = sorted(set(self._paths))
+        file_no = {p: i for i, p in enumerate(self._files)}
+        self._doc_file = np.fromiter((file_no[p] for p in self._paths), np.int64, self.size)
+        self._file_language = [None] * len(self._files)
+        for p, lang in zip(self._paths, self._languages, strict=True):
+            self._file_language[file_no[p]] = lang
+        self._vocab: dict[str, int] = {}
+        self._build(cols["text"])
+
+    def _build(self, texts: pa.ChunkedArray) -> None:
+        n = self.size
+        empty = np.zeros(0, np.int64)
+        self._offsets, self._docs, self._tf = np.zeros(1, np.int64), empty, empty
+        self._doc_len = np.zeros(n, np.float64)
+        self._avg_len = 1.0
+        if n == 0:
+            return
+        pieces = pc.ascii_split_whitespace(_blank_separators(texts.combine_chunks()))
+        owner = pc.list_parent_indices(pieces).to_numpy()
+        encoded = pc.dictionary_encode(pc.list_flatten(pieces))
+        occurrence = encoded.indices.to_numpy().astype(np.int64)
+        # Each distinct piece of text is tokenised once, into ids of the vocabulary.
+        piece_tokens = _tokenise_distinct(encoded.dictionary.to_pylist())
+        vocab = self._vocab
+        lengths = np.fromiter((len(t) for t in piece_tokens), np.int64, len(piece_tokens))
+        ids = np.fromiter(
+            (vocab.setdefault(t, len(vocab)) for tokens in piece_tokens for t in tokens), np.int64
+        )
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        # Expand every occurrence of a piece into its tokens: (document, token) pairs.
+        per = lengths[occurrence]
+        total = int(per.sum())
+        if total == 0:
+            return
+        docs = np.repeat(owner, per)
+        ends = np.cumsum(per)
+        positions = np.repeat(starts[occurrence] - (ends - per), per) + np.arange(total)
+        tokens = ids[positions]
+        keys, tf = np.unique(tokens * n + docs, return_counts=True)  # sorted by token, then document
+        posting_token = keys // n
+        self._docs = keys % n
+        self._tf = tf
+        self._offsets = np.searchsorted(posting_token, np.arange(len(vocab) + 1))
+        self._doc_len = np.bincount(docs, minlength=n).astype(np.float64)
+        self._avg_len = float(self._doc_len.mean()) or 1.0
+
+    def file_mask(self, keep: Callable[[str, str | None], bool]) -> np.ndarray:
+        """A per-chunk mask from a predicate on (path, language), evaluated once per file."""
+        files = np.fromiter(
+            (keep(p, lang) for p, lang in zip(self._files, self._file_language, strict=True)),
+            bool,
+            len(self._files),
+        )
+        return files[self._doc_file]
+
+    def search(self, query: str, limit: int, *, allow: np.ndarray | None = None) -> list[LexicalHit]:
+        """The ``limit`` best chunks for ``query`` by BM25 (ties by path and line), within ``allow``."""
+        tokens = list(dict.fromkeys(code_tokens(query)))
+        known = [self._vocab[t] for t in tokens if t in self._vocab]
+        if not known or limit < 1 or self.size == 0:
+            return []
+        n = self.size
+        scores = np.zeros(n, np.float64)
+        held = np.zeros(n, np.float64)
+        norm = K1 * (1 - B + B * self._doc_len / self._avg_len)
+        # a word no chunk holds still belongs to the query: it counts, at the rarest idf, in coverage
+        total_idf = (len(tokens) - len(known)) * math.log(1 + (n + 0.5) / 0.5)
+        for tok in known:
+            lo, hi = int(self._offsets[tok]), int(self._offsets[tok + 1])
+            docs, tf = self._docs[lo:hi], self._tf[lo:hi]
+            idf = math.log(1 + (n - (hi - lo) + 0.5) / (hi - lo + 0.5))
+            total_idf += idf
+            scores[docs] += idf * tf * (K1 + 1) / (tf + norm[docs])
+            held[docs] += idf
+        if allow is not None:
+            scores[~allow] = 0.0
+        found = np.flatnonzero(scores)
+        if len(found) > limit:
+            found = found[np.argpartition(-scores[found], limit - 1)[:limit]]
+        order = sorted(found.tolist(), key=lambda d: (-scores[d], self._paths[d], self._starts[d]))
+        return [
+            LexicalHit(
+                self._paths[d], self._starts[d], self._ends[d], self._symbols[d], self._kinds[d],
+                self._languages[d], float(scores[d]), float(held[d] / total_idf),
+            )
+            for d in order
+        ]  # fmt: skip
+
+    def holds(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` have chunks in this index."""
+        known = set(self._files)
+        return {p for p in paths if p in known}

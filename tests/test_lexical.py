@@ -1,0 +1,153 @@
+"""BM25 over indexed chunks: code-aware tokens, hand-computed scores, scope masks, and the text
+retriever's merge of that ranking with what ripgrep sees in changed files."""
+
+from __future__ import annotations
+
+import math
+
+import pyarrow as pa
+import pytest
+
+from indexer import Index
+from indexer.lexical import B, K1, LexicalIndex, code_tokens
+from search import Engine, Query, Scope
+
+
+def table(rows: list[tuple[str, int, int, str]]) -> pa.Table:
+    return pa.table(
+        {
+            "path": [r[0] for r in rows],
+            "start_line": [r[1] for r in rows],
+            "end_line": [r[2] for r in rows],
+            "symbol": [None] * len(rows),
+            "kind": [None] * len(rows),
+            "language": ["python" if r[0].endswith(".py") else "markdown" for r in rows],
+            "text": [r[3] for r in rows],
+        }
+    )
+
+
+def test_tokens_split_identifiers_drop_stop_words_and_stem() -> None:
+    assert code_tokens("retry_failed_uploads") == ["retry_failed_upload", "retri", "fail", "upload"]
+    assert code_tokens("UploadSession.sendAll") == ["uploadsess", "upload", "session", "sendal", "send", "all"]
+    assert code_tokens("HTTPServer") == ["httpserver", "http", "server"]
+    assert code_tokens("the (a) x, is") == []  # stop words and one-letter words
+    assert code_tokens("Retries the failed uploads") == ["retri", "fail", "upload"]
+    assert code_tokens("naïve café") == ["na", "ve", "caf"]  # non-ASCII letters separate, as in chunks
+
+
+def test_index_tokens_equal_the_tokenizer_on_each_chunk() -> None:
+    texts = ["def retry_upload(session):\n    return session.sendAll()", "# notes\nUpload retries: 3", ""]
+    lex = LexicalIndex(table([("a.py", 1, 2, texts[0]), ("b.md", 1, 2, texts[1]), ("c.py", 1, 1, texts[2])]))
+    for doc, text in enumerate(texts):
+        expected: dict[str, int] = {}
+        for t in code_tokens(text):
+            expected[t] = expected.get(t, 0) + 1
+        got = {}
+        for token, tid in lex._vocab.items():
+            lo, hi = lex._offsets[tid], lex._offsets[tid + 1]
+            for d, tf in zip(lex._docs[lo:hi], lex._tf[lo:hi], strict=True):
+                if d == doc:
+                    got[token] = int(tf)
+        assert got == expected
+        assert lex._doc_len[doc] == len(code_tokens(text))
+
+
+def test_bm25_scores_by_hand() -> None:
+    rows = [
+        ("a.py", 1, 3, "upload upload file"),  # 3 tokens (file is kept: not a stop word here)
+        ("b.py", 1, 1, "upload"),  # 1 token
+        ("c.py", 1, 2, "download file"),  # 2 tokens
+    ]
+    lex = LexicalIndex(table(rows))
+    hits = lex.search("uploads", 10)
+    avg = (3 + 1 + 2) / 3
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+
+    def part(tf: int, dl: int) -> float:
+        return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avg))
+
+    # the short chunk wins with one occurrence against two in a longer one: 0.6065 vs 0.5785
+    assert [h.path for h in hits] == ["b.py", "a.py"]
+    assert hits[0].score == pytest.approx(part(1, 1)) and part(1, 1) == pytest.approx(0.6065, abs=1e-4)
+    assert hits[1].score == pytest.approx(part(2, 3)) and part(2, 3) == pytest.approx(0.5785, abs=1e-4)
+    both = lex.search("upload a file", 10)
+    idf_file = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+    assert both[0].path == "a.py" and both[0].coverage == pytest.approx(1.0)
+    assert {h.path: h.coverage for h in both}["b.py"] == pytest.approx(idf / (idf + idf_file))
+    unknown = math.log(1 + 3.5 / 0.5)  # a word no chunk holds weighs as the rarest
+    assert lex.search("upload zebra", 10)[0].coverage == pytest.approx(idf / (idf + unknown))
+    assert lex.search("nothing here matches", 10) == []
+
+
+def test_masks_and_limits() -> None:
+    rows = [(f"src/m{i}.py", 1, 5, f"cache entry {'cache ' * i}") for i in range(6)] + [
+        ("docs/cache.md", 1, 2, "cache cache cache")
+    ]
+    lex = LexicalIndex(table(rows))
+    assert len(lex.search("cache", 3)) == 3
+    only_docs = lex.search("cache", 10, allow=lex.file_mask(lambda p, lang: p.startswith("docs/")))
+    assert [h.path for h in only_docs] == ["docs/cache.md"]
+    python = lex.search("cache", 10, allow=lex.file_mask(lambda p, lang: lang == "python"))
+    assert len(python) == 6 and all(h.path.endswith(".py") for h in python)
+    assert LexicalIndex(table([])).search("cache", 10) == []
+
+
+DOCS = {
+    "src/queue.py": (
+        "class WorkQueue:\n"
+        "    def pending_count(self):\n"
+        "        return len(self.items)\n"
+        "\n"
+        "    def push(self, item):\n"
+        "        self.items.append(item)\n"
+    ),
+    "src/other.py": "def unrelated():\n    return 'queue of words, queue'\n",
+    "src/billing/invoice_export.py": "def run(rows):\n    return [r for r in rows if r]\n",
+}
+
+
+@pytest.fixture
+def engine(make_repo, settings_for):
+    root = make_repo(DOCS)
+    settings = settings_for(root)
+    Index(settings).build()
+    eng = Engine(settings)
+    yield eng
+    eng.close()
+
+
+def test_text_ranks_sentences_with_bm25_over_the_index(engine: Engine) -> None:
+    res = engine.search(Query("count the pending items of a work queue", mode="text"))
+    assert res.results[0].path == "src/queue.py"
+    # The chunk's header (path and scope) is indexed too: words only its path holds still find it.
+    by_path = engine.search(Query("export the invoices", mode="text"))
+    assert by_path.results[0].path == "src/billing/invoice_export.py"
+    scoped = engine.search(Query("count the pending items of a work queue", mode="text"), Scope("file", "src/other.py"))
+    assert {r.path for r in scoped.results} == {"src/other.py"}
+
+
+def test_a_changed_file_is_ranked_from_its_live_text_not_its_stale_chunks(engine: Engine) -> None:
+    root = engine.settings.root
+    (root / "src/other.py").write_text("def drain_pending_queue_items():\n    return 'drained'\n")
+    res = engine.search(Query("drain the pending queue items", mode="text"))
+    top = res.results[0]
+    assert top.path == "src/other.py" and top.stale and "drain_pending_queue_items" in top.snippet
+    (root / "src/queue.py").unlink()  # indexed chunks of a deleted file are not offered as fresh results
+    gone = engine.search(Query("count the pending items of a work queue", mode="text"))
+    assert all(r.stale for r in gone.results if r.path == "src/queue.py")
+
+
+def test_a_verbatim_sentence_late_in_a_big_file_is_found(make_repo, settings_for) -> None:
+    # More lines than ripgrep reads per file for a term search hold the query's words first.
+    body = "".join(f"def option_{i}(name):\n    return 'option', name, {i}\n" for i in range(300))
+    body += 'def last():\n    raise TypeError("No options defined but a name was passed.")\n'
+    root = make_repo({"src/big.py": body})
+    settings = settings_for(root)
+    Index(settings).build()
+    engine = Engine(settings)
+    try:
+        top = engine.search(Query("No options defined but a name was passed.", mode="text")).results[0]
+    finally:
+        engine.close()
+    assert top.start_line <= 602 <= top.end_line
