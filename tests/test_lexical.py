@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from indexer import Index
-from indexer.lexical import B, K1, LexicalIndex, code_tokens
+from indexer.lexical import K1, B, LexicalIndex, code_tokens
 from search import Engine, Query, Scope
 
 
@@ -29,7 +29,14 @@ def table(rows: list[tuple[str, int, int, str]]) -> pa.Table:
 
 def test_tokens_split_identifiers_drop_stop_words_and_stem() -> None:
     assert code_tokens("retry_failed_uploads") == ["retry_failed_upload", "retri", "fail", "upload"]
-    assert code_tokens("UploadSession.sendAll") == ["uploadsess", "upload", "session", "sendal", "send", "all"]
+    assert code_tokens("UploadSession.sendAll") == [
+        "uploadsess",
+        "upload",
+        "session",
+        "sendal",
+        "send",
+        "all",
+    ]
     assert code_tokens("HTTPServer") == ["httpserver", "http", "server"]
     assert code_tokens("the (a) x, is") == []  # stop words and one-letter words
     assert code_tokens("Retries the failed uploads") == ["retri", "fail", "upload"]
@@ -123,7 +130,9 @@ def test_text_ranks_sentences_with_bm25_over_the_index(engine: Engine) -> None:
     # The chunk's header (path and scope) is indexed too: words only its path holds still find it.
     by_path = engine.search(Query("export the invoices", mode="text"))
     assert by_path.results[0].path == "src/billing/invoice_export.py"
-    scoped = engine.search(Query("count the pending items of a work queue", mode="text"), Scope("file", "src/other.py"))
+    scoped = engine.search(
+        Query("count the pending items of a work queue", mode="text"), Scope("file", "src/other.py")
+    )
     assert {r.path for r in scoped.results} == {"src/other.py"}
 
 
