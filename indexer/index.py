@@ -11,13 +11,14 @@ import copy
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import pathspec
+import pyarrow as pa
 
 from indexer.build import Builder, BuildReport, Progress, fingerprint, read_manifest
 from indexer.config import Settings
@@ -36,6 +37,8 @@ from models.base import Embedder
 SYMBOL_COLUMNS = ["name", "qualified_name", "kind", "path", "language", "start_line", "end_line", "signature"]
 CHUNK_SPAN_COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language"]
 MAX_SYMBOL_CANDIDATES = 5000
+MAX_MEMORY_SYMBOLS = 250_000  # up to this many symbols, lookups use one in-memory table per version
+MAX_MEMORY_CHUNK_SPANS = 300_000  # up to this many chunks, all spans are read at once per version
 STRICT_MATCHES = frozenset({"exact", "qualified", "case", "normalised"})
 # ANN search settings: a wider HNSW beam and re-ranking with the full vectors keep recall near exact.
 ANN_EF = 100
@@ -150,6 +153,7 @@ class _Caches:
     chunks: tuple[int, dict[str, list[ChunkSpan]]] | None = None
     manifest: tuple[int, dict[str, tuple[str, int, int]]] | None = None  # (files version, whole manifest)
     lexical: tuple[int, LexicalIndex] | None = None  # (chunks version, BM25 index of its chunks)
+    symbols: tuple[int, SymbolTable] | None = None  # (symbols version, the whole table)
     lexical_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -235,7 +239,7 @@ class Index:
                     full=True
                 )
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
-        self._caches.chunks = self._caches.manifest = self._caches.lexical = None
+        self._caches.chunks = self._caches.manifest = self._caches.lexical = self._caches.symbols = None
         return report
 
     def _wipe(self) -> None:
@@ -320,12 +324,39 @@ class Index:
         if not names or not self.exists():
             return [[] for _ in names]
         glob_ok = glob_matcher(globs)
-        table = self._symbol_candidates(names, language, path_prefix)
+        table = self._symbol_table()
+        if table is None:  # too many to hold: fetch the candidates from the store
+            table = self._symbol_candidates(names, language, path_prefix)
+        elif path_prefix:
+            prefix = path_prefix.rstrip("/")
+            glob_ok = _and(glob_ok, lambda p: p == prefix or p.startswith(prefix + "/"))
         out = []
         for name, strict in names:
-            found = table.lookup(name, kinds=kinds, path_ok=glob_ok, limit=limit, fuzzy=not strict)
+            found = table.lookup(
+                name,
+                kinds=kinds,
+                language=language,
+                path_ok=glob_ok,
+                limit=limit,
+                fuzzy=not strict,
+                strict=strict,
+            )
             out.append([m for m in found if not strict or m.match in STRICT_MATCHES])
         return out
+
+    def _symbol_table(self) -> SymbolTable | None:
+        """The whole symbol table of the snapshot in memory (kept per published version), or ``None``
+        when it has more than :data:`MAX_MEMORY_SYMBOLS` rows."""
+        snap = self.snapshot()
+        version = snap.versions.get("symbols", -1)
+        cached = self._caches.symbols
+        if cached is not None and cached[0] == version and version >= 0:
+            return cached[1]
+        if version < 0 or snap.count("symbols") > MAX_MEMORY_SYMBOLS:
+            return None
+        table = SymbolTable.from_arrow(snap.read("symbols", SYMBOL_COLUMNS))
+        self._caches.symbols = (version, table)
+        return table
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
         table = self.snapshot().read("symbols", SYMBOL_COLUMNS, f"path = {sql_str(path)}")
@@ -339,6 +370,12 @@ class Index:
         if cached is None or cached[0] != version or version < 0:
             cached = self._caches.chunks = (version, {})
         cache = cached[1]
+        if not cache and version >= 0 and snap.count("chunks") <= MAX_MEMORY_CHUNK_SPANS:
+            cache = _spans_by_path(snap.read("chunks", CHUNK_SPAN_COLUMNS))  # every file at once
+            cache[""] = []  # marks the cache as complete: a path not in it has no chunks
+            self._caches.chunks = (version, cache)
+        if "" in cache:
+            return {p: cache.get(p, []) for p in paths}
         wanted = [p for p in dict.fromkeys(paths) if p not in cache]
         for batch in batched(wanted):
             table = snap.read("chunks", CHUNK_SPAN_COLUMNS, in_filter("path", batch))
@@ -357,13 +394,10 @@ class Index:
     def manifest_for(self, paths: Iterable[str]) -> dict[str, tuple[str, int, int]]:
         """Manifest rows (sha256, size, mtime_ns) of just ``paths``."""
         wanted = list(dict.fromkeys(paths))
+        whole = self.whole_manifest()
+        if whole is not None:
+            return {p: whole[p] for p in wanted if p in whole}
         snap = self.snapshot()
-        version = snap.versions.get("files", -1)
-        if version >= 0:  # a published version never changes: read it whole once, then look up
-            cached = self._caches.manifest
-            if cached is None or cached[0] != version:
-                cached = self._caches.manifest = (version, read_manifest(snap))
-            return {p: cached[1][p] for p in wanted if p in cached[1]}
         out: dict[str, tuple[str, int, int]] = {}
         for batch in batched(wanted):
             out.update(read_manifest(snap, in_filter("path", batch)))
@@ -381,6 +415,18 @@ class Index:
             if version >= 0:
                 self._caches.lexical = (version, built)
             return built
+
+    def whole_manifest(self) -> Mapping[str, tuple[str, int, int]] | None:
+        """Every manifest row of the published snapshot, read once per version and shared (do not
+        modify it); ``None`` before anything was published."""
+        snap = self.snapshot()
+        version = snap.versions.get("files", -1)
+        if version < 0:
+            return None
+        cached = self._caches.manifest
+        if cached is None or cached[0] != version:
+            cached = self._caches.manifest = (version, read_manifest(snap))
+        return cached[1]
 
     def manifest(self) -> dict[str, tuple[str, int, int]]:
         return read_manifest(self.snapshot()) if self.exists() else {}
@@ -520,6 +566,20 @@ class Index:
             return sha256_hex((self.settings.root / path).read_bytes()) != old[0]
         except OSError:
             return True
+
+
+def _and(a: Callable[[str], bool] | None, b: Callable[[str], bool]) -> Callable[[str], bool]:
+    return b if a is None else (lambda p: a(p) and b(p))
+
+
+def _spans_by_path(table: pa.Table) -> dict[str, list[ChunkSpan]]:
+    found: dict[str, list[ChunkSpan]] = {}
+    cols = [table.column(c).to_pylist() for c in CHUNK_SPAN_COLUMNS]
+    for p, s, e, sym, kind, lang in zip(*cols, strict=True):
+        found.setdefault(p, []).append(ChunkSpan(s, e, sym, kind, lang))
+    for spans in found.values():
+        spans.sort(key=lambda c: (c.start_line, c.end_line))
+    return found
 
 
 def _dir_size(path: Path) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -202,7 +202,24 @@ class LexicalIndex:
             for d in order
         ]  # fmt: skip
 
-    def holds(self, paths: Sequence[str]) -> set[str]:
-        """Which of ``paths`` have chunks in this index."""
-        known = set(self._files)
-        return {p for p in paths if p in known}
+    def files_holding(self, text: str, *, allow: np.ndarray | None = None) -> list[str] | None:
+        """Files with a chunk that holds every token of ``text``: the only indexed files where ``text``
+        can occur verbatim (as whole words). ``None`` when that cannot be told: ``text`` has no tokens,
+        or one that no chunk holds (a partial word, say)."""
+        tokens = list(dict.fromkeys(code_tokens(text)))
+        if not tokens or any(t not in self._vocab for t in tokens):
+            return None
+        docs: np.ndarray | None = None
+        for t in sorted(tokens, key=lambda t: self._df(self._vocab[t])):  # rarest first
+            tid = self._vocab[t]
+            posting = self._docs[self._offsets[tid] : self._offsets[tid + 1]]
+            docs = posting if docs is None else np.intersect1d(docs, posting, assume_unique=True)
+            if not len(docs):
+                return []
+        assert docs is not None
+        if allow is not None:
+            docs = docs[allow[docs]]
+        return [self._files[i] for i in np.unique(self._doc_file[docs]).tolist()]
+
+    def _df(self, tid: int) -> int:
+        return int(self._offsets[tid + 1] - self._offsets[tid])

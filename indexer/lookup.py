@@ -111,8 +111,10 @@ class SymbolTable:
         path_ok: object = None,
         limit: int = 50,
         fuzzy: bool = True,
+        strict: bool = False,
     ) -> list[SymbolMatch]:
-        """Definitions matching ``query`` best first; ``path_ok`` is an optional ``Callable[[str], bool]``."""
+        """Definitions matching ``query`` best first; ``path_ok`` is an optional ``Callable[[str], bool]``.
+        ``strict`` keeps only exact, qualified and case/separator-insensitive matches (no scans)."""
         query = query.strip()
         if not query:
             return []
@@ -137,6 +139,7 @@ class SymbolTable:
         offer(self.by_lower.get(low, ()), TIER_CASE, "case")
         if norm:
             offer(self.by_norm.get(norm, ()), TIER_NORMALISED, "normalised")
+        if norm and not strict:
             self._prefix(self.sorted_lower, self.by_lower, low, TIER_PREFIX, offer, "prefix")
             self._prefix(self.sorted_norm, self.by_norm, norm, TIER_NORM_PREFIX, offer, "prefix")
             if len(norm) >= 3 and len(best) < limit:

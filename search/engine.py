@@ -137,6 +137,7 @@ class Engine:
         if self.index.exists():
             self.index.lookup_symbols("warm")
             self.index.lexical()
+            self.index.chunk_spans(())
             self.index.embedder().embed_query("warm up")
 
     def resolve_scope(self, scope: Scope) -> ResolvedScope:

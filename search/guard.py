@@ -51,7 +51,7 @@ from indexer.workspace import ALWAYS_SKIP_DIRS, BINARY_SNIFF_BYTES, is_binary
 from models.errors import ConfigError
 from search.confine import Roots
 from search.errors import GuardBlockedError, QueryError
-from search.retrievers.text import rg_text
+from search.retrievers.rg import rg_text
 
 RuleType = Literal["regex", "import", "generated"]
 RULE_TYPES: tuple[str, ...] = ("regex", "import", "generated")

@@ -160,3 +160,29 @@ def test_a_verbatim_sentence_late_in_a_big_file_is_found(make_repo, settings_for
     finally:
         engine.close()
     assert top.start_line <= 602 <= top.end_line
+
+
+def test_files_holding_every_token_of_a_phrase() -> None:
+    rows = [
+        ("a.py", 1, 5, "raise ValueError('checksum mismatch in upload')"),
+        ("a.py", 6, 9, "checksum = 0"),
+        ("b.py", 1, 5, "mismatch of the checksum"),  # both words, another order: still a candidate
+        ("c.py", 1, 5, "checksum only"),
+    ]
+    lex = LexicalIndex(table(rows))
+    assert lex.files_holding("checksum mismatch") == ["a.py", "b.py"]
+    assert lex.files_holding("checksum mismatch", allow=lex.file_mask(lambda p, lang: p != "a.py")) == [
+        "b.py"
+    ]
+    assert lex.files_holding("upload only") == []
+    assert lex.files_holding("hecksum mismatch") is None  # a partial word: cannot narrow
+    assert lex.files_holding("is it") is None  # no tokens at all
+
+
+def test_a_sentence_written_since_indexing_is_found_verbatim(engine: Engine) -> None:
+    root = engine.settings.root
+    (root / "src/new_module.py").write_text("def fail():\n    raise RuntimeError('spool directory is not writable')\n")
+    (root / "src/other.py").write_text("def unrelated():\n    return 'the spool directory is not writable'\n")
+    res = engine.search(Query("spool directory is not writable", mode="text"))
+    assert {r.path for r in res.results[:2]} == {"src/new_module.py", "src/other.py"}
+    assert all(r.stale for r in res.results[:2])

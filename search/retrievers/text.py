@@ -1,184 +1,37 @@
-"""Text retrieval with ripgrep over the live files.
+"""Text retrieval: ripgrep over the live files, and BM25 over the indexed chunks for sentences.
 
-Commands are built with ``ripgrepy`` and run through the one subprocess gateway
-(:mod:`indexer.procs`) with a timeout and an output cap; results are read from ``rg --json``.
-ripgrep honours the same ignore rules as the indexer (``.gitignore`` even outside git, ``.ignore``,
-configured excludes), searches hidden files but never ``.git``, and never follows symlinks.
+A literal or regex query is searched as given (:mod:`search.retrievers.rg`) and spans are ranked by
+match count. A natural-language query is ranked in two ways at once:
 
-Ranking: a literal or regex query ranks spans by match count. A natural-language query becomes
-an OR of its terms (stems, case-insensitive); a span scores Σ idf(term) over the distinct terms it
-contains, idf from the number of files each term occurs in, plus a small bonus for repeats.
-
-A term query can match tens of thousands of lines (a common word in a large repository), so it
-reads ripgrep's compact ``--only-matching --null`` output (path, line number and the matched text,
-nothing else) instead of ``--json``, which would carry every matching line and cost ~10× more to
-decode.
+- with an index, its chunks are ranked by BM25 (:mod:`indexer.lexical`), and ripgrep runs only where
+  the index cannot answer: the whole query verbatim (chunks holding it come first) and the query's
+  terms in files changed since indexing (:mod:`search.retrievers.live` weaves the two);
+- without one, ripgrep searches the terms (an OR of stems, case-insensitive) and a span scores BM25
+  from its matches: tf from the matched text, df per file, length in lines.
 """
 
 from __future__ import annotations
 
-import base64
 import bisect
 import concurrent.futures as cf
-import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import zip_longest
-from pathlib import Path
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from dataclasses import replace
 
-import ripgrepy
-
-from indexer import Index, IndexStoreError, Settings, glob_matcher
-from indexer.languages import EXTENSIONS, FILENAMES
-from indexer.procs import rg_binary, run
-from search.errors import QueryError
+from indexer import Index, IndexStoreError, Settings
 from search.query_shape import QueryShape
 from search.retrievers import ResolvedScope
+from search.retrievers.live import bm25_hits, live_changes, merge_live, scope_mask
+from search.retrievers.rg import LineMatch, rg_command, run_rg
 from search.types import Hit, Span
 
-MAX_OUTPUT = 24 * 1024 * 1024
-MAX_COUNT_PER_FILE = 200
 BM25_K1 = 1.2
 BM25_B = 0.75
 AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
-_PHRASE_POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="plait-rg-phrase")
-
-
-class LineMatch(NamedTuple):  # a tuple: tens of thousands are made per query, and tuples are cheap
-    path: str
-    line: int
-    text: str
-    submatches: tuple[str, ...]
-
-
-def parse_rg_json(lines: Sequence[bytes] | Iterator[bytes]) -> Iterator[LineMatch]:
-    """Matches from ``rg --json`` output lines (paths and text may come base64-encoded)."""
-    for raw in lines:
-        if not raw.startswith(b'{"type":"match"'):
-            continue
-        try:
-            data = json.loads(raw)["data"]
-        except (ValueError, KeyError):
-            continue
-        path = rg_text(data["path"])
-        path = path[2:] if path.startswith("./") else path
-        subs = tuple(rg_text(s["match"]) for s in data.get("submatches", ()))
-        yield LineMatch(path, int(data["line_number"]), rg_text(data["lines"]), subs)
-
-
-def parse_rg_only_matching(stdout: bytes) -> list[LineMatch]:
-    """Matches from ``rg --only-matching --null --line-number --with-filename`` output: one
-    ``path NUL line:match`` per match, grouped into one :class:`LineMatch` per line (without its text)."""
-    out: list[LineMatch] = []
-    key: tuple[bytes, bytes] | None = None
-    subs: list[str] = []
-    for raw in stdout.split(b"\n"):
-        path, sep, rest = raw.partition(b"\0")
-        number, colon, match = rest.partition(b":")
-        if not sep or not colon or not number.isdigit():
-            continue
-        if key != (path, number):
-            if key is not None:
-                out.append(_line_match(key, subs))
-            key, subs = (path, number), []
-        subs.append(match.decode("utf-8", "replace"))
-    if key is not None:
-        out.append(_line_match(key, subs))
-    return out
-
-
-def _line_match(key: tuple[bytes, bytes], subs: list[str]) -> LineMatch:
-    path = key[0].decode("utf-8", "replace")
-    return LineMatch(path[2:] if path.startswith("./") else path, int(key[1]), "", tuple(subs))
-
-
-def rg_text(obj: Any) -> str:
-    """The text of an ``rg --json`` data element (``{"text": ...}``, or base64 ``{"bytes": ...}`` for
-    non-UTF-8 data); ``""`` for anything else."""
-    if isinstance(obj, dict):
-        if "text" in obj:
-            return str(obj["text"])
-        if "bytes" in obj:
-            return base64.b64decode(obj["bytes"]).decode("utf-8", "replace")
-    return ""
-
-
-def language_globs(language: str) -> list[str]:
-    exts = [f"*{ext}" for ext, lang in EXTENSIONS.items() if lang == language]
-    names = [name for name, lang in FILENAMES.items() if lang == language]
-    return exts + names
-
-
-def rg_command(
-    settings: Settings,
-    patterns: Sequence[str],
-    scope: ResolvedScope,
-    *,
-    fixed: bool,
-    ignore_case: bool,
-    extra: Sequence[str] = (),
-    compact: bool = False,
-    cap: bool = True,
-) -> list[str]:
-    """The full ``rg`` argv: flags via ripgrepy, then ``-e`` patterns, ``--`` and the paths.
-    Output is ``--json``, or with ``compact`` only the matches (see :func:`parse_rg_only_matching`).
-    ``cap`` stops reading a file after :data:`MAX_COUNT_PER_FILE` matching lines."""
-    rg = ripgrepy.Ripgrepy("", ".", rg_path=rg_binary()).hidden().no_config()
-    rg = rg.only_matching().null().line_number().with_filename().no_heading() if compact else rg.json()
-    rg = rg.max_filesize(str(settings.max_file_bytes)).max_columns(2000)
-    if cap:
-        rg = rg.max_count(MAX_COUNT_PER_FILE)
-    rg = rg.glob("!.git")
-    if fixed:
-        rg = rg.fixed_strings()
-    rg = rg.ignore_case() if ignore_case else rg.smart_case()
-    if settings.index_is_local:
-        try:
-            rel = Path(settings.index_dir).resolve().relative_to(settings.root)
-            rg = rg.glob(f"!/{rel.as_posix()}")
-        except ValueError:
-            pass
-    for pattern in settings.exclude:
-        rg = rg.glob(f"!{pattern}")
-    for pattern in settings.include:
-        rg = rg.glob(pattern)
-    for g in scope.globs:
-        rg = rg.glob(g)
-    if scope.language:
-        for g in language_globs(scope.language):
-            rg = rg.glob(g)
-    argv = [*rg.command, "--no-require-git", *(["--color=never"] if compact else []), *extra]
-    for p in patterns:
-        argv += ["-e", p]
-    argv.append("--")
-    if scope.paths is not None:
-        argv += list(scope.paths)
-    elif scope.path:
-        argv.append(scope.path)
-    else:
-        argv.append(".")
-    return argv
-
-
-def run_rg(settings: Settings, argv: list[str], *, timeout: float) -> tuple[list[LineMatch], bool]:
-    """Run rg; returns (matches, truncated), read as ``--json`` or compact output, whichever ``argv``
-    asks for. Exit 1 is "no match"; exit 2 with no output is an error."""
-    res = run(argv, cwd=settings.root, timeout=timeout, max_output=MAX_OUTPUT)
-    if res.timed_out:
-        raise TimeoutError(f"ripgrep took longer than {timeout:.0f}s; narrow the query or scope")
-    if res.returncode == 2 and not res.stdout:
-        msg = res.stderr.splitlines()
-        detail = " ".join(line.strip() for line in msg[:6] if line.strip()) or "ripgrep failed"
-        if "regex" in res.stderr.lower() or "parse error" in res.stderr.lower():
-            raise QueryError(f"invalid regex: {detail}; fix the pattern or search it as a literal.")
-        if not any("No such file" in m or "os error" in m for m in msg):
-            raise QueryError(f"ripgrep failed: {detail}")
-    if "--json" not in argv:
-        return [m for m in parse_rg_only_matching(res.stdout) if m.path], res.truncated
-    return [m for m in parse_rg_json(res.stdout.splitlines()) if m.path], res.truncated
+MAX_TARGETS = 500  # a narrowed search names at most this many files; more: search the whole scope
+_POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="plait-text")
 
 
 class SpanMapper:
@@ -230,37 +83,67 @@ class TextRetriever:
             matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
             hits = self._rank_counts(matches, self._mapper(index, matches), limit)
             return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
+        return self._search_sentence(query, shape, scope, index, limit)
+
+    def _search_sentence(
+        self, query: str, shape: QueryShape, scope: ResolvedScope, index: Index | None, limit: int
+    ) -> list[Hit]:
         terms = [t for t in shape.terms if t]
         phrase = " ".join(query.split())
-        if not terms and len(phrase) < 3:
+        whole = len(phrase) >= 3 and phrase.lower() not in terms  # worth finding verbatim
+        if not terms and not whole:
             return []
-        matches = self._term_matches(terms, phrase, scope)
-        n_files = index.snapshot().count("files") if index is not None else 0
-        found = self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
         if index is None:
-            return found
+            return self._rank_live(phrase, terms, self._everywhere(terms, phrase, whole, scope), None, limit)
+        listing = _POOL.submit(live_changes, self.settings, index, scope, timeout=self.timeout)
         try:
-            ranked = bm25_hits(index, query, scope, limit)
-        except IndexStoreError:
-            return found  # an unreadable chunks table: ripgrep's ranking still answers
-        return merge_live(index, ranked, found, limit) if ranked else found
+            lexical = index.lexical()
+            allow = scope_mask(lexical, scope)
+            ranked = bm25_hits(lexical, query, allow, limit)
+            holders = lexical.files_holding(phrase, allow=allow) if whole else []
+        except IndexStoreError:  # an unreadable chunks table: ripgrep's ranking still answers
+            listing.cancel()
+            return self._rank_live(phrase, terms, self._everywhere(terms, phrase, whole, scope), index, limit)
+        # The verbatim search reads only the indexed files that could hold the query; changed files
+        # are searched for it, and for its terms, once the listing says which they are.
+        jobs = []
+        if whole and (holders is None or holders):
+            jobs.append(self._spawn([phrase], _narrowed(scope, holders), cap=False))
+        changes = listing.result()
+        if changes is None:
+            self._collect(jobs)
+            return self._rank_live(phrase, terms, self._everywhere(terms, phrase, whole, scope), index, limit)
+        if changes.changed:
+            patterns = [phrase, *terms] if whole else terms  # the phrase first: rg prefers it at a tie
+            few = _narrowed(scope, changes.changed)
+            jobs.append(self._spawn(patterns, few, cap=few is scope))
+        found = self._rank_live(phrase, terms, self._collect(jobs), index, limit)
+        return merge_live(ranked, found, changes, limit)
 
-    def _term_matches(self, terms: list[str], phrase: str, scope: ResolvedScope) -> list[LineMatch]:
-        """Two searches at once: the terms, capped per file (a common word matches thousands of lines),
-        and the whole query verbatim, uncapped, so that an occurrence late in a big file is seen."""
-        verbatim = None
-        if len(phrase) >= 3 and phrase.lower() not in terms:
-            argv = rg_command(
-                self.settings, [phrase], scope, fixed=True, ignore_case=True, compact=True, cap=False
-            )
-            verbatim = _PHRASE_POOL.submit(run_rg, self.settings, argv, timeout=self.timeout)
-        matches: list[LineMatch] = []
-        if terms:
-            argv = rg_command(self.settings, terms, scope, fixed=True, ignore_case=True, compact=True)
-            matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
-        if verbatim is not None:
-            matches += verbatim.result()[0]
-        return matches
+    def _everywhere(
+        self, terms: list[str], phrase: str, whole: bool, scope: ResolvedScope
+    ) -> list[LineMatch]:
+        """The terms over the whole scope, capped per file (a common word matches thousands of lines),
+        and beside them the whole query verbatim, uncapped (an occurrence late in a big file counts)."""
+        jobs = [self._spawn(terms, scope, cap=True) if terms else None]
+        jobs.append(self._spawn([phrase], scope, cap=False) if whole else None)
+        return self._collect(jobs)
+
+    def _spawn(
+        self, patterns: list[str], scope: ResolvedScope, *, cap: bool
+    ) -> cf.Future[tuple[list[LineMatch], bool]]:
+        argv = rg_command(self.settings, patterns, scope, fixed=True, ignore_case=True, compact=True, cap=cap)
+        return _POOL.submit(run_rg, self.settings, argv, timeout=self.timeout)
+
+    @staticmethod
+    def _collect(jobs: Iterable[cf.Future[tuple[list[LineMatch], bool]] | None]) -> list[LineMatch]:
+        return [m for job in jobs if job is not None for m in job.result()[0]]
+
+    def _rank_live(
+        self, phrase: str, terms: list[str], matches: list[LineMatch], index: Index | None, limit: int
+    ) -> list[Hit]:
+        n_files = index.snapshot().count("files") if index is not None else 0
+        return self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
 
     def _mapper(self, index: Index | None, matches: list[LineMatch]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
@@ -339,48 +222,9 @@ class TextRetriever:
         ]
 
 
-def bm25_hits(index: Index, query: str, scope: ResolvedScope, limit: int) -> list[Hit]:
-    """BM25 over the indexed chunks within ``scope`` (see :mod:`indexer.lexical`)."""
-    lexical = index.lexical()
-    allow = None
-    if scope.kind != "ws" or scope.globs or scope.language:
-        glob_ok = glob_matcher(scope.globs)
-
-        def keep(path: str, language: str | None) -> bool:
-            if scope.language and language != scope.language:
-                return False
-            return scope.allows(path) and (glob_ok is None or glob_ok(path))
-
-        allow = lexical.file_mask(keep)
-    return [
-        Hit(
-            Span(h.path, h.start_line, h.end_line), h.score, h.symbol, h.kind, h.language, coverage=h.coverage
-        )
-        for h in lexical.search(query, limit, allow=allow)
-    ]
-
-
-def merge_live(index: Index, ranked: list[Hit], found: list[Hit], limit: int) -> list[Hit]:
-    """The BM25 ranking of indexed chunks, corrected by what ripgrep saw in the live files.
-
-    Chunks holding the whole query verbatim come first. Files changed since the index was built (or
-    not indexed at all) are ranked by ripgrep instead of by their stale chunks, interleaved by rank
-    (at equal rank the hit that holds more of the query's term weight goes first).
-    """
-    manifest = index.manifest_for({h.span.path for h in found})
-    stale = {h.span.path for h in found if index.is_stale(h.span.path, manifest)}
-    verbatim = [h for h in found if h.exact]
-    live = [h for h in found if h.span.path in stale and not h.exact]
-    indexed = [h for h in ranked if h.span.path not in stale]
-    woven = [  # rank by rank; at equal rank, the hit holding more of the query first
-        h
-        for pair in zip_longest(indexed, live)
-        for h in sorted((h for h in pair if h is not None), key=lambda h: -h.coverage)
-    ]
-    out: list[Hit] = []
-    seen: set[Span] = set()
-    for h in verbatim + woven:
-        if h.span not in seen:
-            seen.add(h.span)
-            out.append(h)
-    return out[:limit]
+def _narrowed(scope: ResolvedScope, paths: list[str] | None) -> ResolvedScope:
+    """``scope`` limited to ``paths`` (already inside it), or ``scope`` itself when they are unknown or
+    too many to name."""
+    if paths is None or len(paths) > MAX_TARGETS:
+        return scope
+    return replace(scope, paths=tuple(paths))

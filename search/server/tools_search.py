@@ -19,7 +19,7 @@ from indexer.types import SymbolKind
 from search.engine import MAX_LIMIT, parse_scope
 from search.errors import QueryError
 from search.retrievers import ResolvedScope
-from search.retrievers.text import rg_command, rg_text
+from search.retrievers.rg import rg_command, rg_text
 from search.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, as_list, respond, truncation_note
 from search.server.models import (
     FindSymbolOutput,

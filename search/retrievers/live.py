@@ -1,0 +1,98 @@
+"""What the index cannot know: which files changed since it was built, and how to weave ripgrep's
+view of them into the BM25 ranking of the indexed chunks."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from itertools import zip_longest
+
+import numpy as np
+
+from indexer import Index, Settings, glob_matcher
+from indexer.lexical import LexicalIndex
+from indexer.procs import run
+from search.retrievers import ResolvedScope
+from search.retrievers.rg import MAX_OUTPUT, rg_files_command
+from search.types import Hit, Span
+
+
+@dataclass(frozen=True, slots=True)
+class LiveChanges:
+    changed: list[str]  # files in scope that are new or differ (size or mtime) from the indexed copy
+    present: frozenset[str]  # every file in scope that a search would read
+
+
+def live_changes(
+    settings: Settings, index: Index, scope: ResolvedScope, *, timeout: float
+) -> LiveChanges | None:
+    """The files of ``scope`` (``rg --files``, same filters as a search) compared with the manifest by
+    size and mtime; ``None`` when ripgrep could not list them."""
+    res = run(rg_files_command(settings, scope), cwd=settings.root, timeout=timeout, max_output=MAX_OUTPUT)
+    if res.timed_out or res.truncated or res.returncode not in (0, 1):
+        return None
+    paths = [
+        p[2:] if p.startswith("./") else p for p in res.stdout.decode("utf-8", "replace").split("\0") if p
+    ]
+    manifest = index.whole_manifest() or {}
+    root, stat = f"{settings.root}{os.sep}", os.stat  # thousands of files: keep the loop lean
+    changed = []
+    for path in paths:
+        known = manifest.get(path)
+        try:
+            st = stat(root + path)
+        except OSError:
+            continue
+        if known is None or st.st_size != known[1] or st.st_mtime_ns != known[2]:
+            changed.append(path)
+    return LiveChanges(changed, frozenset(paths))
+
+
+def scope_mask(lexical: LexicalIndex, scope: ResolvedScope) -> np.ndarray | None:
+    """Which indexed chunks lie in ``scope`` (``None``: all of them)."""
+    if scope.kind == "ws" and not scope.globs and not scope.language:
+        return None
+    glob_ok = glob_matcher(scope.globs)
+
+    def keep(path: str, language: str | None) -> bool:
+        if scope.language and language != scope.language:
+            return False
+        return scope.allows(path) and (glob_ok is None or glob_ok(path))
+
+    return lexical.file_mask(keep)
+
+
+def bm25_hits(lexical: LexicalIndex, query: str, allow: np.ndarray | None, limit: int) -> list[Hit]:
+    """BM25 over the indexed chunks that ``allow`` lets through (see :mod:`indexer.lexical`)."""
+    return [
+        Hit(
+            Span(h.path, h.start_line, h.end_line), h.score, h.symbol, h.kind, h.language, coverage=h.coverage
+        )
+        for h in lexical.search(query, limit, allow=allow)
+    ]
+
+
+def merge_live(ranked: list[Hit], found: list[Hit], changes: LiveChanges, limit: int) -> list[Hit]:
+    """The BM25 ranking of indexed chunks, corrected by what ripgrep saw in the live files.
+
+    Chunks holding the whole query verbatim (``found`` hits marked exact) come first. Files changed
+    since indexing, or never indexed, are ranked by ripgrep instead of by their stale chunks, and
+    interleaved by rank (at equal rank the hit holding more of the query's term weight goes first);
+    chunks of files that are gone are dropped.
+    """
+    changed = set(changes.changed)
+    verbatim = [h for h in found if h.exact]
+    live = [h for h in found if h.span.path in changed and not h.exact]
+    indexed = [h for h in ranked if h.span.path not in changed and h.span.path in changes.present]
+    woven = [
+        h
+        for pair in zip_longest(indexed, live)
+        for h in sorted((h for h in pair if h is not None), key=lambda h: -h.coverage)
+    ]
+    out: list[Hit] = []
+    seen: set[Span] = set()
+    for h in verbatim + woven:
+        if h.span not in seen:
+            seen.add(h.span)
+            out.append(h)
+    return out[:limit]
