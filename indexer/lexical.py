@@ -129,6 +129,7 @@ class LexicalIndex:
         self._offsets, self._docs, self._tf = np.zeros(1, np.int64), empty, empty
         self._doc_len = np.zeros(n, np.float64)
         self._avg_len = 1.0
+        self._norm = np.full(n, K1, np.float32)
         if n == 0:
             return
         pieces = pc.ascii_split_whitespace(_blank_separators(texts.combine_chunks()))
@@ -159,6 +160,7 @@ class LexicalIndex:
         self._offsets = np.searchsorted(posting_token, np.arange(len(vocab) + 1))
         self._doc_len = np.bincount(docs, minlength=n).astype(np.float64)
         self._avg_len = float(self._doc_len.mean()) or 1.0
+        self._norm = (K1 * (1 - B + B * self._doc_len / self._avg_len)).astype(np.float32)
 
     def file_mask(self, keep: Callable[[str, str | None], bool]) -> np.ndarray:
         """A per-chunk mask from a predicate on (path, language), evaluated once per file."""
@@ -176,9 +178,10 @@ class LexicalIndex:
         if not known or limit < 1 or self.size == 0:
             return []
         n = self.size
-        scores = np.zeros(n, np.float64)
-        held = np.zeros(n, np.float64)
-        norm = K1 * (1 - B + B * self._doc_len / self._avg_len)
+        # float32: arrays small enough to come from the heap, not freshly mapped (and faulted) pages
+        scores = np.zeros(n, np.float32)
+        held = np.zeros(n, np.float32)
+        norm = self._norm
         # a word no chunk holds still belongs to the query: it counts, at the rarest idf, in coverage
         total_idf = (len(tokens) - len(known)) * math.log(1 + (n + 0.5) / 0.5)
         for tok in known:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -275,10 +276,15 @@ class Engine:
 
     def _snippet(self, path: str, start: int, end: int) -> tuple[str, int]:
         try:
-            with open(self.settings.root / path, encoding="utf-8", errors="replace") as fh:
-                lines = fh.read().split("\n")
+            with open(
+                os.path.join(self.settings.root, path), encoding="utf-8", errors="replace", newline=""
+            ) as fh:
+                lines = fh.read().split("\n", end)  # split no further than the span's end
         except OSError:
             return "", end
+        if len(lines) <= end and lines[-1] == "":
+            lines.pop()  # at the end of the file, its final newline ends the last line: no line after it
+        del lines[end:]
         end = min(end, max(start, len(lines)))
         body = lines[start - 1 : min(end, start - 1 + SNIPPET_LINES)]
         text = "\n".join(line.rstrip("\r") for line in body)

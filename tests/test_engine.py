@@ -234,3 +234,15 @@ def test_compact_rg_output_reads_the_same_matches_as_json(make_repo, settings_fo
     assert ("odd: name 1.py", 1, ("retry", "retry", "retry")) in compact
     assert ("sub/b.py", 1, ("upload", "retry")) in compact
     assert ("sub/b.py", 2, ("Retry",)) in compact
+
+
+def test_snippets_follow_the_span_and_the_file_end(make_repo, settings_for) -> None:
+    root = make_repo({"a.py": "one\r\ntwo\n\nfour\n", "b.py": "x\ny"})
+    engine = Engine(settings_for(root))
+    try:
+        assert engine._snippet("a.py", 1, 3) == ("one\ntwo\n", 3)  # ends on an empty line: kept
+        assert engine._snippet("a.py", 2, 99) == ("two\n\nfour", 4)  # past the end: clipped, no phantom line
+        assert engine._snippet("b.py", 2, 5) == ("y", 2)  # no final newline
+        assert engine._snippet("gone.py", 1, 3) == ("", 3)
+    finally:
+        engine.close()

@@ -181,7 +181,9 @@ def test_files_holding_every_token_of_a_phrase() -> None:
 
 def test_a_sentence_written_since_indexing_is_found_verbatim(engine: Engine) -> None:
     root = engine.settings.root
-    (root / "src/new_module.py").write_text("def fail():\n    raise RuntimeError('spool directory is not writable')\n")
+    (root / "src/new_module.py").write_text(
+        "def fail():\n    raise RuntimeError('spool directory is not writable')\n"
+    )
     (root / "src/other.py").write_text("def unrelated():\n    return 'the spool directory is not writable'\n")
     res = engine.search(Query("spool directory is not writable", mode="text"))
     assert {r.path for r in res.results[:2]} == {"src/new_module.py", "src/other.py"}

@@ -11,9 +11,8 @@ import numpy as np
 
 from indexer import Index, Settings, glob_matcher
 from indexer.lexical import LexicalIndex
-from indexer.procs import run
 from search.retrievers import ResolvedScope
-from search.retrievers.rg import MAX_OUTPUT, rg_files_command
+from search.retrievers.listing import list_scope
 from search.types import Hit, Span
 
 
@@ -26,14 +25,12 @@ class LiveChanges:
 def live_changes(
     settings: Settings, index: Index, scope: ResolvedScope, *, timeout: float
 ) -> LiveChanges | None:
-    """The files of ``scope`` (``rg --files``, same filters as a search) compared with the manifest by
-    size and mtime; ``None`` when ripgrep could not list them."""
-    res = run(rg_files_command(settings, scope), cwd=settings.root, timeout=timeout, max_output=MAX_OUTPUT)
-    if res.timed_out or res.truncated or res.returncode not in (0, 1):
+    """The files of ``scope`` (see :mod:`search.retrievers.listing`) compared with the manifest by size
+    and mtime; ``None`` when ripgrep could not list them."""
+    listing = list_scope(settings, scope, timeout=timeout)
+    if listing is None:
         return None
-    paths = [
-        p[2:] if p.startswith("./") else p for p in res.stdout.decode("utf-8", "replace").split("\0") if p
-    ]
+    paths = listing.paths
     manifest = index.whole_manifest() or {}
     root, stat = f"{settings.root}{os.sep}", os.stat  # thousands of files: keep the loop lean
     changed = []
@@ -45,7 +42,7 @@ def live_changes(
             continue
         if known is None or st.st_size != known[1] or st.st_mtime_ns != known[2]:
             changed.append(path)
-    return LiveChanges(changed, frozenset(paths))
+    return LiveChanges(changed, listing.present)
 
 
 def scope_mask(lexical: LexicalIndex, scope: ResolvedScope) -> np.ndarray | None:
