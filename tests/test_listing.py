@@ -22,6 +22,19 @@ def age(root: Path) -> None:
     os.utime(root, ns=(past, past))
 
 
+def count_runs(monkeypatch) -> list[int]:
+    """Record each ``rg --files`` run (the real one still runs)."""
+    calls: list[int] = []
+    real_run = listing_module.run
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(listing_module, "run", counted)
+    return calls
+
+
 def files(settings) -> set[str]:
     listing = list_scope(settings, WS, timeout=10)
     assert listing is not None
@@ -33,9 +46,7 @@ def test_a_listing_is_kept_until_a_watched_time_changes(make_repo, settings_for,
     settings = settings_for(root)
     age(root)
     assert files(settings) == {"a.py", "pkg/b.py", "pkg/deep/c.py"}
-    calls = []
-    real_run = listing_module.run
-    monkeypatch.setattr(listing_module, "run", lambda *a, **kw: calls.append(1) or real_run(*a, **kw))
+    calls = count_runs(monkeypatch)
     assert files(settings) == {"a.py", "pkg/b.py", "pkg/deep/c.py"} and calls == []  # kept
     (root / "pkg/deep/d.py").write_text("w = 4\n")  # a new file in a watched directory
     assert "pkg/deep/d.py" in files(settings) and len(calls) == 1
@@ -62,8 +73,6 @@ def test_a_listing_is_not_kept_right_after_a_change(make_repo, settings_for, mon
     root = make_repo({"a.py": "x = 1\n"})
     settings = settings_for(root)
     files(settings)  # everything was just written: too recent to trust the directory times
-    calls = []
-    real_run = listing_module.run
-    monkeypatch.setattr(listing_module, "run", lambda *a, **kw: calls.append(1) or real_run(*a, **kw))
+    calls = count_runs(monkeypatch)
     files(settings)
     assert calls == [1]
