@@ -239,7 +239,9 @@ class Index:
                     full=True
                 )
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
-        self._caches.chunks = self._caches.manifest = self._caches.lexical = self._caches.symbols = None
+        self._caches.chunks = self._caches.manifest = self._caches.symbols = None
+        if self._caches.lexical is not None:  # keep its tokens for the next version, never its version
+            self._caches.lexical = (-1, self._caches.lexical[1])
         return report
 
     def _wipe(self) -> None:
@@ -411,7 +413,8 @@ class Index:
             cached = self._caches.lexical
             if cached is not None and cached[0] == version and version >= 0:
                 return cached[1]
-            built = LexicalIndex(snap.read("chunks", LEXICAL_COLUMNS))
+            previous = cached[1] if cached is not None else None  # its tokens serve unchanged chunks
+            built = LexicalIndex(snap.read("chunks", LEXICAL_COLUMNS), previous)
             if version >= 0:
                 self._caches.lexical = (version, built)
             return built

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 K1 = 1.5
 B = 0.75
-COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language", "text"]
+COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language", "content_hash", "text"]
 
 _STOP_TEXT = """a an and are as at be been but by can do does for from has have if in into is it its itself
 of on or so such that the their then there these this those to was were when which while will with would
@@ -105,33 +105,72 @@ class LexicalHit:
 class LexicalIndex:
     """An in-memory BM25 index of chunks (see the module docstring)."""
 
-    def __init__(self, table: pa.Table) -> None:
+    def __init__(self, table: pa.Table, previous: LexicalIndex | None = None) -> None:
+        """Index the chunks of ``table`` (:data:`COLUMNS`). Chunks whose content hash ``previous``
+        already holds reuse its tokens, so that indexing a new version costs the changed chunks."""
         cols = {c: table.column(c) for c in COLUMNS}
-        self.size = table.num_rows
+        self.size = n = table.num_rows
         self._paths = cols["path"].to_pylist()
         self._starts = cols["start_line"].to_pylist()
         self._ends = cols["end_line"].to_pylist()
         self._symbols = cols["symbol"].to_pylist()
         self._kinds = cols["kind"].to_pylist()
         self._languages = cols["language"].to_pylist()
+        self._hashes = cols["content_hash"].to_pylist()
         self._files = sorted(set(self._paths))
         file_no = {p: i for i, p in enumerate(self._files)}
-        self._doc_file = np.fromiter((file_no[p] for p in self._paths), np.int64, self.size)
+        self._doc_file = np.fromiter((file_no[p] for p in self._paths), np.int64, n)
         self._file_language = [None] * len(self._files)
         for p, lang in zip(self._paths, self._languages, strict=True):
             self._file_language[file_no[p]] = lang
-        self._vocab: dict[str, int] = {}
-        self._build(cols["text"])
+        # a copy: searches may still read ``previous`` while this one grows its vocabulary
+        self._vocab: dict[str, int] = dict(previous._vocab) if previous is not None else {}
+        # Doc-major token lists (token ids and their counts per chunk), then token-major postings.
+        self._doc_offsets, self._doc_tokens, self._doc_tf = self._tokens_per_doc(cols["text"], previous)
+        lengths = np.diff(self._doc_offsets)
+        owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        order = np.argsort(self._doc_tokens, kind="stable")  # by token; chunks stay in order within one
+        self._docs = owner[order]
+        self._tf = self._doc_tf[order]
+        self._offsets = np.searchsorted(self._doc_tokens[order], np.arange(len(self._vocab) + 1))
+        self._doc_len = np.bincount(owner, weights=self._doc_tf, minlength=n).astype(np.float64)
+        self._avg_len = float(self._doc_len.mean()) if n and self._doc_len.any() else 1.0
+        self._norm = (K1 * (1 - B + B * self._doc_len / self._avg_len)).astype(np.float32)
 
-    def _build(self, texts: pa.ChunkedArray) -> None:
+    def _tokens_per_doc(
+        self, texts: pa.ChunkedArray, previous: LexicalIndex | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = self.size
+        known = previous._row_of() if previous is not None else {}
+        reused = np.fromiter((known.get(h, -1) for h in self._hashes), np.int64, n)
+        fresh = np.flatnonzero(reused < 0)
+        todo = texts if len(fresh) == n else texts.take(pa.array(fresh)) if len(fresh) else None
+        new_offsets, new_tokens, new_tf = self._tokenise(todo)
+        # Gather each chunk's slice from the previous index or from the freshly tokenised ones.
+        lengths = np.zeros(n, np.int64)
+        starts = np.zeros(n, np.int64)
+        base = 0
+        if previous is not None:
+            old = reused >= 0
+            lengths[old] = np.diff(previous._doc_offsets)[reused[old]]
+            starts[old] = previous._doc_offsets[reused[old]]
+            base = len(previous._doc_tokens)
+        lengths[fresh] = np.diff(new_offsets)
+        starts[fresh] = base + new_offsets[:-1]
+        source_tokens = (
+            np.concatenate([previous._doc_tokens, new_tokens]) if previous is not None else new_tokens
+        )
+        source_tf = np.concatenate([previous._doc_tf, new_tf]) if previous is not None else new_tf
+        ends = np.cumsum(lengths)
+        positions = np.repeat(starts - (ends - lengths), lengths) + np.arange(int(ends[-1]) if n else 0)
+        return np.concatenate(([0], ends)), source_tokens[positions], source_tf[positions]
+
+    def _tokenise(self, texts: pa.ChunkedArray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Doc-major ``(offsets, token ids, counts)`` of ``texts``, token ids ascending within a doc."""
         empty = np.zeros(0, np.int64)
-        self._offsets, self._docs, self._tf = np.zeros(1, np.int64), empty, empty
-        self._doc_len = np.zeros(n, np.float64)
-        self._avg_len = 1.0
-        self._norm = np.full(n, K1, np.float32)
-        if n == 0:
-            return
+        count = len(texts) if texts is not None else 0
+        if texts is None or count == 0:
+            return np.zeros(1, np.int64), empty, empty
         pieces = pc.ascii_split_whitespace(_blank_separators(texts.combine_chunks()))
         owner = pc.list_parent_indices(pieces).to_numpy()
         encoded = pc.dictionary_encode(pc.list_flatten(pieces))
@@ -148,19 +187,19 @@ class LexicalIndex:
         per = lengths[occurrence]
         total = int(per.sum())
         if total == 0:
-            return
+            return np.zeros(count + 1, np.int64), empty, empty
         docs = np.repeat(owner, per)
         ends = np.cumsum(per)
-        positions = np.repeat(starts[occurrence] - (ends - per), per) + np.arange(total)
-        tokens = ids[positions]
-        keys, tf = np.unique(tokens * n + docs, return_counts=True)  # sorted by token, then document
-        posting_token = keys // n
-        self._docs = keys % n
-        self._tf = tf
-        self._offsets = np.searchsorted(posting_token, np.arange(len(vocab) + 1))
-        self._doc_len = np.bincount(docs, minlength=n).astype(np.float64)
-        self._avg_len = float(self._doc_len.mean()) or 1.0
-        self._norm = (K1 * (1 - B + B * self._doc_len / self._avg_len)).astype(np.float32)
+        tokens = ids[np.repeat(starts[occurrence] - (ends - per), per) + np.arange(total)]
+        width = len(vocab)
+        keys, tf = np.unique(docs * width + tokens, return_counts=True)  # by document, then token
+        doc_of = keys // width
+        offsets = np.searchsorted(doc_of, np.arange(count + 1))
+        return offsets, keys % width, tf
+
+    def _row_of(self) -> dict[str, int]:
+        """Content hash → row, for reuse by the next version's index."""
+        return {h: i for i, h in enumerate(self._hashes) if h is not None}
 
     def file_mask(self, keep: Callable[[str, str | None], bool]) -> np.ndarray:
         """A per-chunk mask from a predicate on (path, language), evaluated once per file."""

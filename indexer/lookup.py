@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pyarrow as pa
 
@@ -45,8 +46,7 @@ def name_tokens(name: str) -> list[str]:
     return [t.lower() for t in _CAMEL.findall(name)]
 
 
-@dataclass(frozen=True, slots=True)
-class SymbolRow:
+class SymbolRow(NamedTuple):  # a tuple: an in-memory table makes tens of thousands of them
     name: str
     qualified_name: str
     kind: str
@@ -72,13 +72,24 @@ class SymbolTable:
         self.by_name: dict[str, list[int]] = defaultdict(list)
         self.by_lower: dict[str, list[int]] = defaultdict(list)
         self.by_norm: dict[str, list[int]] = defaultdict(list)
+        norms: dict[str, str] = {}  # names repeat (methods of many classes): normalise each once
         for i, r in enumerate(self.rows):
             self.by_name[r.name].append(i)
             self.by_lower[r.name.lower()].append(i)
-            self.by_norm[normalise(r.name)].append(i)
+            norm = norms.get(r.name)
+            if norm is None:
+                norm = norms[r.name] = normalise(r.name)
+            self.by_norm[norm].append(i)
         self.sorted_lower = sorted(self.by_lower)
         self.sorted_norm = sorted(self.by_norm)
-        self.tokens = {n: set(name_tokens(self.rows[ids[0]].name)) for n, ids in self.by_lower.items()}
+        self._tokens: dict[str, set[str]] | None = None
+
+    @property
+    def tokens(self) -> dict[str, set[str]]:
+        """Name tokens per lower-cased name, made on first use (only multi-word lookups need them)."""
+        if self._tokens is None:
+            self._tokens = {n: set(name_tokens(self.rows[ids[0]].name)) for n, ids in self.by_lower.items()}
+        return self._tokens
 
     @classmethod
     def from_arrow(cls, table: pa.Table) -> SymbolTable:

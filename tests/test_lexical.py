@@ -22,6 +22,7 @@ def table(rows: list[tuple[str, int, int, str]]) -> pa.Table:
             "symbol": [None] * len(rows),
             "kind": [None] * len(rows),
             "language": ["python" if r[0].endswith(".py") else "markdown" for r in rows],
+            "content_hash": [f"{r[0]}:{r[1]}:{r[3]}" for r in rows],
             "text": [r[3] for r in rows],
         }
     )
@@ -188,3 +189,25 @@ def test_a_sentence_written_since_indexing_is_found_verbatim(engine: Engine) -> 
     res = engine.search(Query("spool directory is not writable", mode="text"))
     assert {r.path for r in res.results[:2]} == {"src/new_module.py", "src/other.py"}
     assert all(r.stale for r in res.results[:2])
+
+
+def test_a_new_version_reuses_the_tokens_of_unchanged_chunks_and_scores_the_same() -> None:
+    rows = [
+        (f"m{i}.py", 1, 5, f"def handler_{i}(request):\n    return retry_upload(request, {i})")
+        for i in range(20)
+    ]
+    first = LexicalIndex(table(rows))
+    changed = [*rows[:5], ("m5.py", 1, 5, "def drain_queue():\n    return pending_items"), *rows[6:]]
+    changed.append(("new.py", 1, 2, "class UploadQueue:\n    retries = 3"))
+    reused = LexicalIndex(table(changed), first)
+    fresh = LexicalIndex(table(changed))
+    for query in [
+        "retry the upload of a request",
+        "drain pending queue items",
+        "upload queue retries",
+        "handler 7",
+    ]:
+        assert [(h.path, round(h.score, 4), round(h.coverage, 4)) for h in reused.search(query, 10)] == [
+            (h.path, round(h.score, 4), round(h.coverage, 4)) for h in fresh.search(query, 10)
+        ]
+    assert reused.files_holding("drain pending") == ["m5.py"] and first.files_holding("drain pending") is None
