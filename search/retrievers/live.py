@@ -72,13 +72,15 @@ def bm25_hits(lexical: LexicalIndex, query: str, allow: np.ndarray | None, limit
 def merge_live(ranked: list[Hit], found: list[Hit], changes: LiveChanges, limit: int) -> list[Hit]:
     """The BM25 ranking of indexed chunks, corrected by what ripgrep saw in the live files.
 
-    Chunks holding the whole query verbatim (``found`` hits marked exact) come first. Files changed
+    Chunks holding the whole query verbatim (``found`` hits marked exact) come first, in BM25's order
+    where it ranks them. Files changed
     since indexing, or never indexed, are ranked by ripgrep instead of by their stale chunks, and
     interleaved by rank (at equal rank the hit holding more of the query's term weight goes first);
     chunks of files that are gone are dropped.
     """
     changed = set(changes.changed)
-    verbatim = [h for h in found if h.exact]
+    order = {h.span: i for i, h in enumerate(ranked)}  # verbatim holders in BM25's order, then ripgrep's
+    verbatim = sorted((h for h in found if h.exact), key=lambda h: order.get(h.span, len(order)))
     live = [h for h in found if h.span.path in changed and not h.exact]
     indexed = [h for h in ranked if h.span.path not in changed and h.span.path in changes.present]
     woven = [
