@@ -8,6 +8,7 @@ so a long-lived process keeps them warm. Readers never take the writer lock.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import re
 import threading
@@ -36,6 +37,7 @@ from models.base import Embedder
 
 SYMBOL_COLUMNS = ["name", "qualified_name", "kind", "path", "language", "start_line", "end_line", "signature"]
 CHUNK_SPAN_COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language"]
+log = logging.getLogger(__name__)
 MAX_SYMBOL_CANDIDATES = 5000
 MAX_MEMORY_SYMBOLS = 250_000  # up to this many symbols, lookups use one in-memory table per version
 MAX_MEMORY_CHUNK_SPANS = 300_000  # up to this many chunks, all spans are read at once per version
@@ -414,10 +416,25 @@ class Index:
             if cached is not None and cached[0] == version and version >= 0:
                 return cached[1]
             previous = cached[1] if cached is not None else None  # its tokens serve unchanged chunks
-            built = LexicalIndex(snap.read("chunks", LEXICAL_COLUMNS), previous)
+            saved = self._lexical_file(version)
+            built = None
+            if saved is not None and previous is None:  # a fresh process: load what another one saved
+                built = LexicalIndex.load(
+                    saved, snap.read("chunks", [c for c in LEXICAL_COLUMNS if c != "text"])
+                )
+            if built is None:
+                built = LexicalIndex(snap.read("chunks", LEXICAL_COLUMNS), previous)
+                if saved is not None:
+                    _save_quietly(built, saved)
             if version >= 0:
                 self._caches.lexical = (version, built)
             return built
+
+    def _lexical_file(self, version: int) -> Path | None:
+        """Where the BM25 index of a chunks version is kept on disk (local indexes only)."""
+        if version < 0 or not self.settings.index_is_local:
+            return None
+        return Path(self.location) / "lexical" / f"chunks-v{version}.npz"
 
     def whole_manifest(self) -> Mapping[str, tuple[str, int, int]] | None:
         """Every manifest row of the published snapshot, read once per version and shared (do not
@@ -569,6 +586,19 @@ class Index:
             return sha256_hex((self.settings.root / path).read_bytes()) != old[0]
         except OSError:
             return True
+
+
+def _save_quietly(index: LexicalIndex, path: Path) -> None:
+    """Save the BM25 index for the next process and drop those of other versions; a read-only or full
+    disk only costs that process a rebuild."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        index.save(path)
+        for other in path.parent.glob("chunks-v*.npz"):
+            if other != path:
+                other.unlink(missing_ok=True)
+    except OSError as exc:
+        log.debug("could not save the BM25 index at %s: %s", path, exc)
 
 
 def _and(a: Callable[[str], bool] | None, b: Callable[[str], bool]) -> Callable[[str], bool]:

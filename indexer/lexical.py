@@ -19,10 +19,14 @@ version (see :meth:`indexer.index.Index.lexical`).
 from __future__ import annotations
 
 import math
+import os
 import re
+import threading
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,6 +35,7 @@ import pyarrow.compute as pc
 
 K1 = 1.5
 B = 0.75
+SAVED_FORMAT = 1  # bump when the tokenizer or the saved arrays change
 COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language", "content_hash", "text"]
 
 _STOP_TEXT = """a an and are as at be been but by can do does for from has have if in into is it its itself
@@ -108,34 +113,96 @@ class LexicalIndex:
     def __init__(self, table: pa.Table, previous: LexicalIndex | None = None) -> None:
         """Index the chunks of ``table`` (:data:`COLUMNS`). Chunks whose content hash ``previous``
         already holds reuse its tokens, so that indexing a new version costs the changed chunks."""
-        cols = {c: table.column(c) for c in COLUMNS}
-        self.size = n = table.num_rows
-        self._paths = cols["path"].to_pylist()
-        self._starts = cols["start_line"].to_pylist()
-        self._ends = cols["end_line"].to_pylist()
-        self._symbols = cols["symbol"].to_pylist()
-        self._kinds = cols["kind"].to_pylist()
-        self._languages = cols["language"].to_pylist()
-        self._hashes = cols["content_hash"].to_pylist()
-        self._files = sorted(set(self._paths))
-        file_no = {p: i for i, p in enumerate(self._files)}
-        self._doc_file = np.fromiter((file_no[p] for p in self._paths), np.int64, n)
-        self._file_language = [None] * len(self._files)
-        for p, lang in zip(self._paths, self._languages, strict=True):
-            self._file_language[file_no[p]] = lang
+        self._rows(table)
         # a copy: searches may still read ``previous`` while this one grows its vocabulary
         self._vocab: dict[str, int] = dict(previous._vocab) if previous is not None else {}
         # Doc-major token lists (token ids and their counts per chunk), then token-major postings.
-        self._doc_offsets, self._doc_tokens, self._doc_tf = self._tokens_per_doc(cols["text"], previous)
-        lengths = np.diff(self._doc_offsets)
-        owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        self._doc_offsets, self._doc_tokens, self._doc_tf = self._tokens_per_doc(
+            table.column("text"), previous
+        )
+        owner = np.repeat(np.arange(self.size, dtype=np.int64), np.diff(self._doc_offsets))
         order = np.argsort(self._doc_tokens, kind="stable")  # by token; chunks stay in order within one
         self._docs = owner[order]
         self._tf = self._doc_tf[order]
         self._offsets = np.searchsorted(self._doc_tokens[order], np.arange(len(self._vocab) + 1))
+        self._lengths()
+
+    def _rows(self, table: pa.Table) -> None:
+        """What each chunk is: path, lines, symbol, kind, language, content hash; files and languages."""
+        cols = {c: table.column(c).to_pylist() for c in COLUMNS if c != "text"}
+        self.size = table.num_rows
+        self._paths = cols["path"]
+        self._starts = cols["start_line"]
+        self._ends = cols["end_line"]
+        self._symbols = cols["symbol"]
+        self._kinds = cols["kind"]
+        self._languages = cols["language"]
+        self._hashes = cols["content_hash"]
+        self._files = sorted(set(self._paths))
+        file_no = {p: i for i, p in enumerate(self._files)}
+        self._doc_file = np.fromiter((file_no[p] for p in self._paths), np.int64, self.size)
+        self._file_language = [None] * len(self._files)
+        for p, lang in zip(self._paths, self._languages, strict=True):
+            self._file_language[file_no[p]] = lang
+
+    def _lengths(self) -> None:
+        n = self.size
+        owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(self._doc_offsets))
         self._doc_len = np.bincount(owner, weights=self._doc_tf, minlength=n).astype(np.float64)
         self._avg_len = float(self._doc_len.mean()) if n and self._doc_len.any() else 1.0
         self._norm = (K1 * (1 - B + B * self._doc_len / self._avg_len)).astype(np.float32)
+
+    # -- on disk: a fresh process (the CLI) loads what another one built -----------------------------
+    def save(self, path: Path) -> None:
+        """Write the index next to the table it came from (atomically: a temporary file, then rename)."""
+        vocab = sorted(self._vocab, key=self._vocab.__getitem__)
+        arrays: dict[str, Any] = {
+            "format": np.array([SAVED_FORMAT]),
+            "vocab": np.frombuffer("\n".join(vocab).encode(), np.uint8),
+            "hashes": np.frombuffer("\n".join(h or "" for h in self._hashes).encode(), np.uint8),
+            "doc_offsets": self._doc_offsets,
+            "doc_tokens": self._doc_tokens.astype(np.int32),
+            "doc_tf": self._doc_tf.astype(np.int32),
+            "offsets": self._offsets,
+            "docs": self._docs.astype(np.int32),
+            "tf": self._tf.astype(np.int32),
+        }
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            with open(tmp, "wb") as fh:
+                np.savez(fh, **arrays)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    @classmethod
+    def load(cls, path: Path, table: pa.Table) -> LexicalIndex | None:
+        """The index saved at ``path`` for the chunks of ``table`` (:data:`COLUMNS` but ``text``), or
+        ``None`` when the file is missing, of another format, or for other chunks (content hashes)."""
+        try:
+            with np.load(path) as data:
+                saved = {k: data[k] for k in data.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+            return None
+        if saved.get("format", np.array([0]))[0] != SAVED_FORMAT:
+            return None
+        index = cls.__new__(cls)
+        index._rows(table)
+        hashes = saved["hashes"].tobytes().decode()
+        if hashes.split("\n") != [h or "" for h in index._hashes] and not (index.size == 0 and hashes == ""):
+            return None
+        words = saved["vocab"].tobytes().decode()
+        index._vocab = {w: i for i, w in enumerate(words.split("\n"))} if words else {}
+        index._doc_offsets = saved["doc_offsets"].astype(np.int64)
+        index._doc_tokens = saved["doc_tokens"].astype(np.int64)
+        index._doc_tf = saved["doc_tf"].astype(np.int64)
+        index._offsets = saved["offsets"].astype(np.int64)
+        index._docs = saved["docs"].astype(np.int64)
+        index._tf = saved["tf"].astype(np.int64)
+        if len(index._offsets) != len(index._vocab) + 1 or len(index._doc_offsets) != index.size + 1:
+            return None
+        index._lengths()
+        return index
 
     def _tokens_per_doc(
         self, texts: pa.ChunkedArray, previous: LexicalIndex | None

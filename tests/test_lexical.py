@@ -4,12 +4,13 @@ retriever's merge of that ranking with what ripgrep sees in changed files."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
 from indexer import Index
-from indexer.lexical import K1, B, LexicalIndex, code_tokens
+from indexer.lexical import COLUMNS, K1, B, LexicalIndex, code_tokens
 from search import Engine, Query, Scope
 
 
@@ -211,3 +212,26 @@ def test_a_new_version_reuses_the_tokens_of_unchanged_chunks_and_scores_the_same
             (h.path, round(h.score, 4), round(h.coverage, 4)) for h in fresh.search(query, 10)
         ]
     assert reused.files_holding("drain pending") == ["m5.py"] and first.files_holding("drain pending") is None
+
+
+def test_the_bm25_index_is_saved_for_the_next_process_and_checked_on_load(make_repo, settings_for) -> None:
+    settings = settings_for(make_repo(DOCS))
+    Index(settings).build()
+    built = Index(settings).lexical()
+    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.npz"))
+    assert len(saved) == 1
+    columns = [c for c in COLUMNS if c != "text"]
+    table_now = Index(settings).snapshot().read("chunks", columns)
+    loaded = LexicalIndex.load(saved[0], table_now)
+    assert loaded is not None
+    query = "count the pending items of a work queue"
+    assert [(h.path, h.score) for h in loaded.search(query, 5)] == [
+        (h.path, h.score) for h in built.search(query, 5)
+    ]
+    assert loaded.files_holding("pending count") == built.files_holding("pending count")
+    other = table(rows=[("x.py", 1, 2, "something else")]).drop_columns(["text"])
+    assert LexicalIndex.load(saved[0], other) is None  # saved for other chunks: rebuilt, never trusted
+    saved[0].write_bytes(b"not a zip file")
+    assert LexicalIndex.load(saved[0], table_now) is None
+    assert Index(settings).lexical().search(query, 1)[0].path == "src/queue.py"  # rebuilt and saved again
+    assert LexicalIndex.load(saved[0], table_now) is not None
