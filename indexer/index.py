@@ -244,7 +244,18 @@ class Index:
         self._caches.chunks = self._caches.manifest = self._caches.symbols = None
         if self._caches.lexical is not None:  # keep its tokens for the next version, never its version
             self._caches.lexical = (-1, self._caches.lexical[1])
+        self._prepare_lexical()
         return report
+
+    def _prepare_lexical(self) -> None:
+        """Build and save the BM25 index of the published chunks unless it is saved already, so the next
+        search, maybe in another process, finds it ready."""
+        try:
+            saved = self._lexical_file(self.snapshot().versions.get("chunks", -1))
+            if saved is not None and not saved.exists():
+                self.lexical()
+        except IndexStoreError as exc:
+            log.debug("BM25 index not prepared after the build: %s", exc)
 
     def _wipe(self) -> None:
         if self.settings.index_is_local:

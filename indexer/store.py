@@ -196,11 +196,23 @@ class Store:
             except Exception as exc:
                 raise IndexStoreError(f"cannot drop table {name} at {self.location}: {exc}") from exc
         self._tables.clear()
+        self._forget()
 
     def drop(self, name: str) -> None:
         if name in self.table_names():
             self.db.drop_table(name)
         self._tables.pop(name, None)
+        self._forget(name)
+
+    def _forget(self, name: str | None = None) -> None:
+        """Drop what was remembered per version of ``name`` (every table when ``None``): a table made
+        again starts its versions over, so an old handle would answer for the wrong data."""
+        with self._lock:
+            for cache in (self._pinned, self.pinned_counts, self.pinned_ann):
+                for key in [k for k in cache if name is None or k[0] == name]:
+                    cache.pop(key, None)
+        if name is None or name == "meta":
+            self._meta_rows = None
 
     # -- generic operations (translated errors) --------------------------------------------------
     def read(
