@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,3 +48,25 @@ def settings_for(tmp_path: Path) -> Callable[..., Settings]:
         )
 
     return make
+
+
+@pytest.fixture
+def indexed_engine(
+    make_repo: RepoFactory, settings_for: Callable[..., Settings]
+) -> Iterator[Callable[..., Any]]:
+    """``make(files)``: a repo of ``files``, indexed with the hashing embedder, and an Engine on it
+    (closed at teardown)."""
+    from indexer import Index
+    from search import Engine
+
+    made: list[Any] = []
+
+    def make(files: Mapping[str, str | bytes]) -> Any:
+        settings = settings_for(make_repo(files))
+        Index(settings).build()
+        made.append(Engine(settings))
+        return made[-1]
+
+    yield make
+    for engine in made:
+        engine.close()

@@ -45,13 +45,8 @@ FILES = {
 
 
 @pytest.fixture
-def engine(make_repo, settings_for):
-    root = make_repo(FILES)
-    settings = settings_for(root)
-    Index(settings).build()
-    eng = Engine(settings)
-    yield eng
-    eng.close()
+def engine(indexed_engine):
+    return indexed_engine(FILES)
 
 
 def paths(response) -> list[str]:

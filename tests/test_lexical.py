@@ -117,13 +117,8 @@ DOCS = {
 
 
 @pytest.fixture
-def engine(make_repo, settings_for):
-    root = make_repo(DOCS)
-    settings = settings_for(root)
-    Index(settings).build()
-    eng = Engine(settings)
-    yield eng
-    eng.close()
+def engine(indexed_engine):
+    return indexed_engine(DOCS)
 
 
 def test_text_ranks_sentences_with_bm25_over_the_index(engine: Engine) -> None:
