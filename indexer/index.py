@@ -434,6 +434,8 @@ class Index:
                     saved, snap.read("chunks", [c for c in LEXICAL_COLUMNS if c != "text"])
                 )
             if built is None:
+                if previous is None and saved is not None:  # another version's saved tokens will do
+                    previous = _latest_saved_tokens(saved)
                 built = LexicalIndex(snap.read("chunks", LEXICAL_COLUMNS), previous)
                 if saved is not None:
                     _save_quietly(built, saved)
@@ -597,6 +599,19 @@ class Index:
             return sha256_hex((self.settings.root / path).read_bytes()) != old[0]
         except OSError:
             return True
+
+
+def _latest_saved_tokens(path: Path) -> LexicalIndex | None:
+    """The tokens of the newest BM25 index saved beside ``path`` (another chunks version), if any."""
+
+    def version(p: Path) -> int:
+        digits = p.stem.removeprefix("chunks-v")
+        return int(digits) if digits.isdigit() else -1
+
+    for other in sorted(path.parent.glob("chunks-v*.npz"), key=version, reverse=True):
+        if other != path and (tokens := LexicalIndex.load_tokens(other)) is not None:
+            return tokens
+    return None
 
 
 def _save_quietly(index: LexicalIndex, path: Path) -> None:

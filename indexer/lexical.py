@@ -95,6 +95,17 @@ def _tokenise_distinct(pieces: list[str]) -> list[list[str]]:
     return [[stems[t] for t in tokens] for tokens in raw]
 
 
+def _read_saved(path: Path) -> dict[str, np.ndarray] | None:
+    try:
+        with np.load(path) as data:
+            saved = {k: data[k] for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return None
+    if saved.get("format", np.array([0]))[0] != SAVED_FORMAT:
+        return None
+    return saved
+
+
 @dataclass(frozen=True, slots=True)
 class LexicalHit:
     path: str
@@ -176,15 +187,30 @@ class LexicalIndex:
             tmp.unlink(missing_ok=True)
 
     @classmethod
+    def load_tokens(cls, path: Path) -> LexicalIndex | None:
+        """Only the tokens saved at ``path`` (per content hash): enough to serve as the ``previous``
+        index of a new version, not to search. ``None`` when unreadable or of another format."""
+        saved = _read_saved(path)
+        if saved is None:
+            return None
+        index = cls.__new__(cls)
+        hashes = saved["hashes"].tobytes().decode()
+        index._hashes = hashes.split("\n") if hashes else []
+        words = saved["vocab"].tobytes().decode()
+        index._vocab = {w: i for i, w in enumerate(words.split("\n"))} if words else {}
+        index._doc_offsets = saved["doc_offsets"].astype(np.int64)
+        index._doc_tokens = saved["doc_tokens"].astype(np.int64)
+        index._doc_tf = saved["doc_tf"].astype(np.int64)
+        if len(index._doc_offsets) != len(index._hashes) + 1:
+            return None
+        return index
+
+    @classmethod
     def load(cls, path: Path, table: pa.Table) -> LexicalIndex | None:
         """The index saved at ``path`` for the chunks of ``table`` (:data:`COLUMNS` but ``text``), or
         ``None`` when the file is missing, of another format, or for other chunks (content hashes)."""
-        try:
-            with np.load(path) as data:
-                saved = {k: data[k] for k in data.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile):
-            return None
-        if saved.get("format", np.array([0]))[0] != SAVED_FORMAT:
+        saved = _read_saved(path)
+        if saved is None:
             return None
         index = cls.__new__(cls)
         index._rows(table)
