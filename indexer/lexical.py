@@ -191,8 +191,10 @@ class LexicalIndex:
         """Only the tokens saved at ``path`` (per content hash): enough to serve as the ``previous``
         index of a new version, not to search. ``None`` when unreadable or of another format."""
         saved = _read_saved(path)
-        if saved is None:
-            return None
+        return cls._tokens_from(saved) if saved is not None else None
+
+    @classmethod
+    def _tokens_from(cls, saved: dict[str, np.ndarray]) -> LexicalIndex | None:
         index = cls.__new__(cls)
         hashes = saved["hashes"].tobytes().decode()
         index._hashes = hashes.split("\n") if hashes else []
@@ -210,22 +212,16 @@ class LexicalIndex:
         """The index saved at ``path`` for the chunks of ``table`` (:data:`COLUMNS` but ``text``), or
         ``None`` when the file is missing, of another format, or for other chunks (content hashes)."""
         saved = _read_saved(path)
-        if saved is None:
+        index = cls._tokens_from(saved) if saved is not None else None
+        if saved is None or index is None:
             return None
-        index = cls.__new__(cls)
+        if index._hashes != [h or "" for h in table.column("content_hash").to_pylist()]:
+            return None
         index._rows(table)
-        hashes = saved["hashes"].tobytes().decode()
-        if hashes.split("\n") != [h or "" for h in index._hashes] and not (index.size == 0 and hashes == ""):
-            return None
-        words = saved["vocab"].tobytes().decode()
-        index._vocab = {w: i for i, w in enumerate(words.split("\n"))} if words else {}
-        index._doc_offsets = saved["doc_offsets"].astype(np.int64)
-        index._doc_tokens = saved["doc_tokens"].astype(np.int64)
-        index._doc_tf = saved["doc_tf"].astype(np.int64)
         index._offsets = saved["offsets"].astype(np.int64)
         index._docs = saved["docs"].astype(np.int64)
         index._tf = saved["tf"].astype(np.int64)
-        if len(index._offsets) != len(index._vocab) + 1 or len(index._doc_offsets) != index.size + 1:
+        if len(index._offsets) != len(index._vocab) + 1:
             return None
         index._lengths()
         return index
