@@ -94,7 +94,7 @@ class TextRetriever:
         if not terms and not whole:
             return []
         if index is None:
-            return self._rank_live(phrase, terms, self._everywhere(terms, phrase, whole, scope), None, limit)
+            return self._rank_everywhere(terms, phrase, whole, scope, None, limit)
         listing = _POOL.submit(live_changes, self.settings, index, scope, timeout=self.timeout)
         try:
             lexical = index.lexical()
@@ -103,7 +103,7 @@ class TextRetriever:
             holders = lexical.files_holding(phrase, allow=allow) if whole else []
         except IndexStoreError:  # an unreadable chunks table: ripgrep's ranking still answers
             listing.cancel()
-            return self._rank_live(phrase, terms, self._everywhere(terms, phrase, whole, scope), index, limit)
+            return self._rank_everywhere(terms, phrase, whole, scope, index, limit)
         # The verbatim search reads only the indexed files that could hold the query; changed files
         # are searched for it, and for its terms, once the listing says which they are.
         jobs = []
@@ -112,7 +112,7 @@ class TextRetriever:
         changes = listing.result()
         if changes is None:
             self._collect(jobs)
-            return self._rank_live(phrase, terms, self._everywhere(terms, phrase, whole, scope), index, limit)
+            return self._rank_everywhere(terms, phrase, whole, scope, index, limit)
         if changes.changed:
             patterns = [phrase, *terms] if whole else terms  # the phrase first: rg prefers it at a tie
             few = _narrowed(scope, changes.changed)
@@ -120,14 +120,21 @@ class TextRetriever:
         found = self._rank_live(phrase, terms, self._collect(jobs), index, limit)
         return merge_live(ranked, found, changes, limit)
 
-    def _everywhere(
-        self, terms: list[str], phrase: str, whole: bool, scope: ResolvedScope
-    ) -> list[LineMatch]:
-        """The terms over the whole scope, capped per file (a common word matches thousands of lines),
-        and beside them the whole query verbatim, uncapped (an occurrence late in a big file counts)."""
+    def _rank_everywhere(
+        self,
+        terms: list[str],
+        phrase: str,
+        whole: bool,
+        scope: ResolvedScope,
+        index: Index | None,
+        limit: int,
+    ) -> list[Hit]:
+        """ripgrep's ranking alone: the terms over the whole scope, capped per file (a common word
+        matches thousands of lines), and beside them the whole query verbatim, uncapped (an occurrence
+        late in a big file counts)."""
         jobs = [self._spawn(terms, scope, cap=True) if terms else None]
         jobs.append(self._spawn([phrase], scope, cap=False) if whole else None)
-        return self._collect(jobs)
+        return self._rank_live(phrase, terms, self._collect(jobs), index, limit)
 
     def _spawn(
         self, patterns: list[str], scope: ResolvedScope, *, cap: bool
