@@ -3,9 +3,10 @@
 A literal or regex query is searched as given (:mod:`search.retrievers.rg`) and spans are ranked by
 match count. A natural-language query is ranked in two ways at once:
 
-- with an index, its chunks are ranked by BM25 (:mod:`indexer.lexical`), and ripgrep runs only where
-  the index cannot answer: the whole query verbatim (chunks holding it come first) and the query's
-  terms in files changed since indexing (:mod:`search.retrievers.live` weaves the two);
+- with an index, its chunks are ranked by BM25 (:mod:`indexer.lexical`), and the live files are read
+  only where the index cannot answer: the whole query verbatim (chunks holding it come first; the
+  few files that can hold it are read here, :mod:`search.retrievers.verbatim`, more by ripgrep) and
+  the query's terms in files changed since indexing (:mod:`search.retrievers.live` weaves the two);
 - without one, ripgrep searches the terms (an OR of stems, case-insensitive) and a span scores BM25
   from its matches: tf from the matched text, df per file, length in lines.
 """
@@ -24,6 +25,7 @@ from search.query_shape import QueryShape
 from search.retrievers import ResolvedScope
 from search.retrievers.live import bm25_hits, live_changes, merge_live, scope_mask
 from search.retrievers.rg import LineMatch, rg_command, run_rg
+from search.retrievers.verbatim import find_verbatim
 from search.types import Hit, Span
 
 BM25_K1 = 1.2
@@ -107,7 +109,8 @@ class TextRetriever:
         # The verbatim search reads only the indexed files that could hold the query; changed files
         # are searched for it, and for its terms, once the listing says which they are.
         jobs = []
-        if whole and (holders is None or holders):
+        read = self._read_verbatim(phrase, holders) if whole and holders else None
+        if whole and (holders is None or holders) and read is None:
             jobs.append(self._spawn([phrase], _narrowed(scope, holders), cap=False))
         changes = listing.result()
         if changes is None:
@@ -117,8 +120,11 @@ class TextRetriever:
             patterns = [phrase, *terms] if whole else terms  # the phrase first: rg prefers it at a tie
             few = _narrowed(scope, changes.changed)
             jobs.append(self._spawn(patterns, few, cap=few is scope))
-        found = self._rank_live(phrase, terms, self._collect(jobs), index, limit)
+        found = self._rank_live(phrase, terms, (read or []) + self._collect(jobs), index, limit)
         return merge_live(ranked, found, changes, limit)
+
+    def _read_verbatim(self, phrase: str, holders: list[str]) -> list[LineMatch] | None:
+        return find_verbatim(str(self.settings.root), phrase, holders)
 
     def _rank_everywhere(
         self,

@@ -1,0 +1,66 @@
+"""The in-process verbatim reader answers as ``rg -F -i --only-matching`` does, and hands back to
+ripgrep what it cannot read the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import search.retrievers.verbatim as verbatim
+from indexer import Settings
+from search.retrievers import ResolvedScope
+from search.retrievers.rg import rg_command, run_rg
+from search.retrievers.verbatim import MAX_FILES, find_verbatim
+
+FILES: dict[str, str | bytes] = {
+    "a.py": "x = 'Checksum Mismatch'  # checksum mismatch, CHECKSUM MISMATCH\nok\nchecksum  mismatch\n",
+    "b.txt": "line one\r\nthe checksum mismatch\r\n\r\nchecksum mismatchchecksum mismatch\r\n",
+    "c.py": "def f():\n    pass\n",
+    "bin.dat": b"checksum mismatch\x00\x01\x02",
+    "latin.txt": "caf\xe9 checksum mismatch".encode("latin-1"),
+}
+
+
+def ripgrep(settings: Settings, phrase: str, paths: list[str]) -> list[tuple[str, int, tuple[str, ...]]]:
+    scope = ResolvedScope("ws", None, tuple(paths), (), None)
+    argv = rg_command(settings, [phrase], scope, fixed=True, ignore_case=True, compact=True, cap=False)
+    return sorted((m.path, m.line, m.submatches) for m in run_rg(settings, argv, timeout=10)[0])
+
+
+def test_reads_the_files_as_ripgrep_does(make_repo: Callable[..., Path], settings_for) -> None:
+    root = make_repo(FILES)
+    settings = settings_for(root)
+    paths = [*FILES, "gone.py"]
+    for phrase in ("checksum mismatch", "CHECKSUM MISMATCH", "def f():", "line one", "nowhere at all"):
+        mine = find_verbatim(str(root), phrase, paths)
+        assert mine is not None
+        assert sorted((m.path, m.line, m.submatches) for m in mine) == ripgrep(settings, phrase, paths)
+    found = find_verbatim(str(root), "checksum mismatch", paths)
+    assert found is not None and {m.path for m in found} == {"a.py", "b.txt", "latin.txt"}
+    first = next(m for m in found if m.path == "a.py")
+    assert first.line == 1 and first.submatches == (
+        "Checksum Mismatch",
+        "checksum mismatch",
+        "CHECKSUM MISMATCH",
+    )
+
+
+def test_a_named_file_is_read_whatever_its_size_like_ripgrep(make_repo, settings_for, monkeypatch) -> None:
+    root = make_repo(
+        {"big.py": "pad = 1\n" * 200 + "needle in a haystack\n", "small.py": "needle in a haystack\n"}
+    )
+    settings = settings_for(root, max_file_bytes=1000)
+    found = find_verbatim(str(root), "needle in a haystack", ["big.py", "small.py"])
+    assert found is not None
+    assert sorted((m.path, m.line, m.submatches) for m in found) == ripgrep(
+        settings, "needle in a haystack", ["big.py", "small.py"]
+    )
+    assert sorted(m.path for m in found) == ["big.py", "small.py"]
+    monkeypatch.setattr(verbatim, "MAX_BYTES", 1000)  # more bytes than it reads in the query's thread
+    assert find_verbatim(str(root), "needle in a haystack", ["big.py", "small.py"]) is None
+
+
+def test_what_it_cannot_read_the_same_way_goes_to_ripgrep(tmp_path: Path) -> None:
+    many = [f"f{i}.py" for i in range(MAX_FILES + 1)]
+    assert find_verbatim(str(tmp_path), "checksum mismatch", many) is None
+    assert find_verbatim(str(tmp_path), "café au lait", ["a.py"]) is None
