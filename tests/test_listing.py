@@ -1,4 +1,5 @@
-"""The kept listing of a scope's files is redone whenever a file appears, goes, or the ignore rules change."""
+"""The kept listing of a scope's files is redone whenever a file appears, goes, or the ignore rules change,
+and the files that differ from the index are found with or without file notifications."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from search.retrievers import ResolvedScope
 from search.retrievers import listing as listing_module
-from search.retrievers.listing import list_scope
+from search.retrievers.listing import list_scope, live_files
 
 WS = ResolvedScope("ws", None, None, (), None)
 
@@ -41,7 +44,18 @@ def files(settings) -> set[str]:
     return set(listing.paths)
 
 
-def test_a_listing_is_kept_until_a_watched_time_changes(make_repo, settings_for, monkeypatch) -> None:
+@pytest.fixture(params=["watched", "stat"])
+def notifications(request, monkeypatch) -> str:
+    """Both ways a kept workspace listing is checked: file notifications, or the times of its
+    directories and ignore files (what is left when notifications cannot be had)."""
+    if request.param == "stat":
+        monkeypatch.setattr(listing_module, "MAX_WATCHED_DIRS", 0)
+    return str(request.param)
+
+
+def test_a_listing_is_kept_until_a_watched_time_changes(
+    make_repo, settings_for, monkeypatch, notifications
+) -> None:
     root = make_repo({"a.py": "x = 1\n", "pkg/b.py": "y = 2\n", "pkg/deep/c.py": "z = 3\n"})
     settings = settings_for(root)
     age(root)
@@ -76,3 +90,45 @@ def test_a_listing_is_not_kept_right_after_a_change(make_repo, settings_for, mon
     calls = count_runs(monkeypatch)
     files(settings)
     assert calls == [1]
+
+
+def manifest_of(root: Path, names: list[str]) -> dict[str, tuple[str, int, int]]:
+    """A manifest as the index records it: (hash, size, mtime_ns) of each file as it is now."""
+    out = {}
+    for name in names:
+        st = (root / name).stat()
+        out[name] = ("-", st.st_size, st.st_mtime_ns)
+    return out
+
+
+def changed(settings, manifest) -> list[str]:
+    found = live_files(settings, WS, manifest, timeout=10)
+    assert found is not None and found[1] is not None
+    return found[1]
+
+
+def test_files_differing_from_the_index_are_found_as_they_change(
+    make_repo, settings_for, monkeypatch, notifications
+) -> None:
+    root = make_repo({"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
+    settings = settings_for(root)
+    age(root)
+    manifest = manifest_of(root, ["a.py", "pkg/b.py"])
+    assert changed(settings, manifest) == []
+    assert changed(settings, manifest) == []  # used again: watched from here on (or stat-ed)
+    key = next(k for k in listing_module._kept if k[0] == str(root))
+    assert (listing_module._kept[key].notify is not None) == (notifications == "watched")
+    calls = count_runs(monkeypatch)
+    original = (root / "pkg/b.py").stat()
+    (root / "pkg/b.py").write_text("y = 22\n")  # edited in place: no directory time moves
+    assert changed(settings, manifest) == ["pkg/b.py"]
+    assert changed(settings, manifest) == ["pkg/b.py"]  # still differs, though no new event came
+    (root / "pkg/b.py").write_text("y = 2\n")
+    os.utime(root / "pkg/b.py", ns=(original.st_atime_ns, original.st_mtime_ns))  # as indexed again
+    assert changed(settings, manifest) == []
+    assert calls == []  # none of that needed a new listing
+    (root / "a.py").write_text("x = 11\n")
+    later = manifest_of(root, ["a.py", "pkg/b.py"])  # a new index version knows the edit
+    assert changed(settings, manifest) == ["a.py"] and changed(settings, later) == []
+    (root / "pkg/c.py").write_text("z = 3\n")  # a new file: listed, and not in the index
+    assert changed(settings, later) == ["pkg/c.py"] and calls == [1]

@@ -3,7 +3,6 @@ view of them into the BM25 ranking of the indexed chunks."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from itertools import zip_longest
 
@@ -12,8 +11,10 @@ import numpy as np
 from indexer import Index, Settings, glob_matcher
 from indexer.lexical import LexicalIndex
 from search.retrievers import ResolvedScope
-from search.retrievers.listing import list_scope
+from search.retrievers.listing import live_files
 from search.types import Hit, Span
+
+_NOTHING: dict[str, tuple[str, int, int]] = {}  # the manifest before anything was indexed
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,24 +26,13 @@ class LiveChanges:
 def live_changes(
     settings: Settings, index: Index, scope: ResolvedScope, *, timeout: float
 ) -> LiveChanges | None:
-    """The files of ``scope`` (see :mod:`search.retrievers.listing`) compared with the manifest by size
-    and mtime; ``None`` when ripgrep could not list them."""
-    listing = list_scope(settings, scope, timeout=timeout)
-    if listing is None:
+    """The files of ``scope`` and those that differ from the index (see :mod:`search.retrievers.listing`);
+    ``None`` when ripgrep could not list them."""
+    found = live_files(settings, scope, index.whole_manifest() or _NOTHING, timeout=timeout)
+    if found is None:
         return None
-    paths = listing.paths
-    manifest = index.whole_manifest() or {}
-    root, stat = f"{settings.root}{os.sep}", os.stat  # thousands of files: keep the loop lean
-    changed = []
-    for path in paths:
-        known = manifest.get(path)
-        try:
-            st = stat(root + path)
-        except OSError:
-            continue
-        if known is None or st.st_size != known[1] or st.st_mtime_ns != known[2]:
-            changed.append(path)
-    return LiveChanges(changed, listing.present)
+    listing, changed = found
+    return LiveChanges(changed or [], listing.present)
 
 
 def scope_mask(lexical: LexicalIndex, scope: ResolvedScope) -> np.ndarray | None:
