@@ -83,6 +83,8 @@ class SymbolTable:
         self.sorted_lower = sorted(self.by_lower)
         self.sorted_norm = sorted(self.by_norm)
         self._tokens: dict[str, set[str]] | None = None
+        self._holding: dict[str, set[str]] | None = None
+        self._joined: tuple[str, list[int]] | None = None
 
     @property
     def tokens(self) -> dict[str, set[str]]:
@@ -90,6 +92,36 @@ class SymbolTable:
         if self._tokens is None:
             self._tokens = {n: set(name_tokens(self.rows[ids[0]].name)) for n, ids in self.by_lower.items()}
         return self._tokens
+
+    def names_with_tokens(self, tokens: set[str]) -> set[str]:
+        """The lower-cased names whose tokens include all of ``tokens`` (an inverted index, made on
+        first use)."""
+        if self._holding is None:
+            holding: dict[str, set[str]] = defaultdict(set)
+            for n, toks in self.tokens.items():
+                for t in toks:
+                    holding[t].add(n)
+            self._holding = dict(holding)
+        sets = sorted((self._holding.get(t, set()) for t in tokens), key=len)
+        return set.intersection(*sets) if sets else set()
+
+    def norms_containing(self, part: str) -> list[str]:
+        """The normalised names that contain ``part``, in sorted order: one C-level search of them all,
+        joined, instead of a Python loop over each."""
+        if self._joined is None:
+            starts, pos = [], 0
+            for n in self.sorted_norm:
+                starts.append(pos)
+                pos += len(n) + 1
+            self._joined = ("\0".join(self.sorted_norm), starts)
+        joined, starts = self._joined
+        found: list[str] = []
+        at = joined.find(part)
+        while at != -1:
+            i = bisect.bisect_right(starts, at) - 1
+            found.append(self.sorted_norm[i])
+            at = joined.find(part, starts[i + 1] if i + 1 < len(starts) else len(joined))
+        return found
 
     @classmethod
     def from_arrow(cls, table: pa.Table) -> SymbolTable:
@@ -154,16 +186,19 @@ class SymbolTable:
             self._prefix(self.sorted_lower, self.by_lower, low, TIER_PREFIX, offer, "prefix")
             self._prefix(self.sorted_norm, self.by_norm, norm, TIER_NORM_PREFIX, offer, "prefix")
             if len(norm) >= 3 and len(best) < limit:
-                for n in self.sorted_norm:
-                    if norm in n and n != norm:
+                for n in self.norms_containing(norm):
+                    if n != norm:
                         offer(self.by_norm[n], TIER_SUBSTRING * len(norm) / len(n) + 0.1, "substring")
             qtokens = set(name_tokens(last))
             if len(qtokens) >= 2:
-                for n, toks in self.tokens.items():
-                    if qtokens <= toks:
-                        offer(self.by_lower[n], TIER_TOKENS * len(qtokens) / len(toks) + 0.05, "tokens")
+                for n in self.names_with_tokens(qtokens):
+                    toks = self.tokens[n]
+                    offer(self.by_lower[n], TIER_TOKENS * len(qtokens) / len(toks) + 0.05, "tokens")
             if fuzzy and not best and len(norm) >= 4:
-                close = [n for n in self.sorted_norm if abs(len(n) - len(norm)) <= 3 and n[:1] == norm[:1]]
+                names = self.sorted_norm  # those sharing the first letter lie together
+                lo = bisect.bisect_left(names, norm[0])
+                hi = bisect.bisect_left(names, chr(ord(norm[0]) + 1), lo)
+                close = [n for n in names[lo:hi] if abs(len(n) - len(norm)) <= 3]
                 for n in difflib.get_close_matches(norm, close, n=limit, cutoff=0.8):
                     ratio = difflib.SequenceMatcher(None, norm, n).ratio()
                     offer(self.by_norm[n], TIER_FUZZY * ratio, "fuzzy")
