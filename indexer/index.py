@@ -156,6 +156,8 @@ class _Caches:
     manifest: tuple[int, dict[str, tuple[str, int, int]]] | None = None  # (files version, whole manifest)
     lexical: tuple[int, LexicalIndex] | None = None  # (chunks version, BM25 index of its chunks)
     symbols: tuple[int, SymbolTable] | None = None  # (symbols version, the whole table)
+    # ((vectors table, version), row id → span columns): a vector search then fetches ids, not strings
+    vector_rows: tuple[tuple[str, int], dict[int, tuple[Any, ...]]] | None = None
     lexical_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -241,7 +243,7 @@ class Index:
                     full=True
                 )
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
-        self._caches.chunks = self._caches.manifest = self._caches.symbols = None
+        self._caches.chunks = self._caches.manifest = self._caches.symbols = self._caches.vector_rows = None
         if self._caches.lexical is not None:  # keep its tokens for the next version, never its version
             self._caches.lexical = (-1, self._caches.lexical[1])
         self._prepare_lexical()
@@ -509,31 +511,47 @@ class Index:
             clauses.append(in_filter("path", list(paths)[:5000]))
         glob_ok = glob_matcher(globs)
         fetch = limit * 4 if glob_ok else limit
+        known = self._vector_rows(snap, name)
         try:
             q = snap.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
             if snap.has_ann(name):
                 q = q.ef(ann_ef(fetch)).refine_factor(ANN_REFINE)
             if clauses:
                 q = q.where(" AND ".join(clauses), prefilter=True)
-            rows = q.select(
-                ["path", "start_line", "end_line", "symbol", "kind", "language", "_distance"]
-            ).to_list()
+            if known is not None:
+                found = q.select(["_distance"]).with_row_id(True).to_arrow()
+                ids, distances = found.column("_rowid").to_pylist(), found.column("_distance").to_pylist()
+                rows = [(*known[i], d) for i, d in zip(ids, distances, strict=True) if i in known]
+                if len(rows) < len(ids):  # not the rows it was read from: fetch the columns instead
+                    known = None
+            if known is None:
+                columns = [*CHUNK_SPAN_COLUMNS, "_distance"]
+                table = q.select(columns).with_row_id(False).to_arrow()
+                rows = list(zip(*(table.column(c).to_pylist() for c in columns), strict=True))
         except Exception as exc:  # translate LanceDB errors at the boundary
             raise IndexCorruptError(self.location, f"vector search: {exc}") from exc
-        hits = [
-            VectorHit(
-                r["path"],
-                r["start_line"],
-                r["end_line"],
-                r["symbol"],
-                r["kind"],
-                r["language"],
-                r["_distance"],
-            )
-            for r in rows
-            if glob_ok is None or glob_ok(r["path"])
-        ]
+        hits = [VectorHit(*r) for r in rows if glob_ok is None or glob_ok(r[0])]
         return hits[:limit]
+
+    def _vector_rows(self, snap: Snapshot, name: str) -> dict[int, tuple[Any, ...]] | None:
+        """Row id → span columns of every row of the vectors table ``name`` in ``snap``, read once per
+        version; ``None`` when its version is unknown or it holds too many rows to keep."""
+        version = snap.versions.get(name)
+        cached = self._caches.vector_rows
+        if version is None:
+            return None
+        if cached is not None and cached[0] == (name, version):
+            return cached[1]
+        if snap.count(name) > MAX_MEMORY_CHUNK_SPANS:
+            return None
+        try:
+            table = snap.table(name).search().select(CHUNK_SPAN_COLUMNS).with_row_id(True).to_arrow()
+        except Exception as exc:
+            raise IndexCorruptError(self.location, f"reading {name}: {exc}") from exc
+        cols = [table.column(c).to_pylist() for c in CHUNK_SPAN_COLUMNS]
+        rows = dict(zip(table.column("_rowid").to_pylist(), zip(*cols, strict=True), strict=True))
+        self._caches.vector_rows = ((name, version), rows)
+        return rows
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, *, check_files: bool = True) -> IndexStatus:

@@ -139,7 +139,10 @@ class Engine:
             self.index.lookup_symbols("warm")
             self.index.lexical()
             self.index.chunk_spans(())
-            self.index.embedder().embed_query("warm up")
+            try:
+                self.index.nearest("warm up", limit=1)  # the model, the vector table and its row ids
+            except IndexStoreError:  # vectors of another model, say: the search will say so
+                self.index.embedder().embed_query("warm up")
 
     def resolve_scope(self, scope: Scope) -> ResolvedScope:
         root = self.settings.root

@@ -45,3 +45,30 @@ def test_chunk_spans_match_between_memory_and_store(make_repo, settings_for, mon
     assert whole["pkg/upload.py"] and whole["not/indexed.py"] == []
     monkeypatch.setattr(index_module, "MAX_MEMORY_CHUNK_SPANS", 0)
     assert Index(settings).chunk_spans(paths) == whole
+
+
+@pytest.mark.parametrize(
+    "filters", [{}, {"language": "python"}, {"path_prefix": "pkg/http"}, {"globs": ["*.ts"]}]
+)
+def test_vector_hits_match_between_row_ids_and_columns(make_repo, settings_for, monkeypatch, filters) -> None:
+    settings = settings_for(make_repo(FILES))
+    Index(settings).build()
+    index = Index(settings)
+    by_id = index.nearest("upload a file to the server", limit=5, **filters)
+    assert by_id and index._caches.vector_rows is not None  # answered through the row ids
+    monkeypatch.setattr(index_module, "MAX_MEMORY_CHUNK_SPANS", 0)
+    by_columns = Index(settings).nearest("upload a file to the server", limit=5, **filters)
+    assert by_columns == by_id
+
+
+def test_row_ids_are_read_again_for_a_new_version(make_repo, settings_for) -> None:
+    root = make_repo(FILES)
+    settings = settings_for(root)
+    Index(settings).build()
+    reader = Index(settings)
+    reader.nearest("upload a file", limit=3)
+    (root / "pkg/upload.py").write_text("\n\n\n# moved down\n" + FILES["pkg/upload.py"])
+    Index(settings).build()  # another writer (the daemon) publishes a new version
+    query = "class UploadSession send all"
+    assert reader.nearest(query, limit=8) == Index(settings).nearest(query, limit=8)
+    assert any(h.path == "pkg/upload.py" and h.start_line > 3 for h in reader.nearest(query, limit=8))
