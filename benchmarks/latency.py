@@ -151,9 +151,11 @@ def time_mcp(
     *,
     log_path: Path,
     limit: int = 10,
+    passes: int = 1,
     timeout: float = 120.0,
 ) -> list[LatencyRow]:
-    """Warm latency of the ``search`` tool of a ``plait serve`` subprocess over stdio, per mode."""
+    """Warm latency of the ``search`` tool of a ``plait serve`` subprocess over stdio, per mode.
+    Modes are interleaved query by query, for ``passes`` passes, as in :func:`time_systems`."""
     import anyio
 
     async def measure() -> list[LatencyRow]:
@@ -174,19 +176,23 @@ def time_mcp(
                 with anyio.fail_after(timeout):
                     await session.initialize()
                 rows.append(LatencyRow("plait-serve", "mcp-start", [(time.perf_counter() - start) * 1000]))
-                for mode in modes:
-                    row = LatencyRow(f"plait-{mode}", "mcp-stdio")
-                    for i, q in enumerate([queries[0], *queries]):
-                        t = time.perf_counter()
-                        with anyio.fail_after(timeout):
-                            result = await session.call_tool(
-                                "search", {"query": q, "mode": mode, "limit": limit}
-                            )
-                        if getattr(result, "is_error", False) or getattr(result, "isError", False):
-                            raise LatencyError(f"the MCP search tool failed in mode {mode}: {result}")
-                        if i > 0:  # the first call per mode is the warm-up
-                            row.samples_ms.append((time.perf_counter() - t) * 1000)
-                    rows.append(row)
+                timed = {mode: LatencyRow(f"plait-{mode}", "mcp-stdio") for mode in modes}
+
+                async def call(q: str, mode: str) -> float:
+                    t = time.perf_counter()
+                    with anyio.fail_after(timeout):
+                        result = await session.call_tool("search", {"query": q, "mode": mode, "limit": limit})
+                    if getattr(result, "is_error", False) or getattr(result, "isError", False):
+                        raise LatencyError(f"the MCP search tool failed in mode {mode}: {result}")
+                    return (time.perf_counter() - t) * 1000
+
+                for mode in modes if queries else ():
+                    await call(queries[0], mode)  # warm-up, untimed
+                for _ in range(passes):
+                    for q in queries:
+                        for mode in modes:
+                            timed[mode].samples_ms.append(await call(q, mode))
+                rows += timed.values()
         return rows
 
     try:

@@ -215,15 +215,17 @@ def test_latency_times_every_mode_through_library_mcp_and_cli(
         str(query_file),
         "--repeats",
         "1",
+        "--passes",
+        "2",
         "--plot",
         str(png),
     )
     rows = {(r["system"], r["path"]): r for r in data["rows"]}
     for mode in ("text", "symbol", "semantic", "hybrid"):
-        assert rows[(f"plait-{mode}", "library")]["n"] == len(QUERIES)
-        assert rows[(f"plait-{mode}", "mcp-stdio")]["n"] == len(QUERIES)
+        assert rows[(f"plait-{mode}", "library")]["n"] == 2 * len(QUERIES)
+        assert rows[(f"plait-{mode}", "mcp-stdio")]["n"] == 2 * len(QUERIES)
         assert rows[(f"plait-{mode}", "cli-cold")]["n"] == 1
-    assert rows[("ripgrep", "library")]["n"] == len(QUERIES)
+    assert rows[("ripgrep", "library")]["n"] == 2 * len(QUERIES)
     assert rows[("plait-serve", "mcp-start")]["n"] == 1
     for r in data["rows"]:
         assert 0 < r["p50_ms"] <= r["p95_ms"] <= r["max_ms"]
