@@ -240,10 +240,13 @@ class Engine:
         degraded: dict[str, str],
     ) -> tuple[dict[str, list[Hit]], dict[str, float]]:
         start = time.perf_counter()
-        futures = {name: self.pool.submit(_timed, r, text, shape, scope, depth) for name, r in active.items()}
+        # The vector leg first: it is the longest, and the others hold the GIL while they start.
+        first = sorted(active, key=lambda name: name != "vector")
+        futures = {name: self.pool.submit(_timed, active[name], text, shape, scope, depth) for name in first}
         rankings: dict[str, list[Hit]] = {}
         timings: dict[str, float] = {}
-        for name, fut in futures.items():
+        for name in active:
+            fut = futures[name]
             remaining = self.timeouts[name] - (time.perf_counter() - start)
             try:
                 hits, ms = fut.result(timeout=max(0.01, remaining))
