@@ -69,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     queries(sp)
     sp.add_argument("--max-queries", type=int, default=60, help="queries timed per system (seeded sample)")
     sp.add_argument("--repeats", type=int, default=3, help="CLI cold starts per mode (default 3)")
-    sp.add_argument("--passes", type=int, default=1, help="passes over the queries, in process and over MCP (default 1)")
+    sp.add_argument(
+        "--passes", type=int, default=1, help="passes over the queries, in process and over MCP (default 1)"
+    )
     sp.add_argument("--no-mcp", action="store_true", help="skip the MCP server over stdio")
     sp.add_argument("--no-cli", action="store_true", help="skip the CLI cold start")
     sp.set_defaults(func=cmd_latency)
