@@ -69,6 +69,7 @@ class _Kept:
         self.dirs: tuple[str, ...] = ()
         self.manifest: Manifest | None = None
         self.changed: set[str] = set()
+        self.unwatchable = False  # too many directories, or notifications failed: do not try again
 
     def answer(self, manifest: Manifest | None) -> tuple[Listing, list[str] | None] | None:
         """The listing and its changed files, or ``None`` when the listing must be redone."""
@@ -78,7 +79,7 @@ class _Kept:
         if self.notify is None:
             if not _unchanged(listing.watched):
                 return None
-            if not (self.whole and self.watch(None)):  # used again: watch it from now on
+            if not (self.whole and not self.unwatchable and self.watch(None)):  # used again: watch it
                 return listing, None if manifest is None else differing(self.root, listing.paths, manifest)
         touched = self._touched()
         if touched is None:
@@ -126,6 +127,7 @@ class _Kept:
         before the watch began."""
         dirs = _dirs(self.listing.paths)
         if len(dirs) > MAX_WATCHED_DIRS:
+            self.unwatchable = True
             return False
         paths = [os.path.join(self.root, d) if d else self.root for d in sorted(dirs)]
         info = os.path.join(self.root, ".git", "info")
@@ -140,6 +142,7 @@ class _Kept:
             self.notify = RustNotify(paths, False, False, 50, False, True)
         except Exception as exc:  # e.g. the inotify watch limit: stat instead
             log.info("not watching %s (%s); stat-ing files on each query instead", self.root, exc)
+            self.unwatchable = True
             return False
         self.dirs = tuple(paths)
         if not _unchanged(self.listing.watched):  # something changed before the watch began
