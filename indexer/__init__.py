@@ -11,7 +11,7 @@ from indexer.index import ChunkSpan, Index, IndexState, IndexStatus, VectorHit, 
 from indexer.lookup import SymbolMatch, SymbolRow
 from indexer.procs import GitStatus, git_status
 from indexer.types import Chunk, FileRecord, Symbol
-from indexer.workspace import Walker, WalkStats, WorkspaceFile, find_root, iter_files
+from indexer.workspace import Walker, WalkStats, WorkspaceFile, find_root, iter_files, skips_content
 
 __all__ = [
     "BuildReport",
@@ -42,4 +42,5 @@ __all__ = [
     "glob_matcher",
     "iter_files",
     "load_settings",
+    "skips_content",
 ]

@@ -243,5 +243,17 @@ def is_binary(head: bytes) -> bool:
     return b"\0" in head
 
 
+def skips_content(path: str, size: int, max_bytes: int) -> bool:
+    """Whether the walker leaves out the regular file at ``path`` (``size`` bytes) for what it holds:
+    too large, binary, or unreadable."""
+    if size > max_bytes:
+        return True
+    try:
+        with open(path, "rb") as fh:
+            return is_binary(fh.read(BINARY_SNIFF_BYTES))
+    except OSError:
+        return True
+
+
 def iter_files(settings: Settings, stats: WalkStats | None = None) -> Iterator[WorkspaceFile]:
     return Walker(settings).walk(stats)

@@ -132,3 +132,17 @@ def test_files_differing_from_the_index_are_found_as_they_change(
     assert changed(settings, manifest) == ["a.py"] and changed(settings, later) == []
     (root / "pkg/c.py").write_text("z = 3\n")  # a new file: listed, and not in the index
     assert changed(settings, later) == ["pkg/c.py"] and calls == [1]
+
+
+def test_files_the_index_leaves_out_are_not_changed(make_repo, settings_for, notifications) -> None:
+    root = make_repo(
+        {"a.py": "x = 1\n", "logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "big.txt": "y" * 5000}
+    )
+    settings = settings_for(root, max_file_bytes=4096)
+    age(root)
+    manifest = manifest_of(root, ["a.py"])  # what the walker indexes: not the binary, not the big file
+    assert changed(settings, manifest) == []
+    assert changed(settings, manifest) == []
+    (root / "new.py").write_text("z = 3\n")  # a new text file is new
+    (root / "data.bin").write_bytes(b"\x00\x01" * 10)  # a new binary one is not searched
+    assert changed(settings, manifest) == ["new.py"]

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from indexer import Settings
+from indexer import Settings, skips_content
 from indexer.procs import run
 from search.retrievers import ResolvedScope
 from search.retrievers.rg import MAX_OUTPUT, rg_files_command
@@ -60,9 +60,10 @@ class _Kept:
     """A kept listing and, once it is used again, the watcher of its directories and the set of its
     files that differ from the last manifest it was compared with."""
 
-    def __init__(self, listing: Listing, root: str, whole: bool) -> None:
+    def __init__(self, listing: Listing, root: str, whole: bool, max_bytes: int) -> None:
         self.listing = listing
         self.root = root
+        self.max_bytes = max_bytes
         self.whole = whole  # the whole workspace, unfiltered: the listing worth watching
         self.lock = threading.Lock()
         self.notify: Any = None  # watchfiles' RustNotify
@@ -80,20 +81,22 @@ class _Kept:
             if not _unchanged(listing.watched):
                 return None
             if not (self.whole and not self.unwatchable and self.watch(None)):  # used again: watch it
-                return listing, None if manifest is None else differing(self.root, listing.paths, manifest)
+                return listing, None if manifest is None else differing(
+                    self.root, listing.paths, manifest, self.max_bytes
+                )
         touched = self._touched()
         if touched is None:
             return None
         if self.manifest is not None:
             for path in touched:
-                if _differs(self.root, path, self.manifest):
+                if differing(self.root, (path,), self.manifest, self.max_bytes):
                     self.changed.add(path)
                 else:
                     self.changed.discard(path)
         if manifest is None:
             return listing, None
         if manifest is not self.manifest:  # a new index version: compare every file once
-            self.changed = set(differing(self.root, listing.paths, manifest))
+            self.changed = set(differing(self.root, listing.paths, manifest, self.max_bytes))
             self.manifest = manifest
         return listing, sorted(self.changed)
 
@@ -188,7 +191,8 @@ def live_files(
     paths = tuple(p[2:] if p.startswith("./") else p for p in text.split("\0") if p)
     root = str(settings.root)
     listing = Listing(paths, frozenset(paths), _times(root, paths), made)
-    fresh = _Kept(listing, root, scope.kind == "ws" and not scope.globs and not scope.language)
+    whole = scope.kind == "ws" and not scope.globs and not scope.language
+    fresh = _Kept(listing, root, whole, settings.max_file_bytes)
     settled = not any(m > time.time_ns() - SETTLE_NS for _, m in listing.watched)
     if kept is not None:
         with kept.lock:
@@ -203,7 +207,7 @@ def live_files(
             fresh.close()
             settled = False
     if answer is None:
-        answer = listing, None if manifest is None else differing(root, paths, manifest)
+        answer = listing, None if manifest is None else differing(root, paths, manifest, fresh.max_bytes)
     if not settled:
         return answer  # changed a moment ago: a change within the same clock tick would go unseen
     with _lock:
@@ -215,8 +219,10 @@ def live_files(
     return answer
 
 
-def differing(root: str, paths: tuple[str, ...], manifest: Manifest) -> list[str]:
-    """The files of ``paths`` that are new or differ (size or mtime) from the indexed copy."""
+def differing(root: str, paths: tuple[str, ...], manifest: Manifest, max_bytes: int) -> list[str]:
+    """The files of ``paths`` that are new or differ (size or mtime) from the indexed copy. A file the
+    index lacks because the walker leaves it out (binary, over ``max_bytes``) is not new: searching
+    it on every query would find nothing, or read what a whole-workspace search skips."""
     prefix, stat = f"{root}{os.sep}", os.stat  # thousands of files: keep the loop lean
     changed = []
     for path in paths:
@@ -225,13 +231,29 @@ def differing(root: str, paths: tuple[str, ...], manifest: Manifest) -> list[str
             st = stat(prefix + path)
         except OSError:
             continue
-        if known is None or st.st_size != known[1] or st.st_mtime_ns != known[2]:
+        if known is None:
+            if not _skipped(prefix + path, st.st_size, st.st_mtime_ns, max_bytes):
+                changed.append(path)
+        elif st.st_size != known[1] or st.st_mtime_ns != known[2]:
             changed.append(path)
     return changed
 
 
-def _differs(root: str, path: str, manifest: Manifest) -> bool:
-    return bool(differing(root, (path,), manifest))
+_verdicts: dict[str, tuple[int, int, bool]] = {}  # absolute path → (size, mtime_ns, skipped)
+MAX_VERDICTS = 200_000
+
+
+def _skipped(path: str, size: int, mtime_ns: int, max_bytes: int) -> bool:
+    """:func:`indexer.skips_content`, remembered per path while its size and mtime stay (the files a
+    workspace's index skips are looked at again on every query that stats them)."""
+    kept = _verdicts.get(path)
+    if kept is not None and kept[0] == size and kept[1] == mtime_ns:
+        return kept[2]
+    skipped = skips_content(path, size, max_bytes)
+    if len(_verdicts) >= MAX_VERDICTS:
+        _verdicts.clear()
+    _verdicts[path] = (size, mtime_ns, skipped)
+    return skipped
 
 
 def _dirs(paths: tuple[str, ...]) -> set[str]:
