@@ -335,9 +335,12 @@ class LexicalIndex:
 
     def files_holding(self, text: str, *, allow: np.ndarray | None = None) -> list[str] | None:
         """Files with a chunk that holds every token of ``text``: the only indexed files where ``text``
-        can occur verbatim (as whole words). ``None`` when that cannot be told: ``text`` has no tokens,
-        or one that no chunk holds (a partial word, say)."""
+        can occur verbatim (as whole words). ``[]`` when a word inside ``text`` (not its first or last,
+        which an occurrence may cut from a longer word) is one no chunk holds. ``None`` when that cannot
+        be told: ``text`` has no tokens, or its first or last word is unknown (a partial word, say)."""
         tokens = list(dict.fromkeys(code_tokens(text)))
+        if any(t not in self._vocab for t in code_tokens(" ".join(text.split()[1:-1]))):
+            return []
         if not tokens or any(t not in self._vocab for t in tokens):
             return None
         docs: np.ndarray | None = None

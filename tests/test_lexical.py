@@ -174,6 +174,8 @@ def test_files_holding_every_token_of_a_phrase() -> None:
     ]
     assert lex.files_holding("upload only") == []
     assert lex.files_holding("hecksum mismatch") is None  # a partial word: cannot narrow
+    assert lex.files_holding("checksum mismatc") is None
+    assert lex.files_holding("the checksum wobble mismatch") == []  # a whole word that no chunk holds
     assert lex.files_holding("is it") is None  # no tokens at all
 
 
