@@ -4,6 +4,7 @@ and the files that differ from the index are found with or without file notifica
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from search.retrievers import ResolvedScope
 from search.retrievers import listing as listing_module
+from search.retrievers.inotify import ADDED, REMOVED, WRITTEN, open_watch
 from search.retrievers.listing import list_scope, live_files
 
 WS = ResolvedScope("ws", None, None, (), None)
@@ -146,3 +148,25 @@ def test_files_the_index_leaves_out_are_not_changed(make_repo, settings_for, not
     (root / "new.py").write_text("z = 3\n")  # a new text file is new
     (root / "data.bin").write_bytes(b"\x00\x01" * 10)  # a new binary one is not searched
     assert changed(settings, manifest) == ["new.py"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+def test_inotify_reports_every_change_made_before_the_read(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    watch = open_watch([str(tmp_path)])
+    assert watch is not None
+    try:
+        assert watch.read() == []
+        (tmp_path / "a.py").write_text("x = 2\n")  # read right after the write: no waiting
+        (tmp_path / "b.py").write_text("y = 1\n")
+        (tmp_path / "a.py").unlink()
+        events = watch.read()
+        assert events is not None
+        by_path: dict[str, int] = {}
+        for mask, path in events:
+            by_path[path] = by_path.get(path, 0) | mask
+        assert by_path[str(tmp_path / "a.py")] & WRITTEN and by_path[str(tmp_path / "a.py")] & REMOVED
+        assert by_path[str(tmp_path / "b.py")] & ADDED
+        assert watch.read() == []  # drained
+    finally:
+        watch.close()

@@ -11,14 +11,15 @@ listing is not kept while any of those times is under :data:`SETTLE_NS` old, sin
 times from a coarse clock and a second change in the same tick would leave them equal.
 
 Which listed files differ from the index (new, or another size or mtime than the manifest says) is
-found by a stat of every file: ~3 µs each here, 4 ms per query for 1,200 files. A workspace listing
-that is used again (a long-lived process: the server, the daemon, a benchmark) is watched instead:
-file notifications (watchfiles' Rust ``notify``) on the listing's directories, not recursive, so
-ignored trees are never watched. An event on a listed file re-stats that file alone; a file created or
-deleted, or an ignore file touched, redoes the listing. The kernel reports an event as the write
-happens; a query waits a millisecond for the notification thread to pass it on. Every
-:data:`LISTING_TTL` the listing and the full stat are redone anyway, which bounds what a missed event
-(a full notification queue, a network filesystem) could hide.
+found by a stat of every file: ~3 µs each here, 4 ms per query for 1,200 files. On Linux, a workspace
+listing that is used again (a long-lived process: the server, the daemon, a benchmark) is watched
+instead: inotify on the listing's directories, not recursive, so ignored trees are never watched
+(:mod:`search.retrievers.inotify`). The kernel queues an event inside the write that caused it, and a
+query reads the queue without waiting, so it sees every change made before it began. An event on a
+listed file re-stats that file alone; a file created, deleted or renamed, an ignore file touched, or a
+lost event (the queue overflowed) redoes the listing. Every :data:`LISTING_TTL` the listing and the
+full stat are redone anyway, which bounds what no event reports (a write through a memory mapping, a
+network filesystem).
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from indexer import Settings, skips_content
 from indexer.procs import run
 from search.retrievers import ResolvedScope
+from search.retrievers.inotify import ADDED, GONE, REMOVED, WRITTEN, DirWatch, open_watch
 from search.retrievers.rg import MAX_OUTPUT, rg_files_command
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,6 @@ MAX_LISTINGS = 32
 MAX_WATCHED_DIRS = 10_000  # more directories than this: stat every file instead of watching them
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 SETTLE_NS = 100_000_000  # file times advance in coarse clock ticks: trust an mtime only once this old
-ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles' Change values
 
 Manifest = Mapping[str, tuple[str, int, int]]  # path → (content hash, size, mtime_ns) of the indexed copy
 
@@ -66,7 +66,7 @@ class _Kept:
         self.max_bytes = max_bytes
         self.whole = whole  # the whole workspace, unfiltered: the listing worth watching
         self.lock = threading.Lock()
-        self.notify: Any = None  # watchfiles' RustNotify
+        self.notify: DirWatch | None = None
         self.dirs: tuple[str, ...] = ()
         self.manifest: Manifest | None = None
         self.changed: set[str] = set()
@@ -101,26 +101,22 @@ class _Kept:
         return listing, sorted(self.changed)
 
     def _touched(self) -> set[str] | None:
-        """Listed files written since the last poll; ``None`` when the listing itself may have changed
-        (a file created or deleted, an ignore file touched) or the watcher failed."""
-        try:
-            raw = self.notify.watch(1, 1, 1, None)  # waits 1 ms for events still on their way
-        except Exception as exc:  # the watcher's thread died: drop it, stat from now on
-            log.warning("file notifications stopped (%s); stat-ing files on each query instead", exc)
-            self.close()
+        """Listed files written since the last read; ``None`` when the listing itself may have
+        changed (a file created, deleted or renamed, an ignore file touched, events lost)."""
+        assert self.notify is not None
+        events = self.notify.read()
+        if events is None:
             return None
-        if isinstance(raw, str):
-            return set() if raw == "timeout" else None
         touched = set()
         cut = len(self.root) + 1
         present = self.listing.present
-        for change, abspath in raw:
+        for mask, abspath in events:
             rel = abspath[cut:].replace(os.sep, "/")
-            if os.path.basename(rel) in IGNORE_FILES or rel == ".git/info/exclude":
+            if mask & GONE or os.path.basename(rel) in IGNORE_FILES or rel == ".git/info/exclude":
                 return None
-            if change == DELETED or (change == ADDED and rel not in present):
+            if (mask & ADDED and rel not in present) or (mask & REMOVED and rel in present):
                 return None
-            if rel in present:
+            if mask & (WRITTEN | ADDED) and rel in present:
                 touched.add(rel)
         return touched
 
@@ -139,12 +135,9 @@ class _Kept:
         if previous is not None and previous.notify is not None and previous.dirs == tuple(paths):
             self.notify, self.dirs, previous.notify = previous.notify, previous.dirs, None
             return True
-        try:
-            from watchfiles._rust_notify import RustNotify
-
-            self.notify = RustNotify(paths, False, False, 50, False, True)
-        except Exception as exc:  # e.g. the inotify watch limit: stat instead
-            log.info("not watching %s (%s); stat-ing files on each query instead", self.root, exc)
+        self.notify = open_watch(paths)
+        if self.notify is None:  # not Linux, or the inotify watch limit: stat instead
+            log.info("not watching %s; stat-ing its files on each query instead", self.root)
             self.unwatchable = True
             return False
         self.dirs = tuple(paths)
