@@ -73,18 +73,20 @@ def fusion_weights(shape: QueryShape, rankings: Mapping[str, Sequence[Hit]]) -> 
 
 
 def exact_order(kind: str) -> Callable[[Fused], tuple[bool, int]]:
-    """Sort key that puts exact results first, keeping the fused order otherwise.
+    """Sort key that puts exact results first, each in the order of the retriever that verified them,
+    keeping the fused order otherwise.
 
-    Only ripgrep verifies that a chunk holds a literal or matches a regex, so the chunks that do are
-    kept in its order (the other retrievers cannot tell verbatim occurrences apart); definitions of an
-    identifier keep the fused order, in which the symbol index already leads.
+    Only ripgrep verifies that a chunk holds a literal or matches a regex, and only the symbol index
+    that a chunk defines the identifier asked for. The other retrievers cannot tell one verified result
+    from another (a chunk that mentions a name often is no better a definition of it), so literal and
+    regex results keep ripgrep's order, and definitions of an identifier the symbol index's order.
     """
-    by_text = kind in ("literal", "regex")
+    leader = "text" if kind in ("literal", "regex") else "symbol"
 
     def key(f: Fused) -> tuple[bool, int]:
         if not f.exact:
             return True, 0
-        return False, (f.ranks.get("text") or MAX_LIMIT * 3 + 1) if by_text else 0
+        return False, f.ranks.get(leader) or MAX_LIMIT * 3 + 1
 
     return key
 

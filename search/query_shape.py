@@ -20,7 +20,8 @@ return returns self none true false null nil def elif lambda yield await async v
 # The last line holds keywords of programming languages: in a sentence ("Return the running loop")
 # they carry little meaning, and as search terms they match nearly every file of a code base.
 STOPWORDS = frozenset(_STOP_TEXT.split())
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|#)[A-Za-z_][A-Za-z0-9_]*)*")
+# ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
+_IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -89,7 +89,7 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     assert fusion_weights(analyse("UploadSession"), {})[0] == "identifier"
 
 
-def test_exact_results_come_first_and_keep_the_text_order_for_literals() -> None:
+def test_exact_results_come_first_in_the_order_of_the_retriever_that_verified_them() -> None:
     D = Span("d.py", 1, 10)
     text = [Hit(B, 3.0, None, None, None, exact=True), Hit(A, 2.0, None, None, None, exact=True)]
     vector = [Hit(C, 0.9, None, None, None), Hit(A, 0.8, None, None, None), Hit(D, 0.7, None, None, None)]
@@ -97,5 +97,15 @@ def test_exact_results_come_first_and_keep_the_text_order_for_literals() -> None
     assert [f.span for f in fused][:2] == [A, B]  # the vector's vote lifts A above B
     by_literal = sorted(fused, key=exact_order("literal"))
     assert [f.span for f in by_literal] == [B, A, C, D]  # verbatim holders in ripgrep's order, then the rest
+    # Two definitions of one name: the text and vector retrievers prefer the second, whose chunk mentions
+    # the name more; the symbol index ranks the first definition first, and its order is kept.
+    symbol = [
+        Hit(B, 1.0, "Set.size", "method", None, exact=True),
+        Hit(A, 1.0, "Map.size", "method", None, exact=True),
+    ]
+    text = [Hit(A, 2.0, None, None, None), Hit(C, 1.5, None, None, None), Hit(B, 1.0, None, None, None)]
+    vector = [Hit(A, 0.9, None, None, None), Hit(D, 0.8, None, None, None)]
+    fused = fuse({"text": text, "symbol": symbol, "vector": vector}, weights=WEIGHTS["identifier"])
+    assert [f.span for f in fused][:2] == [A, B]
     by_identifier = sorted(fused, key=exact_order("identifier"))
-    assert [f.span for f in by_identifier] == [A, B, C, D]  # definitions keep the fused order
+    assert [f.span for f in by_identifier] == [B, A, C, D]  # definitions in the symbol index's order
