@@ -87,6 +87,8 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     kind, w = fusion_weights(sentence, {"text": [_hit("a.py", 1, exact=True)]})
     assert (kind, w) == ("literal", WEIGHTS["literal"])  # the whole sentence occurs verbatim
     assert fusion_weights(analyse("UploadSession"), {})[0] == "identifier"
+    assert analyse("$ZodType").shape == analyse("$this->db").shape == "identifier"  # $ is part of a name
+    assert analyse("$").shape == analyse("$1").shape == "natural"
 
 
 def test_exact_results_come_first_in_the_order_of_the_retriever_that_verified_them() -> None:
