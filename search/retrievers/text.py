@@ -109,7 +109,7 @@ class TextRetriever:
         # The verbatim search reads only the indexed files that could hold the query; changed files
         # are searched for it, and for its terms, once the listing says which they are.
         jobs = []
-        read = self._read_verbatim(phrase, holders) if whole and holders else None
+        read = find_verbatim(str(self.settings.root), phrase, holders) if whole and holders else None
         if whole and (holders is None or holders) and read is None:
             jobs.append(self._spawn([phrase], _narrowed(scope, holders), cap=False))
         changes = listing.result()
@@ -122,9 +122,6 @@ class TextRetriever:
             jobs.append(self._spawn(patterns, few, cap=few is scope))
         found = self._rank_live(phrase, terms, (read or []) + self._collect(jobs), index, limit)
         return merge_live(ranked, found, changes, limit)
-
-    def _read_verbatim(self, phrase: str, holders: list[str]) -> list[LineMatch] | None:
-        return find_verbatim(str(self.settings.root), phrase, holders)
 
     def _rank_everywhere(
         self,
