@@ -1,7 +1,7 @@
 """``python -m benchmarks embed``: the embedding backends side by side on real code.
 
-For each backend (torch fp32, torch bf16, ONNX fp32, ONNX int8) of one model it measures, in one
-run on the same texts:
+For each backend (torch fp32, torch bf16, ONNX fp32, ONNX int8, and the static table distilled from
+the model, on 128 tokens: the fast tier) of one model it measures, in one run on the same texts:
 
 - **throughput**: chunks/s embedding ~600 function bodies from the CPython standard library
   (median of ``--repeats`` timed passes, the backends interleaved so that background load
@@ -49,14 +49,17 @@ import numpy as np
 from models import DEFAULT_MODEL, ModelConfig, load_embedder
 from models.errors import PlaitError
 
-VARIANTS = ("torch", "torch-bf16", "onnx", "onnx-int8")
+VARIANTS = ("torch", "torch-bf16", "onnx", "onnx-int8", "static")
+#: The static backend reads this many tokens per text (the fast tier's setting, indexer/embedding.py).
+STATIC_TOKENS = 128
 _SKIP_DIRS = frozenset({"test", "tests", "idlelib", "site-packages", "lib2to3", "turtledemo", "__pycache__"})
 _PACKAGES = ("torch", "sentence-transformers", "transformers", "onnxruntime", "onnx", "tokenizers", "numpy")
 _COLD_START = (
     "import time\n"
     "t = time.perf_counter()\n"
     "import models\n"
-    "e = models.load_embedder(models.ModelConfig(name={name!r}, backend={backend!r}, cache_dir={cache!r}))\n"
+    "e = models.load_embedder(models.ModelConfig(name={name!r}, backend={backend!r}, cache_dir={cache!r},"
+    " max_seq_length={seq!r}))\n"
     "e.embed_query('read a file line by line')\n"
     "print(time.perf_counter() - t)\n"
 )
@@ -179,7 +182,11 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     load_s = {}
     for backend in args.backends:
         config = ModelConfig(
-            name=args.model, backend=backend, batch_size=args.batch_size, cache_dir=str(cache)
+            name=args.model,
+            backend=backend,
+            batch_size=args.batch_size,
+            cache_dir=str(cache),
+            max_seq_length=STATIC_TOKENS if backend == "static" else ModelConfig().max_seq_length,
         )
         embedder = load_embedder(config)
         t0 = time.perf_counter()
@@ -247,7 +254,8 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
 def _cold_start(model: str, backend: str, cache: Path, repeats: int) -> float | None:
     if repeats <= 0:
         return None
-    code = _COLD_START.format(name=model, backend=backend, cache=str(cache))
+    seq = STATIC_TOKENS if backend == "static" else ModelConfig().max_seq_length
+    code = _COLD_START.format(name=model, backend=backend, cache=str(cache), seq=seq)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     times = []
     for _ in range(repeats + 1):  # the first run warms the page cache and is not counted

@@ -7,9 +7,14 @@ Order of commits, which is what makes a killed build safe:
    manifest, so the next build treats those files as changed again and, deleting by path first,
    never duplicates a row.
 2. Deleted files: their rows go first, their manifest rows last.
-3. Vectors: every chunk without a vector gets one, from the embedding cache when its content was
-   seen before, else from the model; then orphan vectors (chunk ids no longer in ``chunks``) are
-   deleted, so a changed chunk is never without a vector.
+3. Vectors, per tier (:mod:`indexer.embedding`): the fast tier's table (``vectors_<static model>``)
+   first, then the full tier's (``vectors_<transformer>``) when asked for, or when only a few of its
+   vectors are missing (:data:`FULL_TOPUP`: a daemon batch keeps a complete full tier complete). Every
+   chunk without a vector gets one, from the embedding cache when its content was seen before, else
+   from the model. Fast tier: orphan vectors (chunk ids no longer in ``chunks``) are deleted after
+   the new ones landed, so a changed chunk is never without one. Other tiers: orphans are deleted
+   first, so a tier's row count equals the chunk count exactly when it is complete, which is what
+   lets a search use it (a search ranks with one tier's vectors, never two).
 
 Readers do not see these commits one by one: they read the table versions last *published*
 (:mod:`indexer.snapshot`). A build publishes once at its end, so a small build (one daemon
@@ -22,9 +27,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -61,6 +66,8 @@ COMPACT_EVERY = 25
 # Below this many vectors an exact scan is fast enough (measured in BENCHMARKS.md, `python -m benchmarks ann`).
 ANN_MIN_ROWS = 20_000
 VECTOR_BATCH = 256
+#: A full-tier table missing at most this many vectors is completed by any build (a few seconds).
+FULL_TOPUP = 64
 
 
 class Progress(Protocol):
@@ -96,6 +103,7 @@ class BuildReport:
     errors: list[str] = field(default_factory=list)
     vectors_skipped: bool = False
     ann: str | None = None
+    tiers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -117,6 +125,7 @@ class BuildReport:
             "errors": self.errors[:50],
             "vectors_skipped": self.vectors_skipped,
             "ann": self.ann,
+            "tiers": self.tiers,
         }
 
 
@@ -280,12 +289,17 @@ class Builder:
         settings: Settings,
         store: Store,
         *,
-        embedder: Callable[[], Embedder] | None,
+        embedders: Mapping[str, Callable[[], Embedder]] | None,
+        tier: str = "fast",
         progress: Progress | None = None,
     ) -> None:
+        """``embedders``: tier name → embedder factory (``fast`` and ``full``); None skips vectors.
+        ``tier``: ``fast`` embeds the fast tier (and tops up an almost complete full tier), ``full``
+        both."""
         self.settings = settings
         self.store = store
-        self.embedder_factory = embedder
+        self.embedders = embedders
+        self.tier = tier
         self.progress = progress or NullProgress()
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
@@ -314,12 +328,12 @@ class Builder:
         report.errors.extend(stats.errors)
         report.files = self.store.count("files")
         report.chunks_total = self.store.count("chunks")
-        if self.embedder_factory is None:
+        if self.embedders is None:
             report.vectors_skipped = True
             self._maybe_compact(report, ())
         else:
             t1 = time.perf_counter()
-            self.build_vectors(self.embedder_factory(), report)
+            self.build_tiers(report)
             report.vector_seconds = time.perf_counter() - t1
         report.seconds = time.perf_counter() - t0
         self.store.set_meta(
@@ -415,30 +429,126 @@ class Builder:
         self.store.delete_in("files", "path", paths)
 
     # -- vectors half ---------------------------------------------------------------------------
-    def build_vectors(self, embedder: Embedder, report: BuildReport) -> None:
+    def tier_embedders(self) -> dict[str, Embedder]:
+        """The embedder of each tier; a tier whose model is the fast tier's is left out (one table)."""
+        assert self.embedders is not None
+        found = {tier: make() for tier, make in self.embedders.items()}
+        fast = found.get("fast")
+        return {t: e for t, e in found.items() if t == "fast" or fast is None or e.model_id != fast.model_id}
+
+    def build_tiers(self, report: BuildReport) -> None:
+        """Vectors of the fast tier, then of the full tier when asked for or almost complete."""
+        embedders = self.tier_embedders()
+        tables = self._claim_tables(embedders)
+        ids = _column(self.store.read("chunks", ["chunk_id"]), "chunk_id")
+        for tier in embedders:
+            if tier != "fast" and self.store.has(tables[tier]):
+                self._drop_orphans(tables[tier], ids)
+        for tier, embedder in embedders.items():
+            if tier not in ("fast", self.tier):  # a tier not asked for: completed only when almost complete
+                have = self.store.count(tables[tier]) if self.store.has(tables[tier]) else None
+                if have is None or len(ids) - have > FULL_TOPUP:
+                    continue
+            self.build_vectors(embedder, report, tier=tier, ids=ids)
+        report.vectors = self._name_search_tier(len(ids))
+        caches = tuple("embcache_" + t.removeprefix("vectors_") for t in tables.values())
+        self._maybe_compact(report, (*tables.values(), *caches))
+
+    def _rows(self, name: str) -> int:
+        return self.store.count(name) if self.store.has(name) else 0
+
+    def _name_search_tier(self, chunks: int) -> int:
+        """Record the tier searches now rank with as ``meta.model``; returns its vector count."""
+        entries = tier_entries(self.store.get_meta().get("tiers"))
+        best = search_tier_of(entries, self._rows, chunks)
+        if best is None:
+            return 0
+        self.store.set_meta(model=entries[best])
+        return self._rows(str(entries[best]["table"]))
+
+    def _claim_tables(self, embedders: Mapping[str, Embedder]) -> dict[str, str]:
+        """Record each tier's model and table in ``meta``; drop vector tables of models no tier uses."""
+        tables = {tier: f"vectors_{model_slug(e.model_id)}" for tier, e in embedders.items()}
+        for name in self.store.table_names():
+            if name.startswith("vectors_") and name not in tables.values():
+                self.store.drop(name)  # vectors of a model no longer configured: never mixed in
+        entries = {
+            tier: {"id": e.model_id, "dimension": e.dimension, "table": tables[tier]}
+            for tier, e in embedders.items()
+        }
+        self.store.set_meta(tiers=entries)
+        return tables
+
+    def _drop_orphans(self, vec_name: str, ids: Sequence[str]) -> None:
+        have = set(_column(self.store.read(vec_name, ["chunk_id"]), "chunk_id"))
+        orphans = have - set(ids)
+        if orphans:
+            self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
+
+    def build_vectors(
+        self,
+        embedder: Embedder,
+        report: BuildReport,
+        *,
+        tier: str = "fast",
+        ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> int:
+        """Embed up to ``limit`` chunks of ``tier`` that have no vector yet; returns how many remain."""
+        t0 = time.perf_counter()
         slug = model_slug(embedder.model_id)
         vec_name, cache_name = f"vectors_{slug}", f"embcache_{slug}"
-        for name in self.store.table_names():
-            if name.startswith("vectors_") and name != vec_name:
-                self.store.drop(name)  # vectors of another model: never mixed with this one
         dim = embedder.dimension
         self.store.table(vec_name, vectors_schema(dim))
-        ids = _column(self.store.read("chunks", ["chunk_id"]), "chunk_id")
+        if ids is None:
+            ids = _column(self.store.read("chunks", ["chunk_id"]), "chunk_id")
         have = set(_column(self.store.read(vec_name, ["chunk_id"]), "chunk_id"))
         orphans = have - set(ids)
         missing = [cid for cid in ids if cid not in have]
-        self.store.set_meta(model={"id": embedder.model_id, "dimension": dim, "table": vec_name})
+        remaining = 0
+        if limit is not None and len(missing) > limit:
+            missing, remaining = missing[:limit], len(missing) - limit
         progressive = len(missing) > VECTOR_BATCH  # long enough to show searches what is ready
         if progressive:
             self._publish()
+        embedded, cached = report.embedded, report.from_cache
         if missing:
-            self._embed_missing(embedder, missing, vec_name, cache_name, report, progressive)
+            self._embed_missing(embedder, missing, vec_name, cache_name, report, progressive, tier)
         if orphans:  # after the new vectors landed, so a changed chunk is never without one
             self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
-        report.vectors = self.store.count(vec_name)
+        count = self.store.count(vec_name)
         if missing or orphans:
             report.ann = self.store.ensure_ann(vec_name, min_rows=ANN_MIN_ROWS)
-        self._maybe_compact(report, (vec_name, cache_name))
+        report.tiers[tier] = {
+            "model": embedder.model_id,
+            "vectors": count,
+            "chunks": len(ids),
+            "embedded": report.embedded - embedded,
+            "from_cache": report.from_cache - cached,
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
+        return remaining
+
+    def upgrade(self, tier: str, limit: int) -> tuple[int, BuildReport]:
+        """Embed up to ``limit`` chunks of ``tier`` missing a vector (no walk, no parsing) and publish;
+        returns (chunks still missing, report). The daemon's background tier upgrade calls this."""
+        report = BuildReport()
+        self.store.verify()
+        if self.store.get_meta().get("fingerprint") != fingerprint(self.settings):
+            return 0, report  # the next build rebuilds the index first
+        embedders = self.tier_embedders()
+        if tier not in embedders:
+            return 0, report
+        tables = self._claim_tables(embedders)
+        ids = _column(self.store.read("chunks", ["chunk_id"]), "chunk_id")
+        if self.store.has(tables[tier]):
+            self._drop_orphans(tables[tier], ids)
+        remaining = self.build_vectors(embedders[tier], report, tier=tier, ids=ids, limit=limit)
+        report.vectors = self._name_search_tier(len(ids))
+        if report.embedded >= COMPACT_CHUNKS or not remaining:
+            self.store.compact(tables[tier])
+        self._publish()
+        return remaining, report
 
     def _embed_missing(
         self,
@@ -448,6 +558,7 @@ class Builder:
         cache_name: str,
         report: BuildReport,
         progressive: bool,
+        tier: str = "fast",
     ) -> None:
         dim = embedder.dimension
         vschema, cschema = vectors_schema(dim), cache_schema(dim)
@@ -457,7 +568,7 @@ class Builder:
         hashes = todo.column("content_hash").to_pylist()
         cached = self._cached_vectors(cache_name, sorted(set(hashes)))
         texts = todo.column("text").to_pylist()
-        self.progress.start("embedding", len(texts))
+        self.progress.start(f"{tier} vectors", len(texts))
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch well
         for start in range(0, len(order), VECTOR_BATCH):
             sel = order[start : start + VECTOR_BATCH]
@@ -522,3 +633,22 @@ def vector_matrix(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
 def _vector_array(matrix: np.ndarray, dim: int) -> pa.FixedSizeListArray:
     flat = pa.array(np.ascontiguousarray(matrix, dtype=np.float32).reshape(-1), type=pa.float32())
     return pa.FixedSizeListArray.from_arrays(flat, dim)
+
+
+def tier_entries(raw: object) -> dict[str, dict[str, object]]:
+    """The ``tiers`` entry of ``meta`` as tier → {id, dimension, table} (empty when absent or malformed)."""
+    if not isinstance(raw, dict):
+        return {}
+    return {str(t): e for t, e in raw.items() if isinstance(e, dict) and isinstance(e.get("table"), str)}
+
+
+def search_tier_of(raw: object, count: Callable[[str], int], chunks: int) -> str | None:
+    """The tier a search ranks with: ``full`` once it covers every chunk, else ``fast`` (if it has
+    vectors), else whichever has any; None when no tier has a vector. ``count`` counts a table's rows."""
+    entries = tier_entries(raw)
+    counts = {t: count(str(e["table"])) for t, e in entries.items()}
+    if chunks and counts.get("full", 0) >= chunks:
+        return "full"
+    if counts.get("fast", 0):
+        return "fast"
+    return next((t for t, n in counts.items() if n), None)

@@ -32,6 +32,9 @@ Contract:
 * **Stopping.** ``stop()`` (or SIGINT/SIGTERM in :func:`run_watch`) lets the current batch finish,
   then returns; events not yet written are left to the next start's check. A second signal aborts
   the batch, which is as safe as SIGKILL: the build's commit order lets the next start complete it.
+* **Tier upgrade.** Between batches, with nothing queued, the watcher embeds the chunks the full
+  (transformer) tier lacks, :data:`UPGRADE_SLICE` at a time under the writer lock, so a new batch
+  waits one slice at most; searches rank with the fast tier until the full one is complete.
 * **State.** ``watcher.json`` in the index directory (see :mod:`indexer.daemon_state`) says whether
   a watcher runs, its phase, last batch, lag (first event of a batch to its commit) and queue.
 """
@@ -65,6 +68,7 @@ log = logging.getLogger(__name__)
 
 RULE_FILES = frozenset({".gitignore", ".ignore"})
 MAX_BACKOFF = 300.0
+UPGRADE_SLICE = 256  # chunks the background tier upgrade embeds per writer-lock hold (seconds, not minutes)
 
 
 class WatcherRunningError(PlaitError):
@@ -144,6 +148,7 @@ class Watcher:
         self._incoming = _Batch()
         self._collector_done = False
         self._lock_fd: int | None = None
+        self._upgraded = False  # the full tier was complete after the last batch
         self.error: BaseException | None = None
         self.state: dict[str, Any] = {
             "pid": os.getpid(),
@@ -217,7 +222,7 @@ class Watcher:
             backoff = 0.0
             while not self.stopping:
                 if not pending:
-                    pending = self._take()
+                    pending = self._take(block=not self._upgrade_step())
                     continue
                 outcome = self._process(pending)
                 if outcome == "done":
@@ -363,6 +368,24 @@ class Watcher:
         self._done(batch, paths, report)
         return "done"
 
+    def _upgrade_step(self) -> bool:
+        """Background tier upgrade, between batches: embed one slice of the chunks the full
+        (transformer) tier lacks; searches switch to it once it is complete. True when it did work."""
+        if not self.vectors or self._upgraded or self.stopping:
+            return False
+        try:
+            left = Index(self.settings).upgrade("full", limit=UPGRADE_SLICE, wait=self.options.lock_wait)
+        except IndexLockedError:
+            return False  # another writer: try again after the next wait
+        except Exception as exc:  # a failed upgrade must not end the watcher; retried after the next batch
+            log.error("upgrading the vectors to the full tier failed: %s", exc, exc_info=True)
+            self._upgraded = True
+            return False
+        self._upgraded = left == 0
+        self.state["full_tier_missing"] = left
+        self._write_state()
+        return True
+
     def _failed(self, what: str, exc: BaseException, *, trace: bool = False) -> Literal["failed"]:
         log.error("indexing %s failed: %s; retrying", what, exc, exc_info=trace)
         self.state.update(phase="retrying", last_error=f"{time.strftime('%H:%M:%S')} {exc}")
@@ -370,6 +393,7 @@ class Watcher:
         return "failed"
 
     def _done(self, batch: _Batch, paths: list[str] | None, report: BuildReport) -> None:
+        self._upgraded = False  # the batch may have left chunks the full tier lacks
         finished = time.time()
         lag = max(0.0, finished - batch.first_event) if batch.first_event != float("inf") else None
         self.state["batches"] += 1

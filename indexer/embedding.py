@@ -1,7 +1,19 @@
-"""Choosing and caching the embedder for a workspace (lazy: nothing heavy is imported here)."""
+"""Choosing and caching the embedder for a workspace (lazy: nothing heavy is imported here).
+
+Two tiers of vectors are kept per index, each in its own table (``vectors_<model>``):
+
+* ``fast``: a static model distilled from the configured transformer (:mod:`models.static`),
+  inputs truncated to 128 tokens — thousands of chunks per second, so ``plait index`` has a
+  complete semantic index in seconds;
+* ``full``: the configured transformer itself, filled in behind it (``plait index --tier full``,
+  or in the background by ``plait watch`` and ``plait serve --watch``).
+
+A search ranks with one tier only: the full tier once it covers every chunk, else the fast one.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 from models.base import Embedder
@@ -9,6 +21,31 @@ from models.config import ModelConfig
 
 _lock = threading.Lock()
 _cache: dict[ModelConfig, Embedder] = {}
+
+#: The tiers, cheapest first.
+TIERS = ("fast", "full")
+
+
+def tier_config(config: ModelConfig, tier: str) -> ModelConfig:
+    """The model configuration of ``tier`` for a workspace configured with ``config``.
+
+    ``full`` is ``config`` itself. ``fast`` is the static model distilled from it, on 128 tokens;
+    for the test embedder ``hashing-<dim>`` it is ``hashing-<dim/2>`` (a distinct model, so the tier
+    machinery runs the same way in fast tests).
+
+    Raises:
+        ValueError: ``tier`` is not one of :data:`TIERS`.
+    """
+    if tier not in TIERS:
+        raise ValueError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
+    if tier == "full":
+        return config
+    if config.name == "hashing" or config.name.startswith("hashing-"):
+        dim = int(config.name.split("-", 1)[1]) if "-" in config.name else 256
+        return dataclasses.replace(config, name=f"hashing-{max(8, dim // 2)}")
+    from models.static import STATIC_MAX_TOKENS
+
+    return dataclasses.replace(config, backend="static", device="cpu", max_seq_length=STATIC_MAX_TOKENS)
 
 
 def make_embedder(config: ModelConfig) -> Embedder:

@@ -21,9 +21,17 @@ from typing import Any
 import pathspec
 import pyarrow as pa
 
-from indexer.build import Builder, BuildReport, Progress, fingerprint, read_manifest
+from indexer.build import (
+    Builder,
+    BuildReport,
+    Progress,
+    fingerprint,
+    read_manifest,
+    search_tier_of,
+    tier_entries,
+)
 from indexer.config import Settings
-from indexer.embedding import make_embedder
+from indexer.embedding import TIERS, make_embedder, tier_config
 from indexer.errors import IndexCorruptError, IndexStoreError
 from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
@@ -104,10 +112,22 @@ class IndexStatus:
     size_bytes: int | None = None
     detail: str | None = None
     watcher: dict[str, Any] | None = None
+    search_tier: str | None = None  # the tier searches rank with (``model`` and ``vectors`` are its)
+    tiers: dict[str, dict[str, Any]] = field(default_factory=dict)  # tier → {model, vectors, complete}
 
     @property
     def coverage(self) -> str:
         return f"{self.vectors:,} of {self.chunks:,} chunks embedded"
+
+    def tier_line(self) -> str:
+        """``fast 4,151/4,151 (searched), full 1,024/4,151``: each tier's coverage in one line."""
+        parts = []
+        for tier in TIERS:
+            entry = self.tiers.get(tier)
+            if entry is not None:
+                mark = " (searched)" if tier == self.search_tier else ""
+                parts.append(f"{tier} {entry['vectors']:,}/{self.chunks:,}{mark}")
+        return ", ".join(parts) or "no vectors"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -128,6 +148,8 @@ class IndexStatus:
             "size_bytes": self.size_bytes,
             "detail": self.detail,
             "watcher": self.watcher,
+            "search_tier": self.search_tier,
+            "tiers": self.tiers,
         }
 
 
@@ -172,6 +194,7 @@ class Index:
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self._embedder = embedder
+        self._tier_embedders: dict[str, Embedder] = {}
         self._store: Store | None = None
         self._exists = False
         self._caches = _Caches()
@@ -201,9 +224,22 @@ class Index:
         return twin
 
     def embedder(self) -> Embedder:
+        """The full tier's embedder (the configured model)."""
         if self._embedder is None:
             self._embedder = make_embedder(self.settings.model)
         return self._embedder
+
+    def tier_embedder(self, tier: str) -> Embedder:
+        """The embedder of ``tier`` (``fast``: the static model distilled from the configured one)."""
+        if tier == "full":
+            return self.embedder()
+        found = self._tier_embedders.get(tier)
+        if found is None:
+            found = self._tier_embedders[tier] = make_embedder(tier_config(self.settings.model, tier))
+        return found
+
+    def _embedder_factories(self) -> dict[str, Callable[[], Embedder]]:
+        return {tier: (lambda t=tier: self.tier_embedder(t)) for tier in TIERS}  # type: ignore[misc]
 
     def exists(self) -> bool:
         if self._exists:
@@ -225,29 +261,49 @@ class Index:
         paths: Iterable[str] | None = None,
         progress: Progress | None = None,
         wait: float = 0.0,
+        tier: str = "fast",
     ) -> BuildReport:
         """Bring the index up to date (incrementally unless ``full``); ``paths`` limits the check.
 
+        ``tier``: ``fast`` embeds the fast tier (and completes a full tier missing only a few
+        vectors), ``full`` the transformer's vectors too (see :mod:`indexer.embedding`).
         Takes the writer lock (waiting up to ``wait`` seconds, then IndexLockedError). A corrupt
         index is rebuilt from scratch; the embedding cache is kept whenever it is readable.
         """
+        tier_config(self.settings.model, tier)  # a bad tier fails before any work
         with writer_lock(self.location, wait=wait):
-            factory = self.embedder if vectors else None
+            factories = self._embedder_factories() if vectors else None
+
+            def builder() -> Builder:
+                return Builder(self.settings, self.store, embedders=factories, tier=tier, progress=progress)
+
             try:
-                report = Builder(self.settings, self.store, embedder=factory, progress=progress).run(
-                    full=full, paths=paths
-                )
+                report = builder().run(full=full, paths=paths)
             except IndexCorruptError as exc:
                 self._wipe()
-                report = Builder(self.settings, self.store, embedder=factory, progress=progress).run(
-                    full=True
-                )
+                report = builder().run(full=True)
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
+        self._forget_versions()
+        self._prepare_lexical()
+        return report
+
+    def upgrade(self, tier: str = "full", *, limit: int = 512, wait: float = 0.0) -> int:
+        """Embed up to ``limit`` chunks that ``tier`` lacks, under the writer lock, and publish them;
+        returns how many it still lacks (0: complete). Searches switch to the tier once it is
+        complete. Raises IndexLockedError when another writer holds the lock past ``wait``."""
+        tier_config(self.settings.model, tier)
+        if not self.exists():
+            return 0
+        with writer_lock(self.location, wait=wait):
+            builder = Builder(self.settings, self.store, embedders=self._embedder_factories(), tier=tier)
+            remaining, _report = builder.upgrade(tier, limit)
+        self._forget_versions()
+        return remaining
+
+    def _forget_versions(self) -> None:
         self._caches.chunks = self._caches.manifest = self._caches.symbols = self._caches.vector_rows = None
         if self._caches.lexical is not None:  # keep its tokens for the next version, never its version
             self._caches.lexical = (-1, self._caches.lexical[1])
-        self._prepare_lexical()
-        return report
 
     def _prepare_lexical(self) -> None:
         """Build and save the BM25 index of the published chunks unless it is saved already, so the next
@@ -469,12 +525,19 @@ class Index:
     def vector_table_name(self) -> str:
         return f"vectors_{model_slug(self.embedder().model_id)}"
 
+    def search_tier(self, snap: Snapshot | None = None) -> tuple[str, dict[str, Any]] | None:
+        """The tier a search of ``snap`` ranks with and its ``meta`` entry (id, dimension, table):
+        ``full`` once it covers every chunk, else ``fast``; None when nothing is embedded."""
+        snap = snap or self.snapshot()
+        entries = _snapshot_tiers(snap.meta)
+        tier = search_tier_of(entries, snap.count, snap.count("chunks"))
+        return None if tier is None else (tier, entries[tier])
+
     def coverage(self) -> tuple[int, int]:
-        """(chunks with a vector for the configured model, all chunks)."""
+        """(chunks with a vector of the tier searches rank with, all chunks)."""
         snap = self.snapshot()
-        model = snap.meta.get("model") or {}
-        table = model.get("table") if isinstance(model, dict) else None
-        embedded = snap.count(table) if isinstance(table, str) else 0
+        found = self.search_tier(snap)
+        embedded = snap.count(str(found[1]["table"])) if found is not None else 0
         return embedded, snap.count("chunks")
 
     def nearest(
@@ -489,10 +552,11 @@ class Index:
     ) -> list[VectorHit]:
         """Chunks nearest to ``query`` (cosine distance), filtered by path prefix/paths/globs/language."""
         snap = self.snapshot()
-        meta_model = snap.meta.get("model")
-        if not isinstance(meta_model, dict) or not snap.count(str(meta_model.get("table"))):
+        found = self.search_tier(snap)
+        if found is None:
             return []  # nothing embedded yet: do not load the model for nothing
-        embedder = self.embedder()
+        tier, meta_model = found  # one tier's vectors and model only: never two models in one list
+        embedder = self.tier_embedder(tier)
         name = f"vectors_{model_slug(embedder.model_id)}"
         if name != meta_model.get("table"):
             raise IndexStoreError(
@@ -565,10 +629,22 @@ class Index:
             st.files = self.store.count("files")
             st.symbols = self.store.count("symbols")
             st.chunks = self.store.count("chunks")
-            model = meta.get("model")
-            if isinstance(model, dict):
-                st.model = model.get("id")
-                st.vectors = self.store.count(str(model.get("table")))
+            entries = _snapshot_tiers(meta)
+            counts = {t: self.store.count(str(e["table"])) if self.store.has(str(e["table"])) else 0
+                      for t, e in entries.items()}  # fmt: skip
+            st.tiers = {
+                t: {
+                    "model": e.get("id"),
+                    "vectors": counts[t],
+                    "complete": bool(st.chunks) and counts[t] >= st.chunks,
+                }
+                for t, e in entries.items()
+            }
+            by_table = {str(e["table"]): counts[t] for t, e in entries.items()}
+            st.search_tier = search_tier_of(entries, by_table.__getitem__, st.chunks)
+            if st.search_tier is not None:
+                st.model = str(entries[st.search_tier].get("id"))
+                st.vectors = counts[st.search_tier]
             st.last_build = meta.get("last_build")
             if meta.get("fingerprint") != fingerprint(self.settings):
                 st.state = IndexState.SCHEMA_MISMATCH
@@ -617,6 +693,15 @@ class Index:
             return sha256_hex((self.settings.root / path).read_bytes()) != old[0]
         except OSError:
             return True
+
+
+def _snapshot_tiers(meta: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each tier's {id, dimension, table} from ``meta``; an index built before tiers has one model,
+    read as the full tier."""
+    entries = tier_entries(meta.get("tiers"))
+    if not entries:
+        entries = tier_entries({"full": meta.get("model")})
+    return entries
 
 
 def _latest_saved_tokens(path: Path) -> LexicalIndex | None:

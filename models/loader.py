@@ -43,6 +43,7 @@ _RUNTIME_PRECISION = {
     "torch-bf16": ("torch", "bf16"),
     "onnx": ("onnx-v{v}", "fp32"),
     "onnx-int8": ("onnx-v{v}", "int8"),
+    "static": ("static-v{r}", "d{d}"),
 }
 
 
@@ -57,11 +58,12 @@ class Encoder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    backend: str  # concrete: torch | torch-bf16 | onnx | onnx-int8
+    backend: str  # concrete: torch | torch-bf16 | onnx | onnx-int8 | static
     device: str  # cpu | cuda
     model_id: str
     pooling: Pooling | None
-    export_dir: Path  # where the onnx backends keep their exports
+    export_dir: Path  # where the onnx backends keep their exports (and the static backend its table)
+    dimension: int | None  # known without loading the model (None: ask the loaded encoder)
 
 
 def load_embedder(config: ModelConfig) -> LazyEmbedder:
@@ -110,13 +112,13 @@ class LazyEmbedder:
 
     @property
     def backend(self) -> str:
-        """The concrete backend ``auto`` resolved to: torch, torch-bf16, onnx or onnx-int8."""
+        """The concrete backend ``auto`` resolved to: torch, torch-bf16, onnx, onnx-int8 or static."""
         return self._resolved().backend
 
     @property
     def dimension(self) -> int:
         plan = self._resolved()
-        return plan.pooling.dimension if plan.pooling is not None else self.load().dimension
+        return plan.dimension if plan.dimension is not None else self.load().dimension
 
     @property
     def loaded(self) -> bool:
@@ -177,6 +179,8 @@ def _make_plan(config: ModelConfig, model_dir: str) -> _Plan:
         backend = AUTO_CPU_BACKEND if device == "cpu" else "torch"
         if backend.startswith("onnx") and pooling is None:
             backend = "torch"
+    if backend == "static":
+        device = "cpu"  # a table lookup: nothing to gain from a GPU
     if backend.startswith("onnx"):
         if device != "cpu":
             raise ModelError(
@@ -191,21 +195,33 @@ def _make_plan(config: ModelConfig, model_dir: str) -> _Plan:
     base = f"{display_name(config.name, model_dir)}@{weights_fingerprint(model_dir, cache_root)}"
     runtime, precision = _RUNTIME_PRECISION[backend]
     from models.onnx_backend import EXPORT_VERSION  # no heavy imports: onnxruntime loads lazily
+    from models.static import DIMENSIONS, RECIPE_VERSION
 
+    dimension = pooling.dimension if pooling is not None else None
+    if backend == "static":
+        dimension = min(DIMENSIONS, dimension) if dimension is not None else None
     model_id = compose_model_id(
         base,
-        runtime.format(v=EXPORT_VERSION),
-        precision,
+        runtime.format(v=EXPORT_VERSION, r=RECIPE_VERSION),
+        precision.format(d=dimension or DIMENSIONS),
         config.max_seq_length,
         config.query_prefix,
         config.document_prefix,
     )
-    export_dir = cache_root / base.replace("/", "--") / f"onnx-v{EXPORT_VERSION}"
-    return _Plan(backend=backend, device=device, model_id=model_id, pooling=pooling, export_dir=export_dir)
+    model_root = cache_root / base.replace("/", "--")
+    export_dir = model_root / (
+        f"static-v{RECIPE_VERSION}" if backend == "static" else f"onnx-v{EXPORT_VERSION}"
+    )
+    return _Plan(backend, device, model_id, pooling, export_dir, dimension)
 
 
 def _build_encoder(plan: _Plan, config: ModelConfig, model_dir: str) -> Encoder:
     threads = config.threads or _usable_cores()
+    if plan.backend == "static":
+        from models.static import DIMENSIONS, StaticEncoder, ensure_static
+
+        table = ensure_static(model_dir, plan.export_dir, plan.dimension or DIMENSIONS)
+        return StaticEncoder(model_dir, table, max_seq_length=config.max_seq_length)
     if plan.backend in ("torch", "torch-bf16"):
         from models.sentence import SentenceEncoder
 

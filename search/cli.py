@@ -79,7 +79,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     progress = _RichProgress() if sys.stderr.isatty() and not args.json else None
     try:
         report = Index(settings).build(
-            full=args.full, vectors=not args.no_vectors, progress=progress, wait=args.wait
+            full=args.full, vectors=not args.no_vectors, progress=progress, wait=args.wait, tier=args.tier
         )
     finally:
         if progress is not None:
@@ -91,7 +91,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     vec = (
         "vectors skipped (--no-vectors)"
         if report.vectors_skipped
-        else (f"{report.vectors:,} vectors ({report.embedded:,} embedded, {report.from_cache:,} from cache)")
+        else (
+            f"{report.vectors:,} vectors ({report.embedded:,} embedded, {report.from_cache:,} from cache; "
+            + ", ".join(f"{t} tier {d['vectors']:,}" for t, d in report.tiers.items())
+            + ")"
+        )
     )
     print(
         f"indexed {settings.root}: {report.files:,} files ({report.changed:,} changed, {report.deleted:,} deleted), "
@@ -124,6 +128,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"state:     {status.state.value}" + (f" ({status.detail})" if status.detail else ""))
     print(f"files:     {status.files:,}   symbols: {status.symbols:,}   chunks: {status.chunks:,}")
     print(f"vectors:   {status.coverage}" + (f"   model: {status.model}" if status.model else ""))
+    print(f"tiers:     {status.tier_line()}")
     changed = len(status.stale_files) + len(status.new_files) + len(status.deleted_files)
     print(
         f"changed:   {changed} file(s) since the last build"
@@ -241,6 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("root", nargs="?")
     sp.add_argument("--full", action="store_true", help="rebuild from scratch (the embedding cache is kept)")
     sp.add_argument("--no-vectors", action="store_true", help="build the symbol index only")
+    sp.add_argument("--tier", choices=["fast", "full"], default="fast",
+                    help="fast: static vectors in seconds (default); full: the transformer's too")  # fmt: skip
     sp.add_argument("--wait", type=float, default=0.0, help="seconds to wait for another writer")
     sp.add_argument("--json", action="store_true")
     common(sp)

@@ -142,6 +142,10 @@ class IndexStatusOut(BaseModel):
     size_bytes: int | None
     detail: str | None
     watcher: dict[str, Any] | None
+    search_tier: str | None = Field(None, description="The vector tier searches rank with: fast or full.")
+    tiers: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Per vector tier (fast, full): model, vectors, complete."
+    )
 
 
 class IndexStatusOutput(BaseModel):

@@ -64,6 +64,9 @@ def register(add: ToolAdder, state: ServerState) -> None:
                 f"  {r.files:,} files, {r.symbols:,} symbols, {r.chunks:,} chunks; {r.vector_coverage}"
                 + (f"; model {r.model}" if r.model else "")
             )
+            if r.tiers:
+                tiers = ", ".join(f"{t} {d['vectors']:,}/{r.chunks:,}" for t, d in r.tiers.items())
+                lines.append(f"  vector tiers: {tiers}; searches use {r.search_tier or 'none'}")
             if r.changed_count:
                 sample = (r.stale_files + r.new_files + r.deleted_files)[:5]
                 lines.append(f"  {r.changed_count} file(s) changed since the last build: {', '.join(sample)}")

@@ -1,0 +1,226 @@
+"""The static backend: a token → vector table distilled from the transformer, mean-pooled per text.
+
+The table is made here, offline, from the local teacher (the model the config names; by default
+the packaged all-MiniLM-L6-v2), by the recipe that model2vec popularised, written out in
+:func:`distil`:
+
+1. every token of the teacher's vocabulary is run through the teacher on its own, framed as
+   ``[CLS] token [SEP]``, and its output states are mean-pooled into one vector;
+2. the vectors are centred and projected onto their first :data:`DIMENSIONS` principal components
+   (numpy's SVD; each component's sign is fixed so that its largest coefficient is positive, so the
+   result does not depend on the LAPACK build's sign choice);
+3. each token's vector is scaled by ``a / (a + p(rank))`` with ``p`` the Zipf law over the token's
+   rank in the vocabulary (its id: WordPiece vocabularies list frequent pieces first) and
+   ``a = 1e-4`` (SIF weighting: frequent pieces such as ``the`` or ``(`` weigh little).
+
+A text is then tokenised by the teacher's fast tokenizer (no special tokens, truncated to
+``max_seq_length``), its token vectors averaged and the average L2-normalised: no model runs at
+embedding time, only a table lookup, so thousands of chunks embed per second on one core.
+
+The table is built on first use (about a minute on two cores, with a message on stderr) into the
+model cache directory, in a folder keyed by the teacher's weights and :data:`RECIPE_VERSION`, and
+written atomically (temporary file, then rename), so a killed build leaves nothing half-written and
+two processes building at once are harmless. Only torch and transformers (already installed for
+the teacher) are needed to build it; loading it needs numpy and ``tokenizers``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.base import Vectors
+from models.errors import ModelError
+
+#: Bump when the recipe changes; it is part of the artefact's folder and of the model id.
+RECIPE_VERSION = 1
+#: Dimensions kept by the PCA step (fewer when the teacher has fewer).
+DIMENSIONS = 256
+#: Texts are truncated to this many tokens (the first tokens of a chunk name it best).
+STATIC_MAX_TOKENS = 128
+SIF_COEFFICIENT = 1e-4
+_TABLE_FILE = "embeddings.npy"
+_INFO_FILE = "recipe.json"
+_BATCH = 512
+#: Characters kept before tokenising: far more than STATIC_MAX_TOKENS tokens need, and it spares the
+#: tokenizer the rest of a long chunk.
+_CHARS_PER_TOKEN_BOUND = 16
+
+
+def ensure_static(model_dir: str, target_dir: Path, dimensions: int = DIMENSIONS) -> Path:
+    """Return the path of the static table distilled from ``model_dir``, building it if needed.
+
+    Raises:
+        ModelError: the teacher cannot be loaded or run, or the folder is not writable.
+    """
+    table = target_dir / _TABLE_FILE
+    if table.is_file():
+        return table
+    print(
+        f"plait: distilling the static model from {model_dir} (once, about a minute) into {target_dir}",
+        file=sys.stderr,
+        flush=True,
+    )
+    started = time.perf_counter()
+    vectors = distil(model_dir, dimensions)
+    with _atomic(target_dir / _INFO_FILE, ".json") as tmp:
+        info = {
+            "recipe": RECIPE_VERSION,
+            "teacher": model_dir,
+            "dimensions": int(vectors.shape[1]),
+            "tokens": int(vectors.shape[0]),
+            "sif": SIF_COEFFICIENT,
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+        tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    with _atomic(table, ".npy") as tmp, tmp.open("wb") as fh:
+        np.save(fh, vectors, allow_pickle=False)
+    print(f"plait: static model ready in {time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
+    return table
+
+
+def distil(model_dir: str, dimensions: int = DIMENSIONS) -> Vectors:
+    """The static table of ``model_dir``: one float32 row per vocabulary id (see the module docstring).
+
+    Raises:
+        ModelError: torch or transformers are missing, or the teacher cannot be loaded.
+    """
+    token_vectors = _teacher_token_vectors(model_dir)
+    projected = _pca(token_vectors, min(dimensions, token_vectors.shape[1]))
+    return np.asarray(projected * _sif_weights(len(projected))[:, None], dtype=np.float32)
+
+
+def _teacher_token_vectors(model_dir: str) -> np.ndarray:
+    try:
+        import torch
+        from transformers import AutoModel
+        from transformers.utils import logging as hf_logging
+    except ImportError as exc:
+        raise ModelError(f"distilling the static model needs torch and transformers: {exc}") from exc
+    hf_logging.disable_progress_bar()
+    tokenizer = _tokenizer(model_dir)
+    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    if cls_id is None or sep_id is None:
+        raise ModelError(f"the tokenizer of {model_dir} has no [CLS]/[SEP] tokens; use another backend.")
+    try:
+        model = AutoModel.from_pretrained(model_dir, local_files_only=True).eval()
+    except (OSError, ValueError, RuntimeError, KeyError, TypeError) as exc:
+        raise ModelError(f"cannot load {model_dir} to distil the static model: {exc}") from exc
+    vocab = tokenizer.get_vocab_size()
+    out = np.empty((vocab, model.config.hidden_size), dtype=np.float32)
+    with torch.inference_mode():
+        for start in range(0, vocab, _BATCH):
+            ids = torch.arange(start, min(vocab, start + _BATCH), dtype=torch.int64)
+            framed = torch.stack(
+                [torch.full_like(ids, cls_id), ids, torch.full_like(ids, sep_id)], dim=1
+            )  # [CLS] token [SEP]
+            states = model(input_ids=framed, attention_mask=torch.ones_like(framed)).last_hidden_state
+            out[start : start + len(ids)] = states.mean(dim=1).float().numpy()
+    return out
+
+
+def _pca(matrix: np.ndarray, components: int) -> np.ndarray:
+    centred = matrix.astype(np.float64) - matrix.mean(axis=0, dtype=np.float64)
+    _u, _s, vt = np.linalg.svd(centred, full_matrices=False)
+    basis = vt[:components]
+    flip = np.sign(basis[np.arange(components), np.abs(basis).argmax(axis=1)])
+    basis = basis * flip[:, None]  # a deterministic sign per component
+    return centred @ basis.T
+
+
+def _sif_weights(count: int) -> np.ndarray:
+    inverse_rank = 1.0 / np.arange(2, count + 2, dtype=np.float64)  # Zipf: p(rank) ∝ 1 / rank
+    probability = inverse_rank / inverse_rank.sum()
+    return SIF_COEFFICIENT / (SIF_COEFFICIENT + probability)
+
+
+class StaticEncoder:
+    """Embeds texts with a static table: tokenise, look up, average (normalised by the loader).
+
+    Raises:
+        ModelError: the table or the tokenizer cannot be read.
+    """
+
+    def __init__(self, model_dir: str, table_path: Path, *, max_seq_length: int) -> None:
+        try:
+            table = np.load(table_path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ModelError(
+                f"cannot read the static model {table_path}: {exc}; delete it to rebuild it."
+            ) from exc
+        tokenizer = _tokenizer(model_dir)
+        if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
+            raise ModelError(
+                f"the static model {table_path} does not match the tokenizer of {model_dir}; delete it to rebuild it."
+            )
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=max_seq_length)
+        self._tokenizer = tokenizer
+        self._table = np.ascontiguousarray(table, dtype=np.float32)
+        self._max_chars = max_seq_length * _CHARS_PER_TOKEN_BOUND
+
+    @property
+    def dimension(self) -> int:
+        return int(self._table.shape[1])
+
+    def encode(self, texts: Sequence[str]) -> Vectors:
+        """One unnormalised mean vector per text; a text without tokens gives zeros."""
+        encodings = self._tokenizer.encode_batch(
+            [t[: self._max_chars] for t in texts], add_special_tokens=False
+        )
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not lengths.any():
+            return out
+        ids = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int64, count=int(lengths.sum()))
+        rows = lengths > 0
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[rows]
+        sums = np.add.reduceat(self._table[ids], starts, axis=0)
+        out[rows] = sums / lengths[rows, None]
+        return out
+
+
+def _tokenizer(model_dir: str) -> Any:
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise ModelError(f"the static backend needs tokenizers: {exc}") from exc
+    path = Path(model_dir) / "tokenizer.json"
+    if not path.is_file():
+        raise ModelError(
+            f"{model_dir} has no tokenizer.json, which the static backend needs; use another backend."
+        )
+    try:
+        return Tokenizer.from_file(str(path))
+    except Exception as exc:  # the Rust tokenizer raises plain Exception on a malformed file
+        raise ModelError(f"cannot read {path}: {exc}") from exc
+
+
+@contextlib.contextmanager
+def _atomic(target: Path, suffix: str) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it onto ``target`` if the block succeeds."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=suffix + ".tmp")
+        os.close(fd)
+    except OSError as exc:
+        raise ModelError(
+            f"cannot write the static model under {target.parent}: {exc}; set model.cache_dir to a writable folder."
+        ) from exc
+    tmp = Path(name)
+    try:
+        yield tmp
+        tmp.chmod(0o644)
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()

@@ -1,0 +1,219 @@
+"""Vector tiers (issue 16): the fast tier by default, the full tier on request or in the background,
+one tier per search, and a build killed with SIGKILL resuming from what it committed.
+
+The machinery runs with the hashing embedder, whose fast tier is ``hashing-128`` beside the full
+``hashing`` (256): two real models with their own tables. The static model itself is tested in
+``tests/test_static_model.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import pytest
+
+from indexer import Index, Settings, load_settings
+from indexer.build import vector_matrix
+from indexer.daemon import start_background_watcher
+from indexer.embedding import tier_config
+from models.hashing import HashingEmbedder
+
+pytestmark = pytest.mark.timeout(180)
+REPO = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
+
+
+def source(i: int) -> str:
+    topic = ["parse the config file", "retry a failed upload", "hash a password", "render a template"][i % 4]
+    return f"def task_{i}(value):\n    '''{topic} number {i}.'''\n    return value * {i}\n"
+
+
+def repo(root: Path, files: int) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(files):
+        (root / f"pkg/m{i:03d}.py").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"pkg/m{i:03d}.py").write_text(source(i))
+    return root
+
+
+def settings(root: Path, index_dir: Path) -> Settings:
+    return load_settings(root, env={}, overrides={"index_dir": str(index_dir), "model_name": "hashing"})
+
+
+def wait_for(what: str, probe: Callable[[], T], timeout: float = 60.0) -> T:
+    deadline = time.monotonic() + timeout
+    last = probe()
+    while not last:
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what} (last: {last!r})")
+        time.sleep(0.05)
+        last = probe()
+    return last
+
+
+def exact_scores(index: Index, tier: str, query: str, k: int) -> list[float]:
+    """The top ``k`` cosine similarities of the chunks to ``query`` under ``tier``'s model, computed here."""
+    chunks = index.store.read("chunks", ["text"])
+    dim = int(tier_config(index.settings.model, tier).name.partition("-")[2] or 256)
+    model = HashingEmbedder(dim)
+    scores = model.embed_documents(chunks.column("text").to_pylist()) @ model.embed_query(query)
+    return [round(float(x), 4) for x in np.sort(scores)[::-1][:k]]
+
+
+def test_default_build_is_the_fast_tier_and_full_is_asked_for(tmp_path: Path) -> None:
+    s = settings(repo(tmp_path / "repo", 6), tmp_path / "index")
+    index = Index(s)
+    report = index.build()
+    assert set(report.tiers) == {"fast"} and report.tiers["fast"]["model"] == "hashing-v1-128"
+    status = index.status()
+    assert status.search_tier == "fast" and status.model == "hashing-v1-128"
+    assert status.tiers == {
+        "fast": {"model": "hashing-v1-128", "vectors": status.chunks, "complete": True},
+        "full": {"model": "hashing-v1-256", "vectors": 0, "complete": False},
+    }
+    assert status.vectors == status.chunks > 0
+
+    report = Index(s).build(tier="full")
+    assert report.tiers["full"]["embedded"] == status.chunks and report.tiers["fast"]["embedded"] == 0
+    status = Index(s).status()
+    assert status.search_tier == "full" and status.model == "hashing-v1-256"
+    assert {t: e["complete"] for t, e in status.tiers.items()} == {"fast": True, "full": True}
+    with pytest.raises(ValueError, match="tier must be one of"):
+        Index(s).build(tier="medium")
+
+
+def test_a_small_change_keeps_a_complete_full_tier_complete(tmp_path: Path) -> None:
+    root = repo(tmp_path / "repo", 6)
+    s = settings(root, tmp_path / "index")
+    Index(s).build(tier="full")
+    (root / "pkg/m000.py").write_text(source(0) + "\n\ndef extra():\n    return 'a new helper'\n")
+    report = Index(s).build()  # the default tier: the full one is topped up, a few chunks only
+    assert report.tiers["full"]["embedded"] >= 1
+    status = Index(s).status()
+    assert status.search_tier == "full" and all(e["complete"] for e in status.tiers.values())
+
+
+def test_a_search_ranks_with_one_complete_tier_never_two(tmp_path: Path) -> None:
+    s = settings(repo(tmp_path / "repo", 40), tmp_path / "index")
+    index = Index(s)
+    index.build()
+    query = "retry a failed upload"
+    k = 5
+
+    def ranking() -> list[float]:
+        return [round(1.0 - h.distance, 4) for h in Index(s).nearest(query, limit=k)]
+
+    fast_only = ranking()
+    assert fast_only == exact_scores(index, "fast", query, k)
+    left = Index(s).upgrade("full", limit=7)  # the full tier now holds 7 of 40 vectors
+    assert left == Index(s).status().chunks - 7
+    status = Index(s).status()
+    assert status.search_tier == "fast" and status.tiers["full"] == {
+        "model": "hashing-v1-256", "vectors": 7, "complete": False
+    }  # fmt: skip
+    assert ranking() == fast_only  # the partial full tier is not mixed in
+    assert Index(s).coverage() == (status.chunks, status.chunks)
+    while Index(s).upgrade("full", limit=16):
+        pass
+    assert Index(s).status().search_tier == "full"
+    assert ranking() == exact_scores(index, "full", query, k)  # now the full tier alone
+    assert ranking() != fast_only
+
+
+def test_watcher_upgrades_to_the_full_tier_in_the_background(tmp_path: Path) -> None:
+    s = settings(repo(tmp_path / "repo", 30), tmp_path / "index")
+    Index(s).build()
+    assert Index(s).status().search_tier == "fast"
+    stop = start_background_watcher(s)
+    try:
+        wait_for("the full tier to complete", lambda: Index(s).status().search_tier == "full")
+        status = Index(s).status()
+        assert status.tiers["full"]["vectors"] == status.chunks
+        table = Index(s).store.get_meta()["tiers"]["full"]["table"]
+        rows = Index(s).store.read(table, ["text", "vector"])
+        vectors, texts = vector_matrix(rows.column("vector")), rows.column("text").to_pylist()
+        assert np.allclose(vectors, HashingEmbedder(256).embed_documents(texts), atol=1e-6)
+    finally:
+        stop()
+
+
+_KILLER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pathlib import Path
+    import indexer.build as build
+    from indexer import Index, load_settings
+
+    root, index_dir, phase, after = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    build.FILE_BATCH, build.VECTOR_BATCH = 5, 8
+
+    class KillMidway:
+        phase = ""
+        done = 0
+
+        def start(self, phase, total):
+            self.phase, self.done = phase, 0
+
+        def advance(self, n=1):
+            self.done += n
+            if self.phase == phase and self.done >= after:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    settings = load_settings(Path(root), env={}, overrides={"index_dir": index_dir, "model_name": "hashing"})
+    Index(settings).build(tier="full", progress=KillMidway())
+    print("not killed")
+    """
+)
+
+
+def kill_midway(root: Path, index_dir: Path, phase: str, after: int) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLER, str(root), str(index_dir), phase, str(after)],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == -signal.SIGKILL, (done.returncode, done.stdout, done.stderr[-2000:])
+
+
+def test_sigkill_mid_build_keeps_committed_work_and_the_next_build_resumes(tmp_path: Path) -> None:
+    root = repo(tmp_path / "repo", 23)
+    index_dir = tmp_path / "index"
+    s = settings(root, index_dir)
+
+    kill_midway(root, index_dir, "parsing", 12)  # file batches of 5: two committed, the third cut short
+    assert len(Index(s).manifest()) == 10
+    report = Index(s).build(tier="fast")
+    assert report.changed == 13 and report.unchanged == 10  # only the files not committed are parsed
+    chunks = Index(s).status().chunks
+
+    kill_midway(root, index_dir, "full vectors", 16)  # vector batches of 8: two committed, then killed
+    partial = Index(s).status()
+    assert partial.search_tier == "fast" and partial.tiers["full"]["vectors"] == 16 and chunks > 16
+    resumed = Index(s).build(tier="full")
+    full = resumed.tiers["full"]
+    assert (
+        int(str(full["embedded"])) + int(str(full["from_cache"])) == chunks - 16
+    )  # committed vectors are not redone
+    assert resumed.changed == 0 and resumed.tiers["fast"]["embedded"] == 0
+    status = Index(s).status()
+    assert status.search_tier == "full" and status.tiers["full"]["vectors"] == chunks
+
+    clean = settings(root, tmp_path / "clean")
+    Index(clean).build(tier="full")
+
+    def rows(st: Settings) -> Any:
+        store = Index(st).store
+        table = store.get_meta()["tiers"]["full"]["table"]
+        return sorted(store.read(table, ["chunk_id", "path", "start_line"]).to_pylist(), key=json.dumps)
+
+    assert rows(s) == rows(clean)  # no duplicates, nothing missing: the same as an uninterrupted build
