@@ -66,6 +66,9 @@ COMPACT_EVERY = 25
 # Below this many vectors an exact scan is fast enough (measured in BENCHMARKS.md, `python -m benchmarks ann`).
 ANN_MIN_ROWS = 20_000
 VECTOR_BATCH = 256
+#: The fast tier embeds thousands of chunks a second: bigger batches spare LanceDB commits, and its
+#: vectors are not cached (computing one costs less than looking it up).
+FAST_VECTOR_BATCH = 4096
 #: A full-tier table missing at most this many vectors is completed by any build (a few seconds).
 FULL_TOPUP = 64
 
@@ -508,7 +511,7 @@ class Builder:
         remaining = 0
         if limit is not None and len(missing) > limit:
             missing, remaining = missing[:limit], len(missing) - limit
-        progressive = len(missing) > VECTOR_BATCH  # long enough to show searches what is ready
+        progressive = len(missing) > _batch_of(tier)  # long enough to show searches what is ready
         if progressive:
             self._publish()
         embedded, cached = report.embedded, report.from_cache
@@ -562,16 +565,21 @@ class Builder:
     ) -> None:
         dim = embedder.dimension
         vschema, cschema = vectors_schema(dim), cache_schema(dim)
-        todo = pa.concat_tables(
-            [self.store.read("chunks", None, in_filter("chunk_id", batch)) for batch in batched(missing)]
-        )
+        if len(missing) == self.store.count("chunks"):  # all of them: one read, no filter
+            todo = self.store.read("chunks")
+        else:
+            todo = pa.concat_tables(
+                [self.store.read("chunks", None, in_filter("chunk_id", batch)) for batch in batched(missing)]
+            )
         hashes = todo.column("content_hash").to_pylist()
-        cached = self._cached_vectors(cache_name, sorted(set(hashes)))
+        use_cache = tier != "fast"
+        cached = self._cached_vectors(cache_name, sorted(set(hashes))) if use_cache else {}
         texts = todo.column("text").to_pylist()
         self.progress.start(f"{tier} vectors", len(texts))
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch well
-        for start in range(0, len(order), VECTOR_BATCH):
-            sel = order[start : start + VECTOR_BATCH]
+        size = _batch_of(tier)
+        for start in range(0, len(order), size):
+            sel = order[start : start + size]
             need = [i for i in sel if hashes[i] not in cached]
             uniq = list(dict.fromkeys(hashes[i] for i in need))
             if uniq:
@@ -579,10 +587,10 @@ class Builder:
                 vecs = embedder.embed_documents([texts[first[h]] for h in uniq])
                 new = dict(zip(uniq, vecs, strict=True))
                 cached.update(new)
-                matrix = _vector_array(np.stack([new[h] for h in uniq]), dim)
-                self.store.add(
-                    cache_name, pa.table({"content_hash": uniq, "vector": matrix}, schema=cschema), cschema
-                )
+                if use_cache:
+                    matrix = _vector_array(np.stack([new[h] for h in uniq]), dim)
+                    table = pa.table({"content_hash": uniq, "vector": matrix}, schema=cschema)
+                    self.store.add(cache_name, table, cschema)
                 report.embedded += len(uniq)
             report.from_cache += len(sel) - len(need)
             rows = todo.take(pa.array(sel, pa.int64()))
@@ -615,6 +623,10 @@ class Builder:
                 matrix = vector_matrix(table.column("vector"))
                 out.update(zip(table.column("content_hash").to_pylist(), matrix, strict=True))
         return out
+
+
+def _batch_of(tier: str) -> int:
+    return FAST_VECTOR_BATCH if tier == "fast" else VECTOR_BATCH
 
 
 def _column(table: pa.Table, name: str) -> list[str]:

@@ -13,8 +13,10 @@ the packaged all-MiniLM-L6-v2), by the recipe that model2vec popularised, writte
    rank in the vocabulary (its id: WordPiece vocabularies list frequent pieces first) and
    ``a = 1e-4`` (SIF weighting: frequent pieces such as ``the`` or ``(`` weigh little).
 
-A text is then tokenised by the teacher's fast tokenizer (no special tokens, truncated to
-``max_seq_length``), its token vectors averaged and the average L2-normalised: no model runs at
+A text is then cut to 8 characters per token of ``max_seq_length`` (enough for that many tokens of
+most code, and it spares the tokenizer the rest of a long chunk), tokenised by the teacher's fast
+tokenizer (no special tokens, truncated to ``max_seq_length``), its token vectors averaged and the
+average L2-normalised: no model runs at
 embedding time, only a table lookup, so thousands of chunks embed per second on one core.
 
 The table is built on first use (about a minute on two cores, with a message on stderr) into the
@@ -53,7 +55,7 @@ _INFO_FILE = "recipe.json"
 _BATCH = 512
 #: Characters kept before tokenising: far more than STATIC_MAX_TOKENS tokens need, and it spares the
 #: tokenizer the rest of a long chunk.
-_CHARS_PER_TOKEN_BOUND = 16
+_CHARS_PER_TOKEN_BOUND = 8
 
 
 def ensure_static(model_dir: str, target_dir: Path, dimensions: int = DIMENSIONS) -> Path:
