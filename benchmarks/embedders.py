@@ -173,6 +173,9 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     started = time.perf_counter()
     functions = stdlib_functions()
     texts = throughput_texts(functions, args.chunks, args.seed)
+    if args.texts:  # e.g. the chunks of an index: the texts a build embeds
+        given = json.loads(Path(args.texts).read_text(encoding="utf-8"))
+        texts = random.Random(args.seed).sample(given, min(args.chunks, len(given)))
     pairs = eval_pairs(functions, args.pairs, args.seed)
     queries = [q for q, _ in pairs]
     documents = [d for _, d in pairs]
@@ -186,7 +189,7 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             backend=backend,
             batch_size=args.batch_size,
             cache_dir=str(cache),
-            max_seq_length=STATIC_TOKENS if backend == "static" else ModelConfig().max_seq_length,
+            max_seq_length=STATIC_TOKENS if backend == "static" else args.max_seq_length,
         )
         embedder = load_embedder(config)
         t0 = time.perf_counter()
@@ -206,7 +209,9 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
 
     doc_vectors = {b: e.embed_documents(documents) for b, e in embedders.items()}
     query_vectors = {b: e.embed_documents(queries) for b, e in embedders.items()}
-    cold = {b: _cold_start(args.model, b, cache, args.cold_repeats) for b in args.backends}
+    cold = {
+        b: _cold_start(args.model, b, cache, args.cold_repeats, args.max_seq_length) for b in args.backends
+    }
 
     results = []
     for backend, embedder in embedders.items():
@@ -243,6 +248,8 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             "pairs": len(pairs),
             "seed": args.seed,
             "batch_size": args.batch_size,
+            "max_seq_length": args.max_seq_length,
+            "texts": args.texts or "stdlib function bodies",
             "repeats": args.repeats,
         },
         "results": [asdict(r) for r in results],
@@ -251,10 +258,10 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     }
 
 
-def _cold_start(model: str, backend: str, cache: Path, repeats: int) -> float | None:
+def _cold_start(model: str, backend: str, cache: Path, repeats: int, max_seq_length: int) -> float | None:
     if repeats <= 0:
         return None
-    seq = STATIC_TOKENS if backend == "static" else ModelConfig().max_seq_length
+    seq = STATIC_TOKENS if backend == "static" else max_seq_length
     code = _COLD_START.format(name=model, backend=backend, cache=str(cache), seq=seq)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     times = []
@@ -273,8 +280,9 @@ def _markdown(report: dict[str, Any]) -> str:
     lines = [
         "## Embedding backends",
         "",
-        f"Model `{report['model']}`; {corpus['chunks']} stdlib function bodies (mean "
-        f"{corpus['chunk_chars_mean']:.0f} chars) for throughput, batch size {corpus['batch_size']}, median "
+        f"Model `{report['model']}`; {corpus['chunks']} texts ({corpus['texts']}, mean "
+        f"{corpus['chunk_chars_mean']:.0f} chars) for throughput, batch size {corpus['batch_size']}, "
+        f"max_seq_length {corpus['max_seq_length']} (static: {STATIC_TOKENS}), median "
         f"of {corpus['repeats']} passes; {corpus['pairs']} docstring→function pairs for quality (exact cosine "
         "search among all of them). Cold start: `import models` → first vector in a fresh process, ONNX "
         "export cached. Load: first in-process load, in the order listed, so later torch variants reuse "
@@ -404,6 +412,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=3, help="timed throughput passes (default 3)")
     p.add_argument("--cold-repeats", type=int, default=3, help="cold-start runs per backend, 0 to skip")
     p.add_argument("--batch-size", type=int, default=32, help="model.batch_size (default 32)")
+    p.add_argument(
+        "--max-seq-length", type=int, default=ModelConfig().max_seq_length,
+        help="model.max_seq_length of the transformer backends (default 256; static: 128)",
+    )  # fmt: skip
+    p.add_argument("--texts", help="a JSON list of chunk texts to time instead of stdlib function bodies")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--tolerance", type=float, default=0.01, help="MRR@10 allowed below torch fp32")
     p.add_argument("--cache-dir", help="ONNX export cache (default: a temporary directory, deleted)")
