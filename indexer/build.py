@@ -26,9 +26,13 @@ searchable by text and symbols while embedding goes on, and semantic coverage gr
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -60,6 +64,9 @@ from models.errors import PlaitError
 log = logging.getLogger(__name__)
 
 FILE_BATCH = 300
+#: A build of at least this many changed files reads and parses them in worker processes.
+PARALLEL_MIN_FILES = 2000
+MAX_PARSE_WORKERS = 8
 COMPACT_FILES = 200
 COMPACT_CHUNKS = 1000
 COMPACT_EVERY = 25
@@ -165,6 +172,62 @@ def parse_file(path: str, data: bytes, language: str | None, settings: Settings,
     chunks = chunk_file(path, decode(data), symbols, language, settings.chunks)
     record = FileRecord(path, sha256_hex(data), len(data), mtime_ns, language, len(symbols), len(chunks))
     return Parsed(record, symbols, chunks)
+
+
+@dataclass(frozen=True, slots=True)
+class _ParseJob:
+    path: str
+    abspath: str
+    mtime_ns: int
+    language: str | None
+    old_hash: str | None  # the manifest's sha256 of the file, if it was indexed
+
+
+_worker_settings: Settings | None = None
+
+
+def _init_worker(settings: Settings) -> None:
+    global _worker_settings
+    _worker_settings = settings
+
+
+def read_and_parse(job: _ParseJob, settings: Settings | None = None) -> tuple[str, object]:
+    """One changed file: ("parsed", Parsed), ("same", FileRecord) when only its mtime changed,
+    ("missing", None) or ("error", message). Runs in a worker process for large builds."""
+    settings = settings or _worker_settings
+    assert settings is not None
+    try:
+        data = Path(job.abspath).read_bytes()
+    except FileNotFoundError:
+        return "missing", None
+    except OSError as exc:
+        return "error", f"{job.path}: {exc.strerror or exc}"
+    digest = sha256_hex(data)
+    if job.old_hash == digest:
+        return "same", FileRecord(job.path, digest, len(data), job.mtime_ns, job.language, -1, -1)
+    return "parsed", parse_file(job.path, data, job.language, settings, job.mtime_ns)
+
+
+def _hash_of(manifest: dict[str, tuple[str, int, int]], path: str) -> str | None:
+    old = manifest.get(path)
+    return old[0] if old is not None else None
+
+
+def _parse_pool(settings: Settings, files: int) -> ProcessPoolExecutor | None:
+    """Worker processes for a build of at least PARALLEL_MIN_FILES files on a machine with more than
+    one usable core (spawned: the parent holds LanceDB threads, which a fork would copy mid-state)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    if files < PARALLEL_MIN_FILES or cores < 2:
+        return None
+    return ProcessPoolExecutor(
+        max_workers=min(cores, MAX_PARSE_WORKERS),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(settings,),
+    )
 
 
 def _files_table(records: Sequence[FileRecord]) -> pa.Table:
@@ -357,34 +420,40 @@ class Builder:
 
     # -- symbols half ---------------------------------------------------------------------------
     def _apply(self, plan: _Plan, manifest: dict[str, tuple[str, int, int]], report: BuildReport) -> None:
+        """Read, hash and parse the changed files a batch at a time (in worker processes for large
+        trees), committing each batch before the next is read: memory is bounded by the batch."""
         self.progress.start("parsing", len(plan.changed))
-        for i in range(0, len(plan.changed), FILE_BATCH):
-            batch = plan.changed[i : i + FILE_BATCH]
-            parsed: list[Parsed] = []
-            touched: list[FileRecord] = []
-            for f in batch:
-                try:
-                    data = f.abspath.read_bytes()
-                except FileNotFoundError:
-                    if f.path in manifest:
-                        plan.deleted.append(f.path)
-                    self.progress.advance()
-                    continue
-                except OSError as exc:
-                    report.errors.append(f"{f.path}: {exc.strerror or exc}")
-                    self.progress.advance()
-                    continue
-                old = manifest.get(f.path)
-                digest = sha256_hex(data)
-                if old is not None and old[0] == digest:
-                    touched.append(FileRecord(f.path, digest, len(data), f.mtime_ns, f.language, -1, -1))
-                    report.unchanged += 1
+        pool = _parse_pool(self.settings, len(plan.changed))
+        try:
+            for i in range(0, len(plan.changed), FILE_BATCH):
+                batch = plan.changed[i : i + FILE_BATCH]
+                jobs = [_ParseJob(f.path, str(f.abspath), f.mtime_ns, f.language, _hash_of(manifest, f.path))
+                        for f in batch]  # fmt: skip
+                if pool is None:
+                    outcomes: Iterable[tuple[str, object]] = (
+                        read_and_parse(job, self.settings) for job in jobs
+                    )
                 else:
-                    parsed.append(parse_file(f.path, data, f.language, self.settings, f.mtime_ns))
-                self.progress.advance()
-            self._commit_batch(parsed, report)
-            if touched:
-                self._touch(touched)
+                    outcomes = pool.map(read_and_parse, jobs, chunksize=8)
+                parsed: list[Parsed] = []
+                touched: list[FileRecord] = []
+                for f, (kind, value) in zip(batch, outcomes, strict=True):
+                    if kind == "missing" and f.path in manifest:
+                        plan.deleted.append(f.path)
+                    elif kind == "error":
+                        report.errors.append(str(value))
+                    elif kind == "same" and isinstance(value, FileRecord):
+                        touched.append(value)
+                        report.unchanged += 1
+                    elif kind == "parsed" and isinstance(value, Parsed):
+                        parsed.append(value)
+                    self.progress.advance()
+                self._commit_batch(parsed, report)
+                if touched:
+                    self._touch(touched)
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
         if plan.deleted:
             self._delete(plan.deleted)
             report.deleted = len(plan.deleted)
