@@ -217,3 +217,48 @@ def test_sigkill_mid_build_keeps_committed_work_and_the_next_build_resumes(tmp_p
         return sorted(store.read(table, ["chunk_id", "path", "start_line"]).to_pylist(), key=json.dumps)
 
     assert rows(s) == rows(clean)  # no duplicates, nothing missing: the same as an uninterrupted build
+
+
+def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:
+    root = repo(tmp_path / "repo", 4)
+    env = {
+        **os.environ,
+        "PLAIT_INDEX_DIR": str(tmp_path / "index"),
+        "PLAIT_MODEL": "hashing",
+        "HF_HUB_OFFLINE": "1",
+    }
+
+    def plait(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "search.cli", *args], capture_output=True, text=True, env=env, timeout=120
+        )
+
+    built = json.loads(plait("index", str(root), "--json").stdout)
+    n = built["chunks_total"]
+    assert set(built["tiers"]) == {"fast"} and built["vectors"] == n > 0
+    assert f"tiers:     fast {n}/{n} (searched), full 0/{n}" in plait("status", str(root)).stdout
+    human = plait("index", str(root), "--tier", "full").stdout
+    assert f"fast tier {n}, full tier {n}" in human
+    status = json.loads(plait("status", str(root), "--json").stdout)
+    assert status["search_tier"] == "full" and status["model"] == "hashing-v1-256"
+    assert status["tiers"]["full"] == {"model": "hashing-v1-256", "vectors": n, "complete": True}
+    bad = plait("index", str(root), "--tier", "medium")
+    assert bad.returncode == 2 and "invalid choice: 'medium'" in bad.stderr
+
+    from server_harness import build_index, connect, serve_args, server_env, text
+
+    from search.server.main import build
+
+    other = repo(tmp_path / "served", 3)
+    build_index(other, tmp_path / "served-index")
+    state, server = build(serve_args([other]), env=server_env(tmp_path / "served-index"))
+    try:
+        with connect(server) as client:
+            result = client.call("index_status", {"check_files": False})
+            out = client.ok("index_status", {"check_files": False})["roots"][0]
+    finally:
+        state.close()
+    chunks = out["chunks"]
+    assert out["search_tier"] == "fast" and out["tiers"]["fast"]["vectors"] == chunks
+    assert out["tiers"]["full"]["vectors"] == 0 and out["tiers"]["full"]["complete"] is False
+    assert f"vector tiers: fast {chunks}/{chunks}, full 0/{chunks}; searches use fast" in text(result)
