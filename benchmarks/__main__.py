@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--raw-sample", type=int, default=512, help="chunks for the model's raw throughput")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--freshness-edits", type=int, default=3, help="saves timed with the daemon (0: skip)")
+    sp.add_argument(
+        "--tier", choices=["fast", "full"], default="fast", help="vectors built (plait index --tier)"
+    )
     sp.set_defaults(func=cmd_index)
 
     sp = sub.add_parser("plot", help="draw saved --json results of quality and/or latency into a PNG")
@@ -188,7 +191,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         if not corpus.files:
             raise PlaitError(f"{root} has no indexable files; pass a repository with source files.")
         cost = index_cost.measure(corpus, work, os.environ, model=args.model, raw_sample=args.raw_sample,
-                                  seed=args.seed, freshness_edits=args.freshness_edits)  # fmt: skip
+                                  seed=args.seed, freshness_edits=args.freshness_edits, tier=args.tier)  # fmt: skip
     cost.setup = {"root": str(root), **cost.setup}
     _emit(args, cost.as_dict(), index_cost.render(cost, markdown=args.markdown))
     return 0

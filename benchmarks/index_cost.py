@@ -85,14 +85,16 @@ def measure(
     raw_sample: int = 512,
     seed: int = 0,
     freshness_edits: int = 3,
+    tier: str = "fast",
 ) -> IndexCost:
-    """Run the measurements in the module docstring on a fresh copy under ``work``."""
+    """Run the measurements in the module docstring on a fresh copy under ``work``; builds embed
+    ``tier`` (``fast``: the static model, as ``plait index``; ``full``: the transformer too)."""
     prepared = prepare_copy(corpus, work, env, model=model, blanked=False, build=False)
     index = prepared.index()
-    cost = IndexCost(setup={"files": len(corpus.files), "model": prepared.settings.model.name})
+    cost = IndexCost(setup={"files": len(corpus.files), "model": prepared.settings.model.name, "tier": tier})
 
     start = time.perf_counter()
-    full = index.build(full=True)
+    full = index.build(full=True, tier=tier)
     seconds = time.perf_counter() - start
     cost.full = {
         **_build_row(full, seconds),
@@ -101,11 +103,12 @@ def measure(
         "embed_seconds": round(full.vector_seconds, 3),
         "embed_chunks_per_s": round(rate(full.embedded, full.vector_seconds), 2),
         "peak_rss_mb": round(peak_rss_mb(), 1),
+        "tiers": full.tiers,
     }
 
     texts = index.store.read("chunks", ["text"]).column("text").to_pylist()
     sample = random.Random(seed).sample(texts, min(raw_sample, len(texts)))
-    embedder = index.embedder()
+    embedder = index.tier_embedder(tier)
     batch = prepared.settings.model.batch_size
     start = time.perf_counter()
     for i in range(0, len(sample), batch):
@@ -119,12 +122,12 @@ def measure(
     }
 
     start = time.perf_counter()
-    noop = index.build()
+    noop = index.build(tier=tier)
     cost.no_change = _build_row(noop, time.perf_counter() - start)
 
     edited = _edit_largest(prepared.root, corpus)
     start = time.perf_counter()
-    after = index.build()
+    after = index.build(tier=tier)
     cost.one_file_edit = {"file": edited, **_build_row(after, time.perf_counter() - start)}
 
     if importlib.util.find_spec("indexer.daemon") is None:
