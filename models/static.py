@@ -154,7 +154,7 @@ class StaticEncoder:
 
     def __init__(self, model_dir: str, table_path: Path, *, max_seq_length: int) -> None:
         try:
-            table = np.load(table_path, allow_pickle=False)
+            table = np.load(table_path, mmap_mode="r", allow_pickle=False)  # pages load as tokens need them
         except (OSError, ValueError) as exc:
             raise ModelError(
                 f"cannot read the static model {table_path}: {exc}; delete it to rebuild it."
@@ -167,7 +167,9 @@ class StaticEncoder:
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=max_seq_length)
         self._tokenizer = tokenizer
-        self._table = np.ascontiguousarray(table, dtype=np.float32)
+        if table.dtype != np.float32:
+            raise ModelError(f"the static model {table_path} is not float32; delete it to rebuild it.")
+        self._table = table
         self._max_chars = max_seq_length * _CHARS_PER_TOKEN_BOUND
 
     @property
