@@ -178,9 +178,9 @@ class StaticEncoder:
 
     def encode(self, texts: Sequence[str]) -> Vectors:
         """One unnormalised mean vector per text; a text without tokens gives zeros."""
-        encodings = self._tokenizer.encode_batch(
-            [t[: self._max_chars] for t in texts], add_special_tokens=False
-        )
+        # encode_batch_fast (tokenizers >= 0.20) gives the same ids without tracking character offsets
+        encode = getattr(self._tokenizer, "encode_batch_fast", self._tokenizer.encode_batch)
+        encodings = encode([t[: self._max_chars] for t in texts], add_special_tokens=False)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not lengths.any():
