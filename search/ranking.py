@@ -108,9 +108,9 @@ _GENERATED_FILE = re.compile(
 )
 _COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy|deprecated|polyfills?)/")
 _DOCS_FILE = re.compile(r"\.(?:md|mdx|rst|txt|adoc|asciidoc|texi|pod|[1-9])$|(?:^|/)(?:docs?|man|doc-src)/")
-_REEXPORT_NAMES = frozenset(
-    {"__init__.py", "package-info.java", "index.js", "index.ts", "index.mjs", "mod.ts"}
-)
+# Package markers that mostly re-export. JavaScript's index.js is left alone: it is as often a
+# directory's real module (axios's lib/defaults/index.js) as a barrel.
+_REEXPORT_NAMES = frozenset({"__init__.py", "package-info.java", "module-info.java"})
 _STUB_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
 
 ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub")
@@ -250,17 +250,19 @@ def _coherence(ranked: list[Ranked], config: RankingConfig, top: float) -> None:
     if not config.coherence:
         return
     file_sum: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
     best: dict[str, Ranked] = {}
     for r in ranked:
         path = r.fused.span.path
         file_sum[path] += r.score
+        count[path] += 1
         if path not in best or (r.score, best[path].fused.span) > (best[path].score, r.fused.span):
             best[path] = r
     largest = max(file_sum.values())
     if largest <= 0:
         return
     for path, r in best.items():
-        if sum(1 for x in ranked if x.fused.span.path == path) < 2:
+        if count[path] < 2:
             continue  # one candidate: nothing cohering
         gain = config.coherence * top * file_sum[path] / largest
         r.score += gain
@@ -334,7 +336,9 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         leader = "symbol" if query.shape == "identifier" else "text"
         for r in ranked:
             if r.fused.exact:
-                stem = query.shape == "identifier" and any(_stem_is(r.fused.span.path, n) for n in query.names)
+                stem = query.shape == "identifier" and any(
+                    _stem_is(r.fused.span.path, n) for n in query.names
+                )
                 r.tier = 1
                 r.lead = (0 if stem else 1, r.fused.ranks.get(leader) or unranked)
                 r.steps.append(("exact", "first" + (", file named after it" if stem else "")))

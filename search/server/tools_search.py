@@ -80,6 +80,10 @@ def register(add: ToolAdder, state: ServerState) -> None:
         glob: Globs = None,
         language: Language = None,
         regex: Annotated[bool, Field(description="Treat the query as a regular expression.")] = False,
+        explain: Annotated[
+            bool,
+            Field(description="Add to each result why it ranks there: retriever ranks and ranking rules."),
+        ] = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
         with reciprocal-rank fusion. Returns ranked chunk-sized spans (path, line range, enclosing
@@ -98,7 +102,8 @@ def register(add: ToolAdder, state: ServerState) -> None:
         coverage: list[str] = []
         for ws, scope_text in plan:
             resp = ws.engine.search(
-                Query(query, mode=mode, limit=limit, regex=regex), parse_scope(scope_text, globs, language)
+                Query(query, mode=mode, limit=limit, regex=regex, explain=explain),
+                parse_scope(scope_text, globs, language),
             )
             results += [SearchResultOut(**r.to_json(), root=str(ws.root)) for r in resp.results]
             prefix = "" if len(plan) == 1 else f"{ws.root}: "
