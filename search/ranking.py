@@ -16,8 +16,9 @@ in the candidate's explanation (``plait search --explain``). In order:
 4. **roles** — tests, fixtures, examples, vendored, generated and compat code, docs, package
    ``__init__`` / barrel files and type stubs are multiplied by a penalty, unless the query asks for
    that role ("tests for the retry logic").
-5. **saturation** — the n-th chunk of a file already listed is multiplied by ``saturation^(n-1)``,
-   so one file does not fill the page.
+5. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
+   multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
+   not fill the page.
 6. **tiers** — results that hold the query itself come first: for literal and regex queries the
    chunks ripgrep verified; for identifiers the definitions of that exact name; for an unquoted
    phrase of two words or more that occurs verbatim in a few places (``phrase_places``), those places
@@ -55,6 +56,7 @@ class RankingConfig:
     definition: float = 3.0
     path: float = 1.0
     saturation: float = 0.5
+    saturation_after: int = 1  # chunks of a file listed before the decay starts
     test_penalty: float = 0.3
     example_penalty: float = 0.3
     fixture_penalty: float = 0.3
@@ -360,8 +362,9 @@ def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
     for r in ranked:
         n = seen[r.fused.span.path]
         seen[r.fused.span.path] = n + 1
-        if n and not r.tier:
-            factor = config.saturation**n
+        excess = n - config.saturation_after + 1
+        if excess > 0 and not r.tier:
+            factor = config.saturation**excess
             r.score *= factor
             r.steps.append(("saturation", f"×{factor:g}"))
     return sorted(ranked, key=_order)

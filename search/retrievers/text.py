@@ -191,9 +191,9 @@ class TextRetriever:
         """BM25 over chunk spans from ripgrep's matches (the matched words tokenised by
         :func:`code_tokens`, tf per span, df per file; the indexed chunks' k1 and b), plus a boost for
         tokens in the chunk's definition name and for a verbatim occurrence of the whole query."""
-        keys = tokens or tuple(code_tokens(phrase)) or (phrase,)
+        keys = tokens or tuple(code_tokens(phrase))  # none at all for "%s <%s>": only verbatim counts
         wanted = frozenset(keys)
-        verbatim = phrase if phrase not in keys else None  # a one-token query has no phrase to find
+        verbatim = phrase if keys != (phrase,) else None  # a one-token query has no phrase to find
         files_with: dict[str, set[str]] = {t: set() for t in keys}
         Key = tuple[str, int, int]
         tf: dict[Key, dict[str, int]] = {}
@@ -223,7 +223,7 @@ class TextRetriever:
         idf = {
             t: math.log(1 + (n_files - len(files_with[t]) + 0.5) / (len(files_with[t]) + 0.5)) for t in keys
         }
-        total_idf = sum(idf.values()) or 1.0
+        total_idf = sum(idf.values()) or 1.0  # 1 when the query has no token: verbatim is all there is
         scored = []
         for span, counts in tf.items():
             if not counts and span not in exact:
