@@ -17,6 +17,16 @@ from typing import Literal
 from indexer.lexical import STOP_WORDS, code_tokens, stem_words
 
 Shape = Literal["literal", "regex", "identifier", "natural"]
+# What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies
+# stored", "request routing"): a file, a module. ``function``: what one piece of code does, written
+# as the sentence that would document it ("Return the running event loop or None.", "Wake up the
+# first waiter"): that definition. Other shapes are ``None``.
+Form = Literal["area", "function"]
+_QUESTION_WORDS = frozenset(
+    "how where what which why when who whose whom is are does do did can could should would".split()  # noqa: SIM905
+)
+_DETERMINERS = frozenset("the a an this that these those its their each every given".split())  # noqa: SIM905
+_PARTICLES = frozenset("up down out off on in into for to from with of over back all".split())  # noqa: SIM905
 
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
 _IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
@@ -49,6 +59,7 @@ class AnalysedQuery:
     tokens: tuple[str, ...]  # BM25 tokens (indexer.lexical.code_tokens), distinct, in query order
     words: tuple[str, ...]  # content words (three letters or more, no stop word), lower-cased
     wants: frozenset[str]  # roles the query asks for (test, docs, example, …)
+    form: Form | None = None  # natural language only: what the sentence asks for (see Form)
 
     @property
     def phrase(self) -> str:
@@ -123,4 +134,22 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         terms = [w.lower() for w in all_words if len(w) >= 2][:8]
     if len(spaced) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced):
         return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, words, wants)
-    return AnalysedQuery(q, "natural", None, tuple(terms[:MAX_TERMS]), identifiers, tokens, words, wants)
+    form = sentence_form(q)
+    return AnalysedQuery(
+        q, "natural", None, tuple(terms[:MAX_TERMS]), identifiers, tokens, words, wants, form
+    )
+
+
+def sentence_form(text: str) -> Form:
+    """``function`` for a sentence written as one piece of code's documentation: it opens with a verb
+    (not a question word, not a gerund naming a topic: "parsing a JSON field") and reads as a full
+    sentence, ending with a period or with a determiner right after the verb ("Return the …", "Wake up
+    the …"); ``area`` for questions ("how does …") and topics ("cookie persistence")."""
+    spaced = text.split()
+    low = [w.strip(".,;:!?()`'\"").lower() for w in spaced]
+    if len(low) < 3 or low[0] in _QUESTION_WORDS or low[0].endswith("ing") or text.rstrip().endswith("?"):
+        return "area"
+    if text.rstrip().endswith("."):
+        return "function"
+    after_verb = low[2] if low[1] in _PARTICLES else low[1]
+    return "function" if after_verb in _DETERMINERS else "area"

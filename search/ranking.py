@@ -12,10 +12,11 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``definition × top score`` (half as much for an identifier inside a sentence); ×1.5 when the
    file's stem is the name too (``router.go`` for ``Router``).
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
-   words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``.
-4. **roles** — tests, fixtures, examples, vendored, generated and compat code, docs, package
-   ``__init__`` / barrel files and type stubs are multiplied by a penalty, unless the query asks for
-   that role ("tests for the retry logic").
+   words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
+   each word weighted by how few of the candidate files it names.
+4. **roles** — tests, fixtures, examples, vendored, generated and compat code, docs, the import
+   blocks of package ``__init__`` files (not the definitions some of them hold) and type stubs are
+   multiplied by a penalty, unless the query asks for that role ("tests for the retry logic").
 5. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
@@ -69,6 +70,9 @@ class RankingConfig:
     phrase_rule: bool = True
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
     keep_text_top: bool = True
+    # A sentence that documents one function ("Return the running loop.") asks for that definition:
+    # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
+    function_sentences_by_span: bool = True
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any]) -> RankingConfig:
@@ -219,15 +223,18 @@ def rank(
     ranked = [Ranked(f, f.score) for f in fused]
     if not ranked:
         return []
+    by_file = not (config.function_sentences_by_span and query.form == "function")
     if config.enabled:
         top = max(r.score for r in ranked) or 1.0
-        _coherence(ranked, config, top)
+        if by_file:
+            _coherence(ranked, config, top)
         _definition(ranked, query, config, top)
-        _path(ranked, query, config, top)
+        if by_file:
+            _path(ranked, query, config, top)
         _roles(ranked, query, config, generated)
         _tiers(ranked, query, config)
     ranked.sort(key=_order)
-    if config.enabled and config.saturation < 1.0:
+    if config.enabled and by_file and config.saturation < 1.0:
         ranked = _saturate(ranked, config)
     if config.enabled and config.keep_text_top and text_top is not None:
         _keep(ranked, text_top, limit)
@@ -295,15 +302,20 @@ def _bare(name: str) -> str:
 
 
 def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
+    """A word counts by how few candidate files it names: "event" in nearly every file of an asyncio
+    package tells nothing, "cookie" in one file of forty tells a lot (1 - files matched / files)."""
     if not config.path or query.shape != "natural" or not query.words:
         return
-    cache: dict[str, float] = {}
+    files = sorted({r.fused.span.path for r in ranked})
+    matched = {p: [_word_matches(w, path_words(p)) for w in query.words] for p in files}
+    named = [sum(m[i] for m in matched.values()) for i in range(len(query.words))]
+    specific = [1.0 - n / len(files) if len(files) > 1 else 1.0 for n in named]
+    share_of = {
+        p: sum(s for s, hit in zip(specific, m, strict=True) if hit) / len(query.words)
+        for p, m in matched.items()
+    }
     for r in ranked:
-        path = r.fused.span.path
-        share = cache.get(path)
-        if share is None:
-            parts = path_words(path)
-            share = cache[path] = sum(_word_matches(w, parts) for w in query.words) / len(query.words)
+        share = share_of[r.fused.span.path]
         if share > 0:
             gain = config.path * top * share
             r.score += gain
@@ -322,6 +334,8 @@ def _roles(
         for role in roles:
             if role in query.wants or (role == "fixture" and "test" in query.wants):
                 continue
+            if role == "reexport" and r.fused.hit.symbol:
+                continue  # a definition in __init__.py (all of logging lives there) is real code
             penalty = float(getattr(config, f"{role}_penalty"))
             if penalty != 1.0:
                 r.score *= penalty

@@ -35,7 +35,7 @@ def paths(ranked) -> list[tuple[str, int]]:
 
 def test_coherence_lifts_the_best_chunk_of_a_file_with_several_candidates() -> None:
     cands = [fused("a.py", 1, 0.030), fused("b.py", 1, 0.032), fused("a.py", 20, 0.020)]
-    ranked = rank(cands, analyse("parse the settings file"), _only(coherence=0.2))
+    ranked = rank(cands, analyse("how is the settings file parsed"), _only(coherence=0.2))
     # top 0.032; file sums a 0.050 (largest), b 0.032 (one candidate: no gain)
     assert paths(ranked) == [("a.py", 1), ("b.py", 1), ("a.py", 20)]
     assert ranked[0].score == pytest.approx(0.030 + 0.2 * 0.032 * 0.050 / 0.050)
@@ -50,18 +50,20 @@ def test_saturation_decays_later_chunks_of_one_file() -> None:
         fused("a.py", 40, 0.035),
         fused("b.py", 1, 0.015),
     ]
-    ranked = rank(cands, analyse("parse the settings file"), _only(saturation=0.5))
+    ranked = rank(cands, analyse("settings file parsing"), _only(saturation=0.5))
     assert [round(r.score, 6) for r in ranked] == [0.05, 0.02, 0.015, 0.00875]
     assert paths(ranked) == [("a.py", 1), ("a.py", 20), ("b.py", 1), ("a.py", 40)]
     assert ranked[3].steps == [("saturation", "×0.25")]
 
 
 def test_path_words_of_a_sentence_add_the_share_matched_times_the_top_score() -> None:
-    cands = [fused("core/engine.py", 1, 0.04), fused("http/retry_policy.py", 1, 0.03)]
+    others = [fused(p, 1, 0.01) for p in ("core/a.py", "core/b.py", "core/c.py")]
+    cands = [fused("core/engine.py", 1, 0.04), fused("http/retry_policy.py", 1, 0.03), *others]
     ranked = rank(cands, analyse("where do we retry failed uploads"), _only(path=1.0))
-    # words: retry, failed, uploads; "retry" is in the stem: 1/3 of the top score 0.04
+    # words: retry, failed, uploads; "retry" is in one stem of five files (specific: 1 - 1/5), so
+    # 0.8 of one word in three, times the top score 0.04
     assert paths(ranked)[0] == ("http/retry_policy.py", 1)
-    assert ranked[0].score == pytest.approx(0.03 + 0.04 / 3)
+    assert ranked[0].score == pytest.approx(0.03 + 0.04 * 0.8 / 3)
     assert ranked[1].score == pytest.approx(0.04)
     assert path_words("src/http/RetryPolicy.py") == {"http", "retrypolicy", "retry", "policy"}
 
@@ -216,3 +218,29 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
     assert "retrypolicy" in q.terms and "backoff" in q.terms
     assert analyse("configuration loading").terms == ("configur", "load")  # prefixes every inflection shares
     assert analyse('"a b"').shape == "literal" and analyse("a.*b", regex=True).shape == "regex"
+
+
+@pytest.mark.parametrize(
+    ("text", "form"),
+    [
+        ("Return the running event loop or None.", "function"),
+        ("Wake up the first waiter that isn't done", "function"),
+        ("Get the current event loop policy", "function"),
+        ("how are cookies stored between requests", "area"),
+        ("parsing a JSON object field with the (.:) operator", "area"),
+        ("cookie setting and signing on the response", "area"),
+        ("request routing", "area"),
+        ("where is the retry policy configured?", "area"),
+    ],
+)
+def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:
+    assert analyse(text).form == form
+
+
+def test_a_function_sentence_is_ranked_by_span_not_by_file() -> None:
+    cands = [fused("a.py", 1, 0.05), fused("a.py", 40, 0.045), fused("b.py", 1, 0.03)]
+    area = rank(cands, analyse("event loop policy handling"), RankingConfig())
+    assert paths(area)[1] == ("b.py", 1)  # saturation: a.py's second chunk below b.py
+    function = rank(cands, analyse("Return the event loop policy."), RankingConfig())
+    assert paths(function) == [("a.py", 1), ("a.py", 40), ("b.py", 1)]
+    assert all(rule not in ("coherence", "saturation", "path") for r in function for rule, _ in r.steps)
