@@ -99,9 +99,15 @@ class RankingConfig:
 
 # --- roles of files, read from their paths --------------------------------------------------------
 
+# Test files by each language's own convention (a bash library named test_functions.bash is not a
+# test: its language has no such convention, its tests are *.bats files).
 _TEST_FILE = re.compile(
-    r"(?:^|/)(?:test_[^/]+|[^/]+_test|[^/]+[._-](?:test|spec)|[^/]*[a-z0-9](?:Tests?|Spec|Suite)|"
-    r"[^/]+_spec|conftest|test_helpers?[^/]*)\.[A-Za-z0-9]+$"
+    r"(?:^|/)(?:"
+    r"(?:test_[^/]+|[^/]+_test)\.(?:py|go|c|cc|cpp|cxx|h|hpp|lua|dart|rb|rs|exs?)"
+    r"|[^/]+[._-](?:test|spec)\.(?:[cm]?[jt]sx?|vue|svelte)"
+    r"|[^/]*[a-z0-9](?:Tests?|IT|Spec|Suite)\.(?:java|kt|kts|scala|groovy|cs|swift|php|m|hs)"
+    r"|[^/]+_spec\.(?:rb|lua|ex|exs)|[^/]+\.bats|conftest\.py|test_helpers?\.[a-z]+|Spec\.hs"
+    r")$"
 )
 _TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/")
 _FIXTURE_DIR = re.compile(
@@ -336,6 +342,8 @@ def _roles(
                 continue
             if role == "reexport" and r.fused.hit.symbol:
                 continue  # a definition in __init__.py (all of logging lives there) is real code
+            if any(rule.startswith("definition") for rule, _ in r.steps):
+                continue  # it defines a name the query asks for: the query asks for this file
             penalty = float(getattr(config, f"{role}_penalty"))
             if penalty != 1.0:
                 r.score *= penalty
