@@ -10,7 +10,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``coherence × top score × file sum / largest file sum``.
 2. **definition** — for an identifier query, a chunk that defines the name asked for gains
    ``definition × top score`` (half as much for an identifier inside a sentence); ×1.5 when the
-   file's stem is the name too (``router.go`` for ``Router``).
+   file's stem is the name too (``router.go`` for ``Router``); a chunk of a file named after the
+   identifier that defines nothing of that name gains half.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -291,14 +292,18 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     wanted = {_bare(n).lower() for n in query.names}
     for r in ranked:
         symbol = r.fused.hit.symbol
-        if not symbol or (not r.fused.exact and r.fused.ranks.get("symbol") is None):
-            continue
-        if _bare(symbol).lower() not in wanted:
-            continue
         stem = any(_stem_is(r.fused.span.path, n) for n in query.names)
-        gain = config.definition * top * scale * (1.5 if stem else 1.0)
-        r.score += gain
-        r.steps.append(("definition" + ("+stem" if stem else ""), f"+{gain:.4f}"))
+        verified = r.fused.exact or r.fused.ranks.get("symbol") is not None
+        if symbol and verified and _bare(symbol).lower() in wanted:
+            gain = config.definition * top * scale * (1.5 if stem else 1.0)
+            r.score += gain
+            r.steps.append(("definition" + ("+stem" if stem else ""), f"+{gain:.4f}"))
+        elif stem and query.shape == "identifier":
+            # A file named after the name (tokenizer.py for Tokenizer) is its module even where no
+            # single definition there carries the name.
+            gain = config.definition * top * 0.5
+            r.score += gain
+            r.steps.append(("file named after it", f"+{gain:.4f}"))
 
 
 def _bare(name: str) -> str:
