@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from indexer.config import ChunkSettings
 from indexer.types import Chunk, Symbol, sha256_hex
 
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: definitions start at their decorators, attributes and doc comment
 
 
 @dataclass(slots=True)
