@@ -22,6 +22,8 @@
   (function (infix operator: (infix_id (variable) @name))) @definition.function)
 (declarations
   (bind name: (variable) @name) @definition.function)
+(declarations
+  (bind name: (prefix_id (operator) @name)) @definition.function)
 
 (data_type
   name: (name) @name) @definition.struct
@@ -48,10 +50,12 @@
   (signature name: (prefix_id (operator) @name)) @definition.function)
 (class_declarations
   [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+(class_declarations
+  [(function name: (prefix_id (operator) @name)) (bind name: (prefix_id (operator) @name))] @definition.function)
 (instance_declarations
   [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
 (instance_declarations
-  (function name: (prefix_id (operator) @name)) @definition.function)
+  [(function name: (prefix_id (operator) @name)) (bind name: (prefix_id (operator) @name))] @definition.function)
 (instance_declarations
   (function (infix operator: (operator) @name)) @definition.function)
 
