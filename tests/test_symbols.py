@@ -126,8 +126,15 @@ def test_signature_skips_annotation_lines_and_is_capped() -> None:
         (
             "javascript",
             "function Foo() {}\nFoo.prototype.bar = function () {};\nexports.baz = () => 1;\n"
-            "const obj = { notReported() {} };\n",
-            [("Foo", "function"), ("Foo.bar", "method"), ("baz", "function")],
+            "const obj = { notReported() {} };\n"
+            "res.send = function send() {};\nreq.get = req.header = function () {};\n",
+            [
+                ("Foo", "function"),
+                ("Foo.bar", "method"),
+                ("baz", "function"),
+                ("res.send", "function"),
+                ("req.header", "function"),
+            ],
         ),
         (
             "ruby",
