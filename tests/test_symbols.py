@@ -142,6 +142,17 @@ def test_signature_skips_annotation_lines_and_is_capped() -> None:
             [("Version", "class"), ("Version.<=>", "method"), ("Version.[]", "method")],
         ),
         (
+            "haskell",
+            "module M where\ninstance F.Foldable Box where\n  foldr = undefined\nderiving instance Eq Box\n"
+            "(|||) :: a -> a -> a\n(|||) = const\n",
+            [
+                ("M.Foldable Box", "class"),
+                ("M.Foldable Box.foldr", "method"),
+                ("M.Eq Box", "class"),
+                ("M.|||", "function"),
+            ],
+        ),
+        (
             "bash",
             "lib::util() { :; }\n",
             [("lib::util", "function")],

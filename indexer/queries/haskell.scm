@@ -1,8 +1,9 @@
 ; Haskell definitions. The module header prefixes every qualified name (`Data.Aeson.encode`).
 ; A type signature and the equations that follow it (`f :: Int -> Int`, `f 0 = 1`, `f n = n`) are
 ; consecutive definitions of one name, which indexer/symbols.py joins into one symbol that starts
-; at the signature. Functions in a class or instance are methods; an instance is named after its
-; class and type (`ToJSON (Maybe a)`). Local `where`/`let` bindings are not reported.
+; at the signature. Functions in a class or instance are methods; an instance (also a standalone
+; `deriving instance`) is named after its class, unqualified, and type (`instance A.ToJSON (Maybe
+; a)` is `ToJSON (Maybe a)`). Local `where`/`let` bindings are not reported.
 
 (header
   module: (module) @name) @package
@@ -40,7 +41,10 @@
   name: (name) @name) @definition.interface
 
 (instance
-  name: (name) @name
+  name: [(name) @name (qualified id: (name) @name)]
+  patterns: (type_patterns) @name) @definition.class
+(deriving_instance
+  name: [(name) @name (qualified id: (name) @name)]
   patterns: (type_patterns) @name) @definition.class
 
 ; Methods: the signatures and default definitions of a class, the definitions of an instance.
