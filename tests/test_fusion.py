@@ -66,8 +66,8 @@ def test_rrf_properties(rankings: list[list[Span]], k: int) -> None:
 def test_fuse_never_returns_overlapping_results_from_one_file_cluster(rankings: list[list[Span]]) -> None:
     fused = fuse({f"r{i}": [Hit(s, 1.0) for s in r] for i, r in enumerate(rankings)})
     for f in fused:
-        for name, rank in f.ranks.items():
-            assert rank is None or 1 <= rank <= len(rankings[int(name[1:])])
+        for name, r in f.ranks.items():
+            assert r is None or 1 <= r <= len(rankings[int(name[1:])])
 
 
 def _hit(path: str, line: int, *, exact: bool = False, coverage: float = 1.0) -> Hit:

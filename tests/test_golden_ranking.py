@@ -102,6 +102,22 @@ def test_same_query_gives_the_same_list_in_one_process(engine: Engine) -> None:
 
 
 @pytest.mark.slow
+def test_cli_explain_prints_why_each_result_ranks_there(engine: Engine, shop: tuple[Path, Path]) -> None:
+    root, index_dir = shop
+    env = {**os.environ, "PLAIT_INDEX_DIR": str(index_dir), "PLAIT_MODEL": "hashing", "NO_COLOR": "1"}
+    args = [sys.executable, "-m", "search.cli", "search", "tests for the retry logic", "--root", str(root)]
+    args += ["--no-daemon", "--limit", "3", "--explain"]
+    out = subprocess.run([*args, "--json"], capture_output=True, text=True, env=env, timeout=120, check=False)
+    results = json.loads(out.stdout)
+    assert results[0]["explain"]["ranks"] == results[0]["sources"]
+    demoted = [r for r in results if any(s["rule"].startswith("role:") for s in r["explain"]["rules"])]
+    assert all(not r["path"].startswith("tests/") for r in demoted)  # asked for tests: not demoted
+    human = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert human.stdout.count("why:") == len(results)
+    assert "fused" in human.stdout
+
+
+@pytest.mark.slow
 def test_same_query_gives_the_same_list_in_two_processes(engine: Engine, shop: tuple[Path, Path]) -> None:
     root, index_dir = shop
     env = {**os.environ, "PLAIT_INDEX_DIR": str(index_dir), "PLAIT_MODEL": "hashing"}

@@ -114,6 +114,18 @@ def test_search_returns_the_design_result_schema(mcp: SyncClient, workspace: tup
     assert out["degraded"] == {}
 
 
+def test_search_explains_each_result_when_asked(mcp: SyncClient) -> None:
+    plain = mcp.ok("search", {"query": "RetryPolicy backoff"})
+    assert all(r.get("explain") is None for r in plain["results"])
+    out = mcp.ok("search", {"query": "RetryPolicy backoff", "explain": True})
+    why = out["results"][0]["explain"]
+    assert set(why) == {"ranks", "fused", "rules", "tier"}
+    assert why["ranks"] == out["results"][0]["sources"]
+    assert all(set(rule) == {"rule", "effect"} for rule in why["rules"])
+    scores = [r["score"] for r in out["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_search_scope_glob_and_language_narrow_the_results(mcp: SyncClient) -> None:
     go = mcp.ok("search", {"query": "Serve", "scope": "dir:cmd"})
     assert go["results"] and {r["path"] for r in go["results"]} == {"cmd/main.go"}
