@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -57,7 +57,7 @@ def _settings(shop: tuple[Path, Path]) -> Settings:
 
 
 @pytest.fixture(scope="module")
-def engine(shop: tuple[Path, Path]) -> Engine:
+def engine(shop: tuple[Path, Path]) -> Iterator[Engine]:
     settings = _settings(shop)
     Index(settings).build()
     made = Engine(settings)
