@@ -145,6 +145,9 @@ class Watcher:
         self._collector_done = False
         self._lock_fd: int | None = None
         self.error: BaseException | None = None
+        self.watch_errors = 0  # backend failures survived (reopened each time)
+        self.restarts = 0  # times the whole watcher failed and was started again
+        self.stop_requested = False
         self.state: dict[str, Any] = {
             "pid": os.getpid(),
             "root": str(self.root),
@@ -161,6 +164,14 @@ class Watcher:
         }
 
     # -- lifecycle ------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget the events of a failed run (the next run starts with a whole-workspace check)."""
+        with self._cv:
+            self._incoming = _Batch()
+            self._collector_done = False
+            if not self.stop_requested:
+                self._flag = _StopFlag()
+
     def claim(self) -> None:
         """Take the one-watcher-per-index lock (WatcherRunningError if another watcher holds it)."""
         if self._lock_fd is not None:
@@ -187,10 +198,16 @@ class Watcher:
 
     def request_stop(self) -> None:
         """Ask ``run()`` to return after the current batch; safe to call from a signal handler."""
+        self.stop_requested = True
         self._flag.set()
 
     def stop(self) -> None:
         """Like :meth:`request_stop`, and wakes the loop at once (not for signal handlers)."""
+        self.stop_requested = True
+        self._halt()
+
+    def _halt(self) -> None:
+        """End this run (its collector too) without asking the restart loop to give up."""
         self._flag.set()
         with self._cv:
             self._cv.notify_all()
@@ -230,9 +247,10 @@ class Watcher:
                     self._idle(backoff)
                 pending.merge(self._take(block=False))  # locked: build() already waited lock_wait
         finally:
-            self.stop()
+            self._halt()
             collector.join(timeout=5.0)
-            notify.close()
+            with contextlib.suppress(Exception):
+                notify.close()
             self.state.update(running=False, phase="stopped", queue=0)
             self._write_state()
             self.release()
@@ -253,29 +271,69 @@ class Watcher:
             return RustNotify([str(self.root)], False, True, opts.poll_delay_ms, True, True)
 
     def _collect(self, notify: Any) -> None:
-        """Collector thread: grouped raw events → filtered ``_Batch`` merged into ``_incoming``."""
+        """Collector thread: grouped raw events → filtered ``_Batch`` merged into ``_incoming``.
+
+        It never gives up while the watcher runs: when the backend fails (a symlink loop in the tree,
+        a directory that vanished under it, a permission error), the failure is logged and counted,
+        the backend is opened again, and a whole-workspace check is queued so nothing changed in
+        between is missed; while it cannot be opened, that check runs every ``poll_delay_ms`` · 10.
+        """
         opts = self.options
         try:
             while not self.stopping:
-                raw = notify.watch(opts.max_batch_ms, opts.quiet_ms, 0, self._flag)
+                try:
+                    raw = notify.watch(opts.max_batch_ms, opts.quiet_ms, 0, self._flag)
+                except Exception as exc:  # the backend broke: report, reopen, keep indexing
+                    notify = self._recover(notify, exc)
+                    continue
                 if isinstance(raw, str):  # 'stop', 'signal' or 'timeout'
                     if raw == "stop":
                         break
                     continue
-                batch = self._filter(raw)
+                try:
+                    batch = self._filter(raw)
+                except Exception as exc:  # one bad event must not end the collector
+                    log.warning("dropping a batch of file events: %s; checking the workspace instead", exc)
+                    batch = _Batch(full=True, reason="events lost", first_event=time.time())
                 if batch:
-                    with self._cv:
-                        self._incoming.merge(batch)
-                        self.state["queue"] = len(self._incoming.paths)
-                        self._cv.notify_all()
-        except Exception as exc:  # top of a thread: report, stop the watcher
-            log.error("file watching failed: %s; the watcher stops", exc)
-            self.error = exc
-            self._flag.set()
+                    self._queue(batch)
         finally:
+            with contextlib.suppress(Exception):
+                notify.close()
             with self._cv:
                 self._collector_done = True
                 self._cv.notify_all()
+
+    def _queue(self, batch: _Batch) -> None:
+        with self._cv:
+            self._incoming.merge(batch)
+            self.state["queue"] = len(self._incoming.paths)
+            self._cv.notify_all()
+
+    def _recover(self, notify: Any, exc: Exception) -> Any:
+        """Log a backend failure, queue a whole-workspace check, and open the backend again (retrying
+        with a growing pause while it keeps failing). Returns the backend to use next."""
+        self.watch_errors += 1
+        self.state["last_error"] = f"file watching failed: {exc}"
+        log.warning("file watching failed (%s); watching again and checking the whole workspace", exc)
+        with contextlib.suppress(Exception):
+            notify.close()
+        pause = self.options.poll_delay_ms / 1000
+        while not self.stopping:
+            self._queue(_Batch(full=True, reason="file watching restarted", first_event=time.time()))
+            try:
+                return self._open_notify()
+            except Exception as again:  # still failing: the periodic check keeps the index fresh
+                log.warning("file watching still unavailable (%s); checking again in %.0f s", again, pause)
+                self._wait_stop(pause)
+                pause = min(MAX_BACKOFF, pause * 2 if pause >= 1 else 1.0)
+        return _Stopped()
+
+    def _wait_stop(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        with self._cv:
+            while not self.stopping and time.monotonic() < deadline:
+                self._cv.wait(min(0.5, max(0.0, deadline - time.monotonic())))
 
     def _filter(self, raw: Iterable[tuple[int, str]]) -> _Batch:
         now = time.time()
@@ -502,10 +560,33 @@ def start_background_watcher(settings: Settings, vectors: bool = True) -> Callab
 
 
 def _run_logged(watcher: Watcher) -> None:
-    try:
-        watcher.run()
-    except Exception:  # top of a thread: the server keeps serving without a watcher
-        log.exception("the watcher for %s stopped", watcher.root)
+    """Run the watcher; if it ever fails (any exception), log it and run it again after a pause that
+    grows to :data:`MAX_BACKOFF`, until it is stopped. The server keeps serving throughout."""
+    pause = 1.0
+    while not watcher.stop_requested:
+        try:
+            watcher.claim()
+            watcher.run()
+        except WatcherRunningError as exc:  # another watcher keeps this index fresh: leave it to it
+            log.warning("%s", exc)
+            return
+        except Exception:  # top of a thread: log, then watch again
+            log.exception("the watcher for %s failed; restarting it in %.0f s", watcher.root, pause)
+            watcher.release()
+            watcher.restarts += 1
+            watcher.reset()
+            watcher._wait_stop(pause)
+            pause = min(MAX_BACKOFF, pause * 2)
+
+
+class _Stopped:
+    """The backend stand-in once the watcher stops while the real one could not be reopened."""
+
+    def watch(self, *_args: Any) -> str:
+        return "stop"
+
+    def close(self) -> None:
+        pass
 
 
 # -- helpers --------------------------------------------------------------------------------------

@@ -68,12 +68,13 @@ class Reindexer:
         self._closed = False
         self._thread: threading.Thread | None = None
         self.builds = 0
+        self.failures = 0  # unexpected failures survived
         self.last_error: str | None = None
 
     def schedule(self, root: Path, relpath: str) -> None:
         with self._cond:
             self._pending.setdefault(root, set()).add(relpath)
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():  # started again if it ever died
                 self._thread = threading.Thread(target=self._run, name="plait-reindex", daemon=True)
                 self._thread.start()
             self._cond.notify()
@@ -107,6 +108,10 @@ class Reindexer:
         except PlaitError as exc:
             self.last_error = str(exc)
             log.warning("reindexing %d file(s) of %s failed: %s", len(paths), ws.root, exc)
+        except Exception as exc:  # top of the thread's loop: log it and keep serving later writes
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self.failures += 1
+            log.exception("reindexing %d file(s) of %s failed", len(paths), ws.root)
 
 
 class ServerState:

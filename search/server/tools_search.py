@@ -14,10 +14,12 @@ from typing import Annotated, Literal
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer.procs import run
+from indexer.sandbox import run_beneath
 from indexer.types import SymbolKind
+from search.confine import target_kind
 from search.engine import MAX_LIMIT, parse_scope
 from search.errors import QueryError
+from search.ignores import check_language
 from search.retrievers import ResolvedScope
 from search.retrievers.rg import rg_command, rg_text
 from search.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, as_list, respond, truncation_note
@@ -219,6 +221,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
         name; use search for behaviour described in words and grep for usages of a name."""
         symbols: list[SymbolOut] = []
         missing: list[str] = []
+        check_language(language)
         targets = state.targets(path)
         for ws, confined in targets:
             if not ws.index.exists():
@@ -315,6 +318,7 @@ def _grep(
 ) -> CallToolResult:
     if not pattern:
         raise QueryError("the pattern is empty; pass a regex or, with fixed_strings=true, a literal string.")
+    check_language(language)
     extra: list[str] = []
     if ignore_case is False:
         extra.append("--case-sensitive")
@@ -332,11 +336,7 @@ def _grep(
     capped = False
     for ws, confined in state.targets(path):
         rel = None if confined is None or confined.relpath == "." else confined.relpath
-        kind = (
-            "ws"
-            if rel is None
-            else ("file" if confined is not None and confined.abspath.is_file() else "dir")
-        )
+        kind = "ws" if rel is None or confined is None else target_kind(confined)  # FIFOs refused
         argv = rg_command(
             ws.settings,
             [pattern],
@@ -392,7 +392,8 @@ def _grep(
 
 def _run_rg(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], bool]:
     """Run ripgrep (``--json``) and collect match and context lines per file, in order."""
-    res = run(argv, cwd=ws.root, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)
+    res = run_beneath(ws.root, argv, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)  # confined rg
+    keep = getattr(argv, "keep", None) or bool  # positive globs: matched paths re-checked for ignores
     if res.timed_out:
         raise QueryError(f"grep took longer than {GREP_TIMEOUT:.0f}s; narrow it with path, glob or language.")
     if res.returncode == 2 and not res.stdout:
@@ -411,6 +412,8 @@ def _run_rg(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], 
             event = json.loads(raw)
             data = event["data"]
             file_path = rg_text(data["path"]).removeprefix("./")
+            if not keep(file_path):
+                continue
             text = rg_text(data["lines"]).rstrip("\r\n")
             line = int(data["line_number"])
         except (ValueError, KeyError, TypeError):
