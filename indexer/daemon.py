@@ -65,6 +65,7 @@ log = logging.getLogger(__name__)
 
 RULE_FILES = frozenset({".gitignore", ".ignore"})
 MAX_BACKOFF = 300.0
+MAX_DEGRADED_PAUSE = 30.0  # while file events fail, a whole-workspace check at least this often
 
 
 class WatcherRunningError(PlaitError):
@@ -279,12 +280,15 @@ class Watcher:
         between is missed; while it cannot be opened, that check runs every ``poll_delay_ms`` · 10.
         """
         opts = self.options
+        failures = 0  # in a row: a backend that fails at every poll (a symlink loop) is not reopened hot
         try:
             while not self.stopping:
                 try:
                     raw = notify.watch(opts.max_batch_ms, opts.quiet_ms, 0, self._flag)
+                    failures = 0
                 except Exception as exc:  # the backend broke: report, reopen, keep indexing
-                    notify = self._recover(notify, exc)
+                    failures += 1
+                    notify = self._recover(notify, exc, failures)
                     continue
                 if isinstance(raw, str):  # 'stop', 'signal' or 'timeout'
                     if raw == "stop":
@@ -310,23 +314,25 @@ class Watcher:
             self.state["queue"] = len(self._incoming.paths)
             self._cv.notify_all()
 
-    def _recover(self, notify: Any, exc: Exception) -> Any:
-        """Log a backend failure, queue a whole-workspace check, and open the backend again (retrying
-        with a growing pause while it keeps failing). Returns the backend to use next."""
+    def _recover(self, notify: Any, exc: Exception, failures: int) -> Any:
+        """Log a backend failure, queue a whole-workspace check, pause (longer after each failure in a
+        row, at most :data:`MAX_DEGRADED_PAUSE`) and open the backend again, retrying while that fails.
+        Returns the backend to use next. A backend that keeps failing (polling over a symlink loop)
+        thus degrades to a whole-workspace check per pause: the index stays fresh, more slowly."""
         self.watch_errors += 1
         self.state["last_error"] = f"file watching failed: {exc}"
-        log.warning("file watching failed (%s); watching again and checking the whole workspace", exc)
+        log.warning("file watching failed (%s); checking the whole workspace and watching again", exc)
         with contextlib.suppress(Exception):
             notify.close()
-        pause = self.options.poll_delay_ms / 1000
+        pause = min(MAX_DEGRADED_PAUSE, self.options.poll_delay_ms / 1000 * 2 ** (failures - 1))
         while not self.stopping:
             self._queue(_Batch(full=True, reason="file watching restarted", first_event=time.time()))
+            self._wait_stop(pause)
             try:
                 return self._open_notify()
-            except Exception as again:  # still failing: the periodic check keeps the index fresh
+            except Exception as again:  # still failing: the checks keep the index fresh meanwhile
                 log.warning("file watching still unavailable (%s); checking again in %.0f s", again, pause)
-                self._wait_stop(pause)
-                pause = min(MAX_BACKOFF, pause * 2 if pause >= 1 else 1.0)
+                pause = min(MAX_DEGRADED_PAUSE, pause * 2)
         return _Stopped()
 
     def _wait_stop(self, seconds: float) -> None:
@@ -339,10 +345,14 @@ class Watcher:
         now = time.time()
         batch = _Batch()
         verdicts: dict[str, bool] = {}
+        canonical: dict[str, str | None] = {}
         for _change, abspath in raw:
             if not abspath.startswith(self._root_prefix):
                 continue
             rel = abspath[len(self._root_prefix) :].replace(os.sep, "/")
+            rel = self._canonical(rel, canonical)  # type: ignore[assignment]
+            if rel is None:
+                continue  # reached through a symlink that leads out of the root
             parts = rel.split("/")
             if self._index_rel is not None and (
                 rel == self._index_rel or rel.startswith(self._index_rel + "/")
@@ -365,6 +375,24 @@ class Watcher:
                 self.root, batch.paths, now, opts.quiet_ms / 1000, opts.max_batch_ms / 1000
             )
         return batch
+
+    def _canonical(self, rel: str, memo: dict[str, str | None]) -> str | None:
+        """The event path without symlinks in its directories: the backend reports a directory that
+        is reachable twice (``src/self -> .``) under either name, and plait indexes each file under its
+        one real path. ``None`` when the real directory lies outside the root. Only a hint: the
+        build opens the path again without following any symlink."""
+        parent, sep, name = rel.rpartition("/")
+        if not sep:
+            return rel
+        real = memo.get(parent, "")
+        if real == "":
+            resolved = Path(os.path.realpath(self.root / parent))
+            real = memo[parent] = (
+                resolved.relative_to(self.root).as_posix() if resolved.is_relative_to(self.root) else None
+            )
+        if real is None:
+            return None
+        return name if real == "." else f"{real}/{name}"
 
     def _ignored(self, rel: str, is_dir: bool, memo: dict[str, bool]) -> bool:
         """``Walker.is_ignored`` with the verdicts of ancestor directories memoised per event group."""
@@ -540,13 +568,15 @@ def run_watch(settings: Settings, *, verbose: bool = False, vectors: bool = True
     return 0
 
 
-def start_background_watcher(settings: Settings, vectors: bool = True) -> Callable[[], None]:
+def start_background_watcher(
+    settings: Settings, vectors: bool = True, options: WatchOptions | None = None
+) -> Callable[[], None]:
     """Run a :class:`Watcher` in a daemon thread (``plait serve --watch``); returns its stop function.
 
     The stop function lets the current batch finish and joins the thread (at most ``timeout``
     seconds, default 60). Raises WatcherRunningError at once when another watcher holds the index.
     """
-    watcher = Watcher(settings, vectors=vectors)
+    watcher = Watcher(settings, vectors=vectors, options=options)
     watcher.claim()
     thread = threading.Thread(target=_run_logged, args=(watcher,), name=f"plait-watch {settings.root.name}")
     thread.daemon = True
