@@ -23,6 +23,7 @@ import pathspec
 import pyarrow as pa
 
 from indexer import ownership
+from indexer.beneath import read_beneath
 from indexer.build import Builder, BuildReport, Progress, fingerprint, read_manifest
 from indexer.config import Settings
 from indexer.embedding import make_embedder
@@ -642,7 +643,7 @@ class Index:
                 st.new_files.append(f.path)
             elif old[1] != f.size or old[2] != f.mtime_ns:
                 try:
-                    if sha256_hex(f.abspath.read_bytes()) != old[0]:
+                    if sha256_hex(read_beneath(self.settings.root, f.path, 1 << 30)) != old[0]:
                         st.stale_files.append(f.path)
                 except OSError:
                     st.stale_files.append(f.path)
@@ -662,7 +663,9 @@ class Index:
         if st.st_size == old[1] and st.st_mtime_ns == old[2]:
             return False
         try:
-            return sha256_hex((self.settings.root / path).read_bytes()) != old[0]
+            return (
+                sha256_hex(read_beneath(self.settings.root, path, 1 << 30)) != old[0]
+            )  # no symlink, no FIFO
         except OSError:
             return True
 

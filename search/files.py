@@ -227,8 +227,11 @@ def check_writable(
     rel = confined.relpath
     if rel == ".":
         raise WorkspaceError("the workspace root itself cannot be written; pass a file path inside it.")
-    if ".git" in rel.split("/"):
-        raise WorkspaceError(f"{rel} is inside .git; plait does not write git internals, use git itself.")
+    vcs = next((p for p in rel.split("/") if p in (".git", ".hg", ".svn")), None)
+    if vcs is not None:
+        raise WorkspaceError(
+            f"{rel} is inside {vcs}; plait does not write version-control internals, use the tool itself."
+        )
     rules = guard_rules if guard_rules is not None else rules_for(roots.settings(confined.root))
     check_write_allowed(rules, rel)
 

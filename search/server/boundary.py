@@ -90,7 +90,7 @@ def _within(deadline: float, fn: Callable[..., R], *args: Any, **kwargs: Any) ->
         raise TimeoutError(f"{name} did not answer within its {deadline:g}s deadline")
     if call.error is not None:
         raise call.error
-    return call.result  # type: ignore[no-any-return]
+    return call.result
 
 
 def respond(model: BaseModel, text: str) -> CallToolResult:
