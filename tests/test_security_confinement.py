@@ -207,7 +207,9 @@ def test_no_user_glob_brings_back_git_internals_or_ignored_files(
         assert not any(r["path"].startswith(".git/") for r in found["results"]), (glob, found["results"])
         ignored = mcp.ok("search", {"query": "IGNORED_MARK", "mode": "text", "glob": [glob]})
         assert ignored["results"] == [], (glob, ignored["results"])
-    # glob: ignored files only on request, .git never
+    # ignored files only on request (grep's and glob's include_ignored), .git never
+    asked = mcp.ok("grep", {"pattern": "core|IGNORED_MARK", "glob": "*", "include_ignored": True})
+    assert {f["path"] for f in asked["files"]} == {"notes/debug.log"}
     plain = mcp.ok("glob", {"pattern": "**"})
     wanted = mcp.ok("glob", {"pattern": "**", "include_ignored": True})
     assert "notes/debug.log" not in {m["path"] for m in plain["matches"]}

@@ -106,7 +106,7 @@ def rg_command(
     extra: Sequence[str] = (),
     compact: bool = False,
     cap: bool = True,
-) -> list[str]:
+) -> RgArgv:
     """The full ``rg`` argv: flags via ripgrepy, then ``-e`` patterns, ``--`` and the paths.
     Output is ``--json``, or with ``compact`` only the matches (see :func:`parse_rg_only_matching`).
     ``cap`` stops reading a file after :data:`MAX_COUNT_PER_FILE` matching lines."""

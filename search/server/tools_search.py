@@ -177,6 +177,9 @@ def register(add: ToolAdder, state: ServerState) -> None:
                 "(other modes) are returned.",
             ),
         ] = 200,
+        include_ignored: Annotated[
+            bool, Field(description="Also search files .gitignore/.ignore leave out (never .git, .hg, .svn).")
+        ] = False,
     ) -> Annotated[CallToolResult, GrepOutput]:
         """Exhaustive text search with ripgrep over the live files (respects .gitignore; never reads
         .git). Use it to list every occurrence of an exact string or regex, to count them, or to find
@@ -195,6 +198,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             output_mode,
             context,
             head_limit,
+            include_ignored,
         )
 
     def find_symbol(
@@ -315,11 +319,12 @@ def _grep(
     mode: str,
     context: int,
     head_limit: int,
+    include_ignored: bool = False,
 ) -> CallToolResult:
     if not pattern:
         raise QueryError("the pattern is empty; pass a regex or, with fixed_strings=true, a literal string.")
     check_language(language)
-    extra: list[str] = []
+    extra: list[str] = ["--no-ignore"] if include_ignored else []
     if ignore_case is False:
         extra.append("--case-sensitive")
     if mode == "content" and context:
@@ -345,6 +350,8 @@ def _grep(
             ignore_case=bool(ignore_case),
             extra=extra,
         )
+        if include_ignored:
+            argv.keep = None  # asked for: no re-check against the ignore rules
         found, cut = _run_rg(ws, argv)
         capped = capped or cut
         for file_path, lines in found.items():
