@@ -97,12 +97,27 @@ def _parts(rel: str) -> list[str]:
     return parts
 
 
+def _open_dir_at(dir_fd: int, part: str) -> int:
+    """The directory ``part`` of ``dir_fd``, never through a symlink (``ELOOP``, as ``openat2`` says,
+    where ``O_DIRECTORY | O_NOFOLLOW`` reports a symlink as ``ENOTDIR``)."""
+    try:
+        return os.open(part, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dir_fd)
+    except NotADirectoryError:
+        try:
+            is_link = stat.S_ISLNK(os.stat(part, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+        except OSError:
+            is_link = False
+        if is_link:
+            raise OSError(errno.ELOOP, "a symlink is in the path", part) from None
+        raise
+
+
 def _open_walk(root_fd: int, parts: list[str], flags: int, mode: int) -> int:
     """``openat`` one component at a time, each with ``O_NOFOLLOW`` (the portable fallback)."""
     current = os.dup(root_fd)
     try:
         for part in parts[:-1]:
-            nxt = os.open(part, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=current)
+            nxt = _open_dir_at(current, part)
             os.close(current)
             current = nxt
         if not parts:
@@ -255,7 +270,7 @@ def makedirs_beneath(root_fd: int, rel: str) -> int:
                 os.mkdir(part, 0o777, dir_fd=current)
             except FileExistsError:
                 pass
-            nxt = os.open(part, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=current)
+            nxt = _open_dir_at(current, part)
             os.close(current)
             current = nxt
     except BaseException:

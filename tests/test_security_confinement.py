@@ -11,6 +11,7 @@ the real ripgrep and the MCP client, nothing outside the workspace root is ever 
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -30,7 +31,7 @@ from security_harness import (
 )
 from server_harness import SyncClient, build_index, connect, serve_args, server_env, text
 
-from indexer import load_settings
+from indexer import beneath, load_settings
 from indexer.beneath import has_openat2
 from indexer.daemon import start_background_watcher
 from indexer.index import Index
@@ -236,3 +237,50 @@ def test_the_watcher_never_indexes_through_a_symlinked_directory(tmp_path: Path)
         assert not any(p.startswith("src/race_link") for p in index.manifest())
     finally:
         stop()
+
+
+@pytest.mark.parametrize("resolver", ["openat2", "nofollow-walk"])
+def test_descriptor_resolution_holds_under_the_race_with_either_resolver(
+    tmp_path: Path, resolver: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if resolver == "openat2" and not has_openat2():
+        pytest.skip("this kernel has no openat2")
+    if resolver == "nofollow-walk":
+        monkeypatch.setattr(beneath, "_openat2", None)  # the portable O_NOFOLLOW walk
+    root, outside = make_secure_workspace(tmp_path)
+    before = snapshot(outside)
+    with pytest.raises(OSError) as loop:
+        beneath.read_beneath(root, "src/race_link/data.txt", 1000)
+    assert loop.value.errno == errno.ELOOP
+    with pytest.raises(OSError) as up:
+        beneath.read_beneath(root, "src/../../outside/data.txt", 1000)
+    assert up.value.errno == errno.EXDEV
+    swapper = Swapper(root, tmp_path / "stop", max_swaps=MAX_SWAPS, max_seconds=MAX_SWAP_SECONDS)
+    reads = writes = refused = leaks = 0
+    try:
+        for i in range(2000):
+            try:
+                data = beneath.read_beneath(root, "src/race/data.txt", 1000)
+                reads += 1
+                leaks += SECRET.encode() in data
+            except OSError:
+                refused += 1
+            try:
+                with beneath.root_fd(root) as rfd:
+                    dfd = beneath.makedirs_beneath(rfd, "src/race/made")
+                try:
+                    beneath.write_atomic(dfd, f"w{i}.txt", b"inside\n")
+                    writes += 1
+                finally:
+                    os.close(dfd)
+            except OSError:
+                refused += 1
+    finally:
+        swaps = swapper.stop()
+    with capsys.disabled():
+        print(
+            f"\n[security resolver {resolver}] "
+            + counts(swaps=swaps, reads=reads, writes=writes, refused=refused, leaks=leaks)
+        )
+    assert leaks == 0 and snapshot(outside) == before and not (outside / "made").exists()
+    assert reads > 0 and writes > 0
