@@ -29,6 +29,7 @@ from typing import Protocol
 import numpy as np
 import pyarrow as pa
 
+from indexer.beneath import read_beneath
 from indexer.chunks import CHUNKER_VERSION, chunk_file
 from indexer.config import Settings
 from indexer.languages import SYMBOL_LANGUAGES
@@ -48,7 +49,7 @@ from indexer.store import (
     vectors_schema,
 )
 from indexer.types import Chunk, FileRecord, Symbol, sha256_hex
-from indexer.workspace import BINARY_SNIFF_BYTES, Walker, WalkStats, WorkspaceFile, is_binary
+from indexer.workspace import Walker, WalkStats, WorkspaceFile
 from models.base import Embedder
 from models.errors import PlaitError
 
@@ -252,24 +253,7 @@ def plan_changes(
 
 
 def _single_file(walker: Walker, rel: str, stats: WalkStats) -> WorkspaceFile | None:
-    path = walker.root / rel
-    if walker.is_ignored(rel) or not path.is_file() or path.is_symlink():
-        return None
-    try:
-        st = path.stat()
-        if st.st_size > walker.settings.max_file_bytes:
-            stats.skipped_large += 1
-            return None
-        with path.open("rb") as fh:
-            head = fh.read(BINARY_SNIFF_BYTES)
-    except OSError:
-        return None
-    if is_binary(head):
-        stats.skipped_binary += 1
-        return None
-    from indexer.languages import detect_language
-
-    return WorkspaceFile(rel, path, st.st_size, st.st_mtime_ns, detect_language(rel, head))
+    return walker.single(rel, stats)  # reached without following a symlink (indexer.beneath)
 
 
 class Builder:
@@ -347,7 +331,7 @@ class Builder:
             touched: list[FileRecord] = []
             for f in batch:
                 try:
-                    data = f.abspath.read_bytes()
+                    data = read_beneath(self.settings.root, f.path, 4 * self.settings.max_file_bytes)
                 except FileNotFoundError:
                     if f.path in manifest:
                         plan.deleted.append(f.path)

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer import Index, IndexStoreError, Settings, git_status
+from indexer.beneath import is_regular_beneath, lstat_kind, read_beneath
 from models.errors import PathOutsideRootError, PlaitError
 from search.errors import QueryError
 from search.fusion import DEFAULT_K, fuse
+from search.ignores import check_language
 from search.query import AnalysedQuery, analyse
 from search.ranking import Ranked, RankingConfig, rank
 from search.retrievers import ResolvedScope, Retriever
@@ -82,6 +83,7 @@ def fusion_weights(
 def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = None) -> Scope:
     """``ws`` | ``changed`` | ``dir:P`` | ``file:P`` → :class:`Scope`."""
     text = (text or "ws").strip()
+    check_language(language)
     if text in ("ws", "changed"):
         return Scope(text, None, tuple(globs), language)  # type: ignore[arg-type]
     if text.startswith("dir:") and text[4:]:
@@ -148,16 +150,24 @@ class Engine:
                 raise PathOutsideRootError(scope.path, [root])
             if not target.exists():
                 raise QueryError(f"{scope.kind}:{scope.path} does not exist under {root}; check the path.")
-            if scope.kind == "file" and not target.is_file():
-                raise QueryError(f"file:{scope.path} is not a file; use dir:{scope.path} for a directory.")
             path = target.relative_to(root).as_posix() if target != root else None
+            # Looked at again from a descriptor of the root, symlinks not followed: a FIFO handed to
+            # ripgrep would block it, and a symlink swapped in since the check is refused.
+            found = lstat_kind(root, path or ".")
+            if scope.kind == "file" and found != "file":
+                raise QueryError(
+                    f"file:{scope.path} is a {found}, not a regular file; use dir: for a directory."
+                )
+            if scope.kind == "dir" and found != "directory":
+                raise QueryError(f"dir:{scope.path} is a {found}, not a directory; use file: for a file.")
             if scope.kind == "dir" and path is None:
                 return ResolvedScope("ws", None, None, scope.globs, scope.language)
         elif scope.kind == "changed":
             status = git_status(root)
             if status is None:
                 raise QueryError(f"scope 'changed' needs a git work tree, and {root} is not in one; use ws.")
-            paths = tuple(sorted(p for p in status.changed if (root / p).is_file()))
+            # Regular files reached without a symlink: an untracked link to a secret is not a file here.
+            paths = tuple(sorted(p for p in status.changed if is_regular_beneath(root, p)))
         return ResolvedScope(scope.kind, path, paths, scope.globs, scope.language)
 
     def search(
@@ -306,13 +316,11 @@ class Engine:
         return out
 
     def _snippet(self, path: str, start: int, end: int) -> tuple[str, int]:
-        try:
-            with open(
-                os.path.join(self.settings.root, path), encoding="utf-8", errors="replace", newline=""
-            ) as fh:
-                lines = fh.read().split("\n", end)  # split no further than the span's end
+        try:  # from a descriptor of the root: no symlink followed, no FIFO opened
+            data = read_beneath(self.settings.root, path, 1 << 26)
         except OSError:
             return "", end
+        lines = data.decode("utf-8", "replace").split("\n", end)  # split no further than the span's end
         if len(lines) <= end and lines[-1] == "":
             lines.pop()  # at the end of the file, its final newline ends the last line: no line after it
         del lines[end:]
