@@ -32,12 +32,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
 
+from indexer.beneath import read_beneath
 from indexer.chunks import CHUNKER_VERSION, chunk_file
 from indexer.config import Settings
 from indexer.languages import SYMBOL_LANGUAGES
@@ -57,7 +57,7 @@ from indexer.store import (
     vectors_schema,
 )
 from indexer.types import Chunk, FileRecord, Symbol, sha256_hex
-from indexer.workspace import BINARY_SNIFF_BYTES, Walker, WalkStats, WorkspaceFile, is_binary
+from indexer.workspace import Walker, WalkStats, WorkspaceFile
 from models.base import Embedder
 from models.errors import PlaitError
 
@@ -177,7 +177,6 @@ def parse_file(path: str, data: bytes, language: str | None, settings: Settings,
 @dataclass(frozen=True, slots=True)
 class _ParseJob:
     path: str
-    abspath: str
     mtime_ns: int
     language: str | None
     old_hash: str | None  # the manifest's sha256 of the file, if it was indexed
@@ -197,7 +196,9 @@ def read_and_parse(job: _ParseJob, settings: Settings | None = None) -> tuple[st
     settings = settings or _worker_settings
     assert settings is not None
     try:
-        data = Path(job.abspath).read_bytes()
+        data = read_beneath(
+            settings.root, job.path, 4 * settings.max_file_bytes
+        )  # no symlink out of the root
     except FileNotFoundError:
         return "missing", None
     except OSError as exc:
@@ -327,24 +328,7 @@ def plan_changes(
 
 
 def _single_file(walker: Walker, rel: str, stats: WalkStats) -> WorkspaceFile | None:
-    path = walker.root / rel
-    if walker.is_ignored(rel) or not path.is_file() or path.is_symlink():
-        return None
-    try:
-        st = path.stat()
-        if st.st_size > walker.settings.max_file_bytes:
-            stats.skipped_large += 1
-            return None
-        with path.open("rb") as fh:
-            head = fh.read(BINARY_SNIFF_BYTES)
-    except OSError:
-        return None
-    if is_binary(head):
-        stats.skipped_binary += 1
-        return None
-    from indexer.languages import detect_language
-
-    return WorkspaceFile(rel, path, st.st_size, st.st_mtime_ns, detect_language(rel, head))
+    return walker.single(rel, stats)  # reached without following a symlink (indexer.beneath)
 
 
 class Builder:
@@ -427,8 +411,7 @@ class Builder:
         try:
             for i in range(0, len(plan.changed), FILE_BATCH):
                 batch = plan.changed[i : i + FILE_BATCH]
-                jobs = [_ParseJob(f.path, str(f.abspath), f.mtime_ns, f.language, _hash_of(manifest, f.path))
-                        for f in batch]  # fmt: skip
+                jobs = [_ParseJob(f.path, f.mtime_ns, f.language, _hash_of(manifest, f.path)) for f in batch]
                 if pool is None:
                     outcomes: Iterable[tuple[str, object]] = (
                         read_and_parse(job, self.settings) for job in jobs

@@ -1,9 +1,11 @@
 """Chunking: the spans that get embedded and returned by searches.
 
-One chunk per definition. A definition longer than ``max_lines`` is split: its nested
-definitions become chunks of their own and the code between them (a class header, module-level
-statements inside it) is chunked as that definition's; a long definition with nothing nested is
-cut into overlapping windows. Consecutive small chunks at one level are merged up to
+One chunk per definition, over the definition's span as :mod:`indexer.symbols` reports it: from
+its doc comment and decorators to its end, so a doc comment is embedded with what it documents
+and never lands in a gap chunk or in the previous definition's chunk. A definition longer than
+``max_lines`` is split: its nested definitions become chunks of their own and the code between
+them (a class header, module-level statements inside it) is chunked as that definition's; a long
+definition with nothing nested is cut into overlapping windows. Consecutive small chunks at one level are merged up to
 ``max_lines``. Files without symbols become line windows. Blank-only spans are dropped.
 
 The embedded text starts with a short header (path and enclosing scope) so that a chunk carries
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from indexer.config import ChunkSettings
 from indexer.types import Chunk, Symbol, sha256_hex
 
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: definitions start at their decorators, attributes and doc comment
 
 
 @dataclass(slots=True)

@@ -3,6 +3,13 @@
 ``load_settings`` is called once at the edge (CLI, server start, daemon); library code receives the
 ``Settings`` and never reads ``os.environ`` itself. Precedence: explicit overrides (flags) > env >
 ``plait.toml`` > ``[tool.plait]`` in ``pyproject.toml`` > defaults.
+
+Where the index goes is the user's choice, never the repository's: ``--index-dir`` and
+``PLAIT_INDEX_DIR`` name the index location of one workspace (a path or any LanceDB URI) — the same
+meaning for ``plait index``, ``watch``, ``search`` and ``serve`` (which refuses them with several
+roots). ``index_dir`` in a repository's ``plait.toml`` may only pick a folder inside plait's cache
+directory (relative paths are taken relative to it); anything else is refused with
+:class:`ConfigError` saying to pass it on the command line or in the environment instead.
 """
 
 from __future__ import annotations
@@ -16,10 +23,12 @@ from typing import Any
 
 from platformdirs import user_cache_dir
 
+from indexer.beneath import is_regular_beneath, read_beneath
 from models.config import BACKENDS, DEFAULT_MODEL, ModelConfig
 from models.errors import ConfigError
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
+MAX_CONFIG_BYTES = 4 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +54,7 @@ class Settings:
     # Raw tables passed through to the parts that own them (guard rules, server tool config).
     guard: tuple[Mapping[str, Any], ...] = ()
     server: Mapping[str, Any] = field(default_factory=dict)
+    ranking: Mapping[str, Any] = field(default_factory=dict)  # [ranking], validated by the search side
 
     @property
     def index_is_local(self) -> bool:
@@ -54,20 +64,40 @@ class Settings:
         return replace(self, model=model)
 
 
+def cache_dir() -> Path:
+    """plait's folder in the user cache directory (platformdirs): the home of every default index."""
+    return Path(user_cache_dir("plait", appauthor=False))
+
+
 def default_index_dir(root: Path) -> str:
     digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return str(Path(user_cache_dir("plait", appauthor=False)) / f"{root.resolve().name}-{digest}")
+    return str(cache_dir() / f"{root.resolve().name}-{digest}")
+
+
+def project_index_dir(root: Path, value: Any) -> str:
+    """``index_dir`` from a repository's own configuration, kept inside :func:`cache_dir` (see the
+    module docstring); raises :class:`ConfigError` otherwise."""
+    base = cache_dir().resolve()
+    text = str(value) if isinstance(value, str) else ""
+    if text and "://" not in text:
+        path = Path(text).expanduser()
+        resolved = (path if path.is_absolute() else base / path).resolve()
+        if resolved.is_relative_to(base) and resolved != base:
+            return str(resolved)
+    raise ConfigError(
+        f"the plait.toml of {root} sets index_dir = {value!r}, outside plait's cache directory ({base}); "
+        "a repository cannot choose where plait writes. Pass it yourself with --index-dir or "
+        "PLAIT_INDEX_DIR, or remove index_dir from plait.toml."
+    )
 
 
 def read_project_config(root: Path) -> dict[str, Any]:
     """The ``plait.toml`` table, else ``[tool.plait]`` of ``pyproject.toml``, else ``{}``."""
-    plait_toml = root / "plait.toml"
     try:
-        if plait_toml.is_file():
-            return tomllib.loads(plait_toml.read_text(encoding="utf-8"))
-        pyproject = root / "pyproject.toml"
-        if pyproject.is_file():
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        if is_regular_beneath(root, "plait.toml"):  # never a symlink out, never a FIFO
+            return tomllib.loads(read_beneath(root, "plait.toml", MAX_CONFIG_BYTES).decode("utf-8"))
+        if is_regular_beneath(root, "pyproject.toml"):
+            data = tomllib.loads(read_beneath(root, "pyproject.toml", MAX_CONFIG_BYTES).decode("utf-8"))
             tool = data.get("tool", {})
             plait = tool.get("plait", {}) if isinstance(tool, dict) else {}
             return plait if isinstance(plait, dict) else {}
@@ -146,7 +176,9 @@ def load_settings(
     overrides = overrides or {}
     root = root.resolve()
     table = read_project_config(root)
-    index_dir = overrides.get("index_dir") or env.get("PLAIT_INDEX_DIR") or table.get("index_dir")
+    index_dir = overrides.get("index_dir") or env.get("PLAIT_INDEX_DIR")
+    if not index_dir and table.get("index_dir") is not None:
+        index_dir = project_index_dir(root, table["index_dir"])
     index_table = table.get("index", {}) if isinstance(table.get("index"), dict) else {}
     chunk_table = table.get("chunks", {}) if isinstance(table.get("chunks"), dict) else {}
     model_table = table.get("model", {})
@@ -176,6 +208,9 @@ def load_settings(
     if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
         raise ConfigError("[[guard.rules]] must be an array of tables")
     server = table.get("server", {})
+    ranking = table.get("ranking", {})
+    if not isinstance(ranking, dict):
+        raise ConfigError(f"[ranking] must be a table, got {ranking!r}")
     return Settings(
         root=root,
         index_dir=str(index_dir) if index_dir else default_index_dir(root),
@@ -190,4 +225,5 @@ def load_settings(
         model=_model_config(model_table, env, overrides),
         guard=tuple(rules),
         server=server if isinstance(server, dict) else {},
+        ranking=ranking,
     )

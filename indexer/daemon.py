@@ -69,6 +69,7 @@ log = logging.getLogger(__name__)
 RULE_FILES = frozenset({".gitignore", ".ignore"})
 MAX_BACKOFF = 300.0
 UPGRADE_SLICE = 256  # chunks the background tier upgrade embeds per writer-lock hold (seconds, not minutes)
+MAX_DEGRADED_PAUSE = 30.0  # while file events fail, a whole-workspace check at least this often
 
 
 class WatcherRunningError(PlaitError):
@@ -150,6 +151,9 @@ class Watcher:
         self._lock_fd: int | None = None
         self._upgraded = False  # the full tier was complete after the last batch
         self.error: BaseException | None = None
+        self.watch_errors = 0  # backend failures survived (reopened each time)
+        self.restarts = 0  # times the whole watcher failed and was started again
+        self.stop_requested = False
         self.state: dict[str, Any] = {
             "pid": os.getpid(),
             "root": str(self.root),
@@ -166,6 +170,14 @@ class Watcher:
         }
 
     # -- lifecycle ------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget the events of a failed run (the next run starts with a whole-workspace check)."""
+        with self._cv:
+            self._incoming = _Batch()
+            self._collector_done = False
+            if not self.stop_requested:
+                self._flag = _StopFlag()
+
     def claim(self) -> None:
         """Take the one-watcher-per-index lock (WatcherRunningError if another watcher holds it)."""
         if self._lock_fd is not None:
@@ -192,10 +204,16 @@ class Watcher:
 
     def request_stop(self) -> None:
         """Ask ``run()`` to return after the current batch; safe to call from a signal handler."""
+        self.stop_requested = True
         self._flag.set()
 
     def stop(self) -> None:
         """Like :meth:`request_stop`, and wakes the loop at once (not for signal handlers)."""
+        self.stop_requested = True
+        self._halt()
+
+    def _halt(self) -> None:
+        """End this run (its collector too) without asking the restart loop to give up."""
         self._flag.set()
         with self._cv:
             self._cv.notify_all()
@@ -235,9 +253,10 @@ class Watcher:
                     self._idle(backoff)
                 pending.merge(self._take(block=False))  # locked: build() already waited lock_wait
         finally:
-            self.stop()
+            self._halt()
             collector.join(timeout=5.0)
-            notify.close()
+            with contextlib.suppress(Exception):
+                notify.close()
             self.state.update(running=False, phase="stopped", queue=0)
             self._write_state()
             self.release()
@@ -258,38 +277,87 @@ class Watcher:
             return RustNotify([str(self.root)], False, True, opts.poll_delay_ms, True, True)
 
     def _collect(self, notify: Any) -> None:
-        """Collector thread: grouped raw events → filtered ``_Batch`` merged into ``_incoming``."""
+        """Collector thread: grouped raw events → filtered ``_Batch`` merged into ``_incoming``.
+
+        It never gives up while the watcher runs: when the backend fails (a symlink loop in the tree,
+        a directory that vanished under it, a permission error), the failure is logged and counted,
+        the backend is opened again, and a whole-workspace check is queued so nothing changed in
+        between is missed; while it cannot be opened, that check runs every ``poll_delay_ms`` · 10.
+        """
         opts = self.options
+        failures = 0  # in a row: a backend that fails at every poll (a symlink loop) is not reopened hot
         try:
             while not self.stopping:
-                raw = notify.watch(opts.max_batch_ms, opts.quiet_ms, 0, self._flag)
+                try:
+                    raw = notify.watch(opts.max_batch_ms, opts.quiet_ms, 0, self._flag)
+                    failures = 0
+                except Exception as exc:  # the backend broke: report, reopen, keep indexing
+                    failures += 1
+                    notify = self._recover(notify, exc, failures)
+                    continue
                 if isinstance(raw, str):  # 'stop', 'signal' or 'timeout'
                     if raw == "stop":
                         break
                     continue
-                batch = self._filter(raw)
+                try:
+                    batch = self._filter(raw)
+                except Exception as exc:  # one bad event must not end the collector
+                    log.warning("dropping a batch of file events: %s; checking the workspace instead", exc)
+                    batch = _Batch(full=True, reason="events lost", first_event=time.time())
                 if batch:
-                    with self._cv:
-                        self._incoming.merge(batch)
-                        self.state["queue"] = len(self._incoming.paths)
-                        self._cv.notify_all()
-        except Exception as exc:  # top of a thread: report, stop the watcher
-            log.error("file watching failed: %s; the watcher stops", exc)
-            self.error = exc
-            self._flag.set()
+                    self._queue(batch)
         finally:
+            with contextlib.suppress(Exception):
+                notify.close()
             with self._cv:
                 self._collector_done = True
                 self._cv.notify_all()
+
+    def _queue(self, batch: _Batch) -> None:
+        with self._cv:
+            self._incoming.merge(batch)
+            self.state["queue"] = len(self._incoming.paths)
+            self._cv.notify_all()
+
+    def _recover(self, notify: Any, exc: Exception, failures: int) -> Any:
+        """Log a backend failure, queue a whole-workspace check, pause (longer after each failure in a
+        row, at most :data:`MAX_DEGRADED_PAUSE`) and open the backend again, retrying while that fails.
+        Returns the backend to use next. A backend that keeps failing (polling over a symlink loop)
+        thus degrades to a whole-workspace check per pause: the index stays fresh, more slowly."""
+        self.watch_errors += 1
+        self.state["last_error"] = f"file watching failed: {exc}"
+        log.warning("file watching failed (%s); checking the whole workspace and watching again", exc)
+        with contextlib.suppress(Exception):
+            notify.close()
+        pause = min(MAX_DEGRADED_PAUSE, self.options.poll_delay_ms / 1000 * 2 ** (failures - 1))
+        while not self.stopping:
+            self._queue(_Batch(full=True, reason="file watching restarted", first_event=time.time()))
+            self._wait_stop(pause)
+            try:
+                return self._open_notify()
+            except Exception as again:  # still failing: the checks keep the index fresh meanwhile
+                log.warning("file watching still unavailable (%s); checking again in %.0f s", again, pause)
+                pause = min(MAX_DEGRADED_PAUSE, pause * 2)
+        return _Stopped()
+
+    def _wait_stop(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        with self._cv:
+            while not self.stopping and time.monotonic() < deadline:
+                self._cv.wait(min(0.5, max(0.0, deadline - time.monotonic())))
 
     def _filter(self, raw: Iterable[tuple[int, str]]) -> _Batch:
         now = time.time()
         batch = _Batch()
         verdicts: dict[str, bool] = {}
+        canonical: dict[str, str | None] = {}
         for _change, abspath in raw:
             if not abspath.startswith(self._root_prefix):
                 continue
             rel = abspath[len(self._root_prefix) :].replace(os.sep, "/")
+            rel = self._canonical(rel, canonical)  # type: ignore[assignment]
+            if rel is None:
+                continue  # reached through a symlink that leads out of the root
             parts = rel.split("/")
             if self._index_rel is not None and (
                 rel == self._index_rel or rel.startswith(self._index_rel + "/")
@@ -312,6 +380,24 @@ class Watcher:
                 self.root, batch.paths, now, opts.quiet_ms / 1000, opts.max_batch_ms / 1000
             )
         return batch
+
+    def _canonical(self, rel: str, memo: dict[str, str | None]) -> str | None:
+        """The event path without symlinks in its directories: the backend reports a directory that
+        is reachable twice (``src/self -> .``) under either name, and plait indexes each file under its
+        one real path. ``None`` when the real directory lies outside the root. Only a hint: the
+        build opens the path again without following any symlink."""
+        parent, sep, name = rel.rpartition("/")
+        if not sep:
+            return rel
+        real = memo.get(parent, "")
+        if real == "":
+            resolved = Path(os.path.realpath(self.root / parent))
+            real = memo[parent] = (
+                resolved.relative_to(self.root).as_posix() if resolved.is_relative_to(self.root) else None
+            )
+        if real is None:
+            return None
+        return name if real == "." else f"{real}/{name}"
 
     def _ignored(self, rel: str, is_dir: bool, memo: dict[str, bool]) -> bool:
         """``Walker.is_ignored`` with the verdicts of ancestor directories memoised per event group."""
@@ -506,13 +592,15 @@ def run_watch(settings: Settings, *, verbose: bool = False, vectors: bool = True
     return 0
 
 
-def start_background_watcher(settings: Settings, vectors: bool = True) -> Callable[[], None]:
+def start_background_watcher(
+    settings: Settings, vectors: bool = True, options: WatchOptions | None = None
+) -> Callable[[], None]:
     """Run a :class:`Watcher` in a daemon thread (``plait serve --watch``); returns its stop function.
 
     The stop function lets the current batch finish and joins the thread (at most ``timeout``
     seconds, default 60). Raises WatcherRunningError at once when another watcher holds the index.
     """
-    watcher = Watcher(settings, vectors=vectors)
+    watcher = Watcher(settings, vectors=vectors, options=options)
     watcher.claim()
     thread = threading.Thread(target=_run_logged, args=(watcher,), name=f"plait-watch {settings.root.name}")
     thread.daemon = True
@@ -526,10 +614,33 @@ def start_background_watcher(settings: Settings, vectors: bool = True) -> Callab
 
 
 def _run_logged(watcher: Watcher) -> None:
-    try:
-        watcher.run()
-    except Exception:  # top of a thread: the server keeps serving without a watcher
-        log.exception("the watcher for %s stopped", watcher.root)
+    """Run the watcher; if it ever fails (any exception), log it and run it again after a pause that
+    grows to :data:`MAX_BACKOFF`, until it is stopped. The server keeps serving throughout."""
+    pause = 1.0
+    while not watcher.stop_requested:
+        try:
+            watcher.claim()
+            watcher.run()
+        except WatcherRunningError as exc:  # another watcher keeps this index fresh: leave it to it
+            log.warning("%s", exc)
+            return
+        except Exception:  # top of a thread: log, then watch again
+            log.exception("the watcher for %s failed; restarting it in %.0f s", watcher.root, pause)
+            watcher.release()
+            watcher.restarts += 1
+            watcher.reset()
+            watcher._wait_stop(pause)
+            pause = min(MAX_BACKOFF, pause * 2)
+
+
+class _Stopped:
+    """The backend stand-in once the watcher stops while the real one could not be reopened."""
+
+    def watch(self, *_args: Any) -> str:
+        return "stop"
+
+    def close(self) -> None:
+        pass
 
 
 # -- helpers --------------------------------------------------------------------------------------

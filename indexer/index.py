@@ -7,6 +7,7 @@ so a long-lived process keeps them warm. Readers never take the writer lock.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
@@ -21,6 +22,8 @@ from typing import Any
 import pathspec
 import pyarrow as pa
 
+from indexer import ownership
+from indexer.beneath import read_beneath
 from indexer.build import (
     Builder,
     BuildReport,
@@ -35,7 +38,7 @@ from indexer.embedding import TIERS, make_embedder, tier_config
 from indexer.errors import IndexCorruptError, IndexStoreError
 from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
-from indexer.lock import writer_lock
+from indexer.lock import writer_active, writer_lock
 from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
 from indexer.snapshot import Snapshot, current
 from indexer.store import Store, batched, in_filter, model_slug, sql_str
@@ -67,10 +70,16 @@ def _path_prefix_sql(prefix: str) -> str:
     return f"(path = {sql_str(prefix)} OR path LIKE {sql_str(like + '/%')} ESCAPE '\\')"
 
 
+INTERRUPTED_DETAIL = (
+    "interrupted build: run plait index again (searches use the last published snapshot meanwhile)"
+)
+
+
 class IndexState(StrEnum):
     MISSING = "missing"
     CORRUPT = "corrupt"
     SCHEMA_MISMATCH = "schema_mismatch"
+    INTERRUPTED = "interrupted"  # a build was killed; searches read the last published snapshot
     STALE = "stale"
     FRESH = "fresh"
 
@@ -271,18 +280,26 @@ class Index:
         index is rebuilt from scratch; the embedding cache is kept whenever it is readable.
         """
         tier_config(self.settings.model, tier)  # a bad tier fails before any work
+        root = self.settings.root.resolve()
+        if self.settings.index_is_local:  # before the lock file: a foreign folder gets nothing of ours
+            ownership.claim(Path(self.location), root)
         with writer_lock(self.location, wait=wait):
+            self._check_meta_owner(root)
             factories = self._embedder_factories() if vectors else None
 
             def builder() -> Builder:
                 return Builder(self.settings, self.store, embedders=factories, tier=tier, progress=progress)
 
+            with contextlib.suppress(IndexStoreError):  # unreadable meta: the build's verify says so
+                if "fingerprint" in self.store.get_meta():  # a first build says so by having none yet
+                    self.store.set_meta(owner=ownership.owner_record(root), build={"state": "running"})
             try:
                 report = builder().run(full=full, paths=paths)
             except IndexCorruptError as exc:
                 self._wipe()
                 report = builder().run(full=True)
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
+            self.store.set_meta(owner=ownership.owner_record(root), build={"state": "done"})
         self._forget_versions()
         self._prepare_lexical()
         return report
@@ -295,6 +312,7 @@ class Index:
         if not self.exists():
             return 0
         with writer_lock(self.location, wait=wait):
+            self._check_meta_owner(self.settings.root.resolve())
             builder = Builder(self.settings, self.store, embedders=self._embedder_factories(), tier=tier)
             remaining, _report = builder.upgrade(tier, limit)
         self._forget_versions()
@@ -315,16 +333,22 @@ class Index:
         except IndexStoreError as exc:
             log.debug("BM25 index not prepared after the build: %s", exc)
 
-    def _wipe(self) -> None:
-        if self.settings.index_is_local:
-            import shutil
+    def _check_meta_owner(self, root: Path) -> None:
+        """Refuse a location whose ``meta`` names another root (object storage has no marker file)."""
+        try:
+            meta = self.store.get_meta()
+        except IndexStoreError:
+            if not self.settings.index_is_local:  # nothing else says whose it is: never wipe it
+                raise
+            return  # a local location was checked by its marker; the build rebuilds what is unreadable
+        ownership.check_meta(self.location, meta, root)
 
-            for child in Path(self.location).iterdir():
-                if child.name not in ("writer.lock", "watcher.lock", "watcher.json", "endpoint.json"):
-                    if child.is_dir():
-                        shutil.rmtree(child, ignore_errors=True)
-                    else:
-                        child.unlink(missing_ok=True)
+    def _wipe(self) -> None:
+        """Delete an unreadable index's data: locally only the entries plait makes (never a foreign
+        file, never the marker or locks); in object storage its tables."""
+        if self.settings.index_is_local:
+            removed = ownership.wipe_entries(Path(self.location))
+            log.warning("the index at %s was unreadable; removed %s", self.location, ", ".join(removed))
         else:
             self.store.drop_all()
         self._store = None
@@ -622,6 +646,8 @@ class Index:
         """State, counts, coverage and (with ``check_files``) which files changed since the last build."""
         root = str(self.settings.root)
         if not self.exists():
+            if self._interrupted_first_build():
+                return IndexStatus(IndexState.INTERRUPTED, root, self.location, detail=INTERRUPTED_DETAIL)
             return IndexStatus(IndexState.MISSING, root, self.location, detail=f"run `plait index {root}`")
         try:
             meta = self.store.get_meta()
@@ -646,6 +672,10 @@ class Index:
                 st.model = str(entries[st.search_tier].get("id"))
                 st.vectors = counts[st.search_tier]
             st.last_build = meta.get("last_build")
+            if self._interrupted(meta):
+                st.state = IndexState.INTERRUPTED
+                st.detail = INTERRUPTED_DETAIL
+                return st
             if meta.get("fingerprint") != fingerprint(self.settings):
                 st.state = IndexState.SCHEMA_MISMATCH
                 st.detail = (
@@ -660,6 +690,26 @@ class Index:
             st.size_bytes = _dir_size(Path(self.location))
         return st
 
+    def _interrupted(self, meta: Mapping[str, Any]) -> bool:
+        """A build started and did not finish, and no writer holds the lock now (it was killed)."""
+        build = meta.get("build")
+        running = isinstance(build, dict) and build.get("state") == "running"
+        return (running or "fingerprint" not in meta) and not writer_active(self.location)
+
+    def _interrupted_first_build(self) -> bool:
+        """A first build was killed before it made the files table: plait's tables are there, and no
+        writer is at work."""
+        if not self.settings.index_is_local:
+            return False
+        location = Path(self.location)
+        try:
+            started = ownership.read_marker(location) is not None and any(
+                e.name.endswith(".lance") for e in os.scandir(location)
+            )
+        except OSError:
+            return False
+        return started and not writer_active(self.location)
+
     def _compare_files(self, st: IndexStatus) -> None:
         manifest = read_manifest(self.store)
         seen = set()
@@ -670,7 +720,7 @@ class Index:
                 st.new_files.append(f.path)
             elif old[1] != f.size or old[2] != f.mtime_ns:
                 try:
-                    if sha256_hex(f.abspath.read_bytes()) != old[0]:
+                    if sha256_hex(read_beneath(self.settings.root, f.path, 1 << 30)) != old[0]:
                         st.stale_files.append(f.path)
                 except OSError:
                     st.stale_files.append(f.path)
@@ -690,7 +740,9 @@ class Index:
         if st.st_size == old[1] and st.st_mtime_ns == old[2]:
             return False
         try:
-            return sha256_hex((self.settings.root / path).read_bytes()) != old[0]
+            return (
+                sha256_hex(read_beneath(self.settings.root, path, 1 << 30)) != old[0]
+            )  # no symlink, no FIFO
         except OSError:
             return True
 

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 SYMBOL_LANGUAGES: frozenset[str] = frozenset(
     {
         "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp",
-        "csharp", "ruby", "php", "kotlin", "swift", "scala", "bash",
+        "csharp", "ruby", "php", "kotlin", "swift", "scala", "bash", "haskell", "lua",
     }
 )  # fmt: skip
 
@@ -30,7 +30,7 @@ EXTENSIONS: dict[str, str] = {
     ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".txt": "text",
     ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".json": "json",
     ".html": "html", ".css": "css", ".scss": "scss", ".sql": "sql",
-    ".lua": "lua", ".hs": "haskell", ".ex": "elixir", ".exs": "elixir", ".zig": "zig",
+    ".lua": "lua", ".rockspec": "lua", ".hs": "haskell", ".hs-boot": "haskell", ".ex": "elixir", ".exs": "elixir", ".zig": "zig",
     ".dart": "dart", ".r": "r", ".pl": "perl", ".pm": "perl", ".vue": "vue",
     ".proto": "proto", ".tf": "hcl", ".cmake": "cmake", ".el": "elisp",
     ".m": "objc", ".mm": "objc", ".clj": "clojure", ".erl": "erlang", ".ml": "ocaml",

@@ -53,3 +53,21 @@ def writer_lock(index_dir: str, *, wait: float = 0.0, poll: float = 0.1) -> Iter
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def writer_active(index_dir: str) -> bool:
+    """Whether some process holds the index's writer lock now (a build is running)."""
+    path = lock_path(index_dir)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the probe's lock
+    return False

@@ -4,10 +4,13 @@
 capture names are the whole contract between the ``.scm`` files and this module:
 
 ``@definition.<kind>`` + ``@name``
-    A definition to report. The captured node's span is the symbol's span (decorators,
-    annotations and ``template <...>`` lines that tree-sitter puts *outside* that node are not
-    included); ``@name`` is its name. A name written with a scope (C++ ``A::f``, Ruby
-    ``class A::B``) is split: the last part is the name, the rest joins the qualified name.
+    A definition to report; ``@name`` is its name. A name written with a scope (C++ ``A::f``,
+    Ruby ``class A::B``) is split: the last part is the name, the rest joins the qualified name.
+    Several ``@name`` nodes join with a space (a Haskell ``instance Show (Maybe a)``).
+``@doc`` / ``@decoration``
+    Comments, and decorators/attributes that a grammar puts *outside* the definition node (Rust
+    ``#[...]``, TypeScript method decorators, Haskell pragmas), that may belong to the definition
+    below them (see "Spans").
 ``@qualifier`` (optional, with a definition)
     An explicit scope that is not an ancestor in the tree: the Go method receiver type.
 ``@scope.<kind>`` + ``@name``
@@ -15,8 +18,18 @@ capture names are the whole contract between the ``.scm`` files and this module:
     Swift ``extension``, C#/PHP namespace blocks. Its kind decides whether functions in it are
     methods (``type``) or not (``module``).
 ``@package`` + ``@name``
-    A file-level package clause (Go, Java, Kotlin, Scala, C#, PHP) that prefixes every
+    A file-level package clause (Go, Java, Kotlin, Scala, C#, PHP, a Haskell `module`) that prefixes every
     top-level qualified name; several clauses join in order (Scala ``package a`` / ``package b``).
+
+Spans: a symbol's ``start_line`` is the first line of what belongs to the definition, not its
+keyword line. From the captured node, go out through the wrappers that hold only it (Python's
+``decorated_definition``, ``export``, C++ ``template <...>``, a ``const``/``type`` with one
+declarator), then up over decorators/attributes and over the contiguous comment lines directly
+above (no blank line between, each starting its line, none inside an earlier definition, not a
+Rust ``//!`` or Haskell ``-- ^`` comment). ``name_line`` is the line of ``@name`` (the ``def``
+line; for Haskell the signature), for a consumer that wants the definition itself. A definition
+that a grammar ends with the next one's doc comment (not indented under it) ends before it.
+In Haskell, consecutive definitions of one name (a signature and its equations) are one symbol.
 
 When several patterns capture the same node, the earliest pattern in the file wins, so a
 specific pattern (a JavaScript ``constructor``) goes before the general one (any method).
@@ -28,7 +41,7 @@ trait, enum, or a ``type`` scope such as ``impl``) becomes a ``method``; one nes
 stays a ``function``. In C++, a method named like its class is a ``constructor``, and an
 out-of-line ``ns::f`` whose qualifier is a namespace defined in the file is a ``function``.
 
-``signature`` is the definition's first source line, stripped and capped at 200 characters;
+``signature`` is the first source line of the captured node, stripped and capped at 200 characters;
 lines of annotations that a grammar puts inside the node (``@Override``, ``[Test]``,
 ``#[attr]``) are skipped up to the line holding the name.
 
@@ -39,6 +52,7 @@ Source that is not valid UTF-8 or does not parse still yields what tree-sitter r
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 
@@ -59,8 +73,31 @@ _WHITESPACE = re.compile(r"\s+")
 _IDENTIFIER_START = re.compile(r"[A-Za-z_$]")
 # Lines of annotations/attributes that some grammars put inside the definition node.
 _ANNOTATION_PREFIXES_B = (b"@", b"#[", b"[")
-# Bash function names may contain `::` and `.` (`lib::util`), but those are not scopes.
-_NAMES_NOT_SPLIT = frozenset({"bash"})
+# Bash function names may contain `::` and `.` (`lib::util`), and Haskell operators `.:` or
+# `.=`, but those are not scopes.
+_NAMES_NOT_SPLIT = frozenset({"bash", "haskell"})
+# Languages whose definitions may come in consecutive pieces of one name: a Haskell signature and
+# its equations (`f :: Int -> Int`, `f 0 = 1`, `f n = n`).
+_PIECEWISE = frozenset({"haskell"})
+# Nodes that wrap one definition and start before it: its decorators (Python), `export` (JS/TS),
+# `template <...>` (C++), `const`/`let`/`type` of a single declarator or spec.
+_WRAPPERS = frozenset(
+    {
+        "decorated_definition", "export_statement", "template_declaration", "lexical_declaration",
+        "variable_declaration", "type_declaration", "const_declaration", "var_declaration",
+        "ambient_declaration",
+    }
+)  # fmt: skip
+_WRAPPED_EXTRAS = frozenset({"decorator", "template_parameter_list", "comment"})
+# Comments that document something other than the definition below them: a shebang, Rust's
+# inner doc comments (`//!`, `/*!`: the enclosing item; Doxygen's `//!` in C++ is a leading one),
+# Haskell's `-- ^` (the item above).
+_NOT_LEADING_DOC = {
+    "rust": re.compile(rb"//!|/\*!"),
+    "haskell": re.compile(rb"--\s*\^|\{-\s*\^"),
+}
+_SHEBANG = re.compile(rb"#!")
+_SPACE = b" \t\r\n\f\v"
 
 
 @dataclass(slots=True)
@@ -74,6 +111,22 @@ class _Found:
     qualifier: list[str]
     pattern: int
     name_byte: int
+    name_row: int
+    last: tree_sitter.Node | None = None  # the last piece of a definition written in pieces (Haskell)
+    trimmed: tuple[int, int] | None = None  # (end byte, 0-based end row) without trailing comments
+
+    @property
+    def end_byte(self) -> int:
+        return self.trimmed[0] if self.trimmed is not None else (self.last or self.node).end_byte
+
+
+@dataclass(slots=True)
+class _Lead:
+    """A comment (``doc``) or a decorator/attribute (``decoration``) that may belong to the
+    definition below it."""
+
+    role: str
+    node: tree_sitter.Node
 
 
 @dataclass(slots=True)
@@ -100,23 +153,43 @@ def extract_symbols(source: bytes, language: str, path: str) -> list[Symbol]:
 def symbols_from_tree(tree: tree_sitter.Tree, source: bytes, language: str, path: str) -> list[Symbol]:
     """:func:`extract_symbols` for a tree already parsed from ``source`` (the chunker reuses its tree)."""
     query = load_query(language, "tags")
-    found = _collect(query, tree.root_node, source, split=language not in _NAMES_NOT_SPLIT)
-    symbols = _qualify(found, language, path, source)
+    found, leads = _collect(query, tree.root_node, source, split=language not in _NAMES_NOT_SPLIT)
+    if language in _PIECEWISE:
+        found = _join_pieces(found)
+    symbols = _qualify(found, _Leading(leads, source, language), language, path, source)
     symbols.sort(key=lambda s: (s.start_line, -s.end_line))
     return symbols
 
 
-def _collect(query: tree_sitter.Query, root: tree_sitter.Node, source: bytes, *, split: bool) -> list[_Found]:
-    """Run the query; keep one match per node (the earliest pattern), ordered by position."""
+def _collect(
+    query: tree_sitter.Query, root: tree_sitter.Node, source: bytes, *, split: bool
+) -> tuple[list[_Found], list[_Lead]]:
+    """Run the query; keep one match per node (the earliest pattern), ordered by position.
+
+    Also returns the comments and decorators the query marks, for :class:`_Leading`."""
     best: dict[int, _Found] = {}
+    leads: list[_Lead] = []
     for pattern, captures in tree_sitter.QueryCursor(query).matches(root):
+        lead = _lead_from_match(captures)
+        if lead is not None:
+            leads.append(lead)
+            continue
         item = _from_match(pattern, captures, source, split)
         if item is None:
             continue
         key = item.node.id
         if key not in best or pattern < best[key].pattern:
             best[key] = item
-    return sorted(best.values(), key=lambda f: (f.node.start_byte, -f.node.end_byte, f.pattern))
+    found = sorted(best.values(), key=lambda f: (f.node.start_byte, -f.node.end_byte, f.pattern))
+    return found, leads
+
+
+def _lead_from_match(captures: dict[str, list[tree_sitter.Node]]) -> _Lead | None:
+    for role in ("doc", "decoration"):
+        nodes = captures.get(role)
+        if nodes:
+            return _Lead(role, nodes[0])
+    return None
 
 
 def _from_match(
@@ -131,14 +204,18 @@ def _from_match(
     names = captures.get("name")
     if node is None or not names or names[0].is_missing:
         return None
-    text = _text(names[0], source)
+    # Several @name nodes (a Haskell `instance Show (Maybe a)`: class and type) join with a space.
+    text = " ".join(_WHITESPACE.sub(" ", _text(n, source)).strip() for n in names)
     parts = _split_name(text) if split else [text.strip()]
     if not parts:
         return None
     qualifier = [p for q in captures.get("qualifier", [])[:1] for p in _split_name(_text(q, source))]
+    first = names[0]
     if role == "package":
-        return _Found(role, kind, node, ".".join(parts), [], pattern, names[0].start_byte)
-    return _Found(role, kind, node, parts[-1], qualifier + parts[:-1], pattern, names[0].start_byte)
+        return _Found(role, kind, node, ".".join(parts), [], pattern, first.start_byte, first.start_point.row)
+    return _Found(
+        role, kind, node, parts[-1], qualifier + parts[:-1], pattern, first.start_byte, first.start_point.row
+    )
 
 
 def _text(node: tree_sitter.Node, source: bytes) -> str:
@@ -158,17 +235,123 @@ def _split_name(text: str) -> list[str]:
     return [part for part in _SCOPE_SEPARATORS.split(text) if part]
 
 
-def _qualify(found: list[_Found], language: str, path: str, source: bytes) -> list[Symbol]:
+def _join_pieces(found: list[_Found]) -> list[_Found]:
+    """Consecutive definitions of one name, kind and parent node become one (a Haskell
+    signature and its equations); the first piece gives the name line and the signature."""
+    out: list[_Found] = []
+    for item in found:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and item.role == prev.role == "definition"
+            and (item.name, item.kind, item.qualifier) == (prev.name, prev.kind, prev.qualifier)
+            and item.node.parent is not None
+            and prev.node.parent is not None
+            and item.node.parent.id == prev.node.parent.id
+        ):
+            prev.last = item.node
+            continue
+        out.append(item)
+    return out
+
+
+class _Leading:
+    """Where a definition's span starts once the lines that belong to it are added above it.
+
+    Going up from the definition's first line (after climbing out of the :data:`_WRAPPERS` that
+    hold it): decorators and attributes the grammar puts outside the node, and the contiguous
+    comment lines directly above (no blank line between; not an inner or trailing doc comment).
+    Each of those must start its line (a comment after code on the line above is not taken), and
+    nothing is taken from inside an earlier definition (``floor``). Works on byte offsets, so it
+    does not depend on where a grammar hangs comments in its tree.
+    """
+
+    def __init__(self, leads: list[_Lead], source: bytes, language: str) -> None:
+        self.source = source
+        self.not_doc = _NOT_LEADING_DOC.get(language, _SHEBANG)
+        self.by_end: dict[int, _Lead] = {}
+        for lead in leads:
+            self.by_end.setdefault(_content_end(source, lead.node.start_byte, lead.node.end_byte), lead)
+
+    def start(self, node: tree_sitter.Node, floor: int) -> int:
+        """The 0-based row where the definition ``node`` starts with what belongs to it."""
+        node = _outer(node)
+        src = self.source
+        row = node.start_point.row
+        line_start = src.rfind(b"\n", 0, node.start_byte) + 1
+        if not self.by_end or src[line_start : node.start_byte].strip(_SPACE):
+            return row
+        pos = line_start
+        while True:
+            q, newlines = pos, 0
+            while q > 0 and src[q - 1] in _SPACE:
+                newlines += src[q - 1] == 0x0A
+                q -= 1
+            lead = self.by_end.get(q)
+            if lead is None or lead.node.start_byte < floor:
+                return row
+            if lead.role == "doc" and (
+                newlines > 1
+                or self.not_doc.match(src, lead.node.start_byte) is not None
+                or _SHEBANG.match(src, lead.node.start_byte) is not None
+            ):
+                return row
+            pos = lead.node.start_byte
+            lead_line = src.rfind(b"\n", 0, pos) + 1
+            if not src[lead_line:pos].strip(_SPACE):
+                pos, row = lead_line, lead.node.start_point.row
+            # else: something precedes it on its line; it counts only if that is a lead too
+
+    def trim_end(self, node: tree_sitter.Node) -> tuple[int, int] | None:
+        """Where ``node`` ends without the comments at the end of it that are not indented under
+        it (Scala and Haskell grammars can end a definition with the next one's doc comment), as
+        (end byte, 0-based row); ``None`` when it does not end with such a comment."""
+        src, column = self.source, node.start_point.column
+        end = _content_end(src, node.start_byte, node.end_byte)
+        trimmed: tuple[int, int] | None = None
+        while (lead := self.by_end.get(end)) is not None and lead.role == "doc":
+            comment = lead.node
+            if comment.start_byte <= node.start_byte or comment.start_point.column > column:
+                break
+            end = _content_end(src, node.start_byte, comment.start_byte)
+            trimmed = (end, comment.start_point.row - src.count(b"\n", end, comment.start_byte))
+        return trimmed
+
+
+def _content_end(source: bytes, start: int, end: int) -> int:
+    """``end`` moved back over whitespace, not before ``start``."""
+    while end > start and source[end - 1] in _SPACE:
+        end -= 1
+    return end
+
+
+def _outer(node: tree_sitter.Node) -> tree_sitter.Node:
+    """The outermost :data:`_WRAPPERS` node that holds ``node`` and nothing else but decorators,
+    template parameters and comments (not Go's `type ( A int; B = string )`)."""
+    while (parent := node.parent) is not None and parent.type in _WRAPPERS:
+        if sum(1 for child in parent.named_children if child.type not in _WRAPPED_EXTRAS) != 1:
+            break
+        node = parent
+    return node
+
+
+def _qualify(found: list[_Found], leading: _Leading, language: str, path: str, source: bytes) -> list[Symbol]:
     package = ".".join(f.name for f in found if f.role == "package")
     modules: set[str] = set()
     stack: list[_Open] = []
     symbols: list[Symbol] = []
+    ends: list[int] = []  # end bytes of earlier definitions and scopes (a heap)
+    floor = 0  # the greatest end byte of an earlier item that does not enclose this one
     for item in found:
         if item.role == "package":
             continue
         start = item.node.start_byte
+        item.trimmed = leading.trim_end(item.last or item.node)
         while stack and stack[-1].end_byte <= start:
             stack.pop()
+        while ends and ends[0] <= start:
+            floor = max(floor, heapq.heappop(ends))
+        heapq.heappush(ends, item.end_byte)
         parent = stack[-1] if stack else None
         prefix = parent.qualified if parent is not None else package
         qualified = ".".join(p for p in (prefix, *item.qualifier, item.name) if p)
@@ -178,9 +361,10 @@ def _qualify(found: list[_Found], language: str, path: str, source: bytes) -> li
         if not (item.role == "definition" and kind == "type"):
             # A type alias encloses nothing of its own: C's `typedef struct node {...} node_t`
             # must not turn the struct into `node_t.node`.
-            stack.append(_Open(item.node.end_byte, qualified, kind, item.name))
+            stack.append(_Open(item.end_byte, qualified, kind, item.name))
         if item.role == "definition":
-            symbols.append(_symbol(item, kind, qualified, language, path, source))
+            first_row = leading.start(item.node, floor)
+            symbols.append(_symbol(item, kind, qualified, language, path, source, first_row))
     return symbols
 
 
@@ -198,10 +382,14 @@ def _refine_kind(item: _Found, parent: _Open | None, language: str, modules: set
     return kind
 
 
-def _symbol(item: _Found, kind: str, qualified: str, language: str, path: str, source: bytes) -> Symbol:
-    node = item.node
-    start_row, (end_row, end_col) = node.start_point.row, node.end_point
-    if end_col == 0 and end_row > start_row:
+def _symbol(
+    item: _Found, kind: str, qualified: str, language: str, path: str, source: bytes, first_row: int
+) -> Symbol:
+    node, last = item.node, item.last or item.node
+    start_row, (end_row, end_col) = node.start_point.row, last.end_point
+    if item.trimmed is not None:
+        end_row = item.trimmed[1]
+    elif end_col == 0 and end_row > start_row:
         end_row -= 1  # the node ends with a newline: its last line is the one before
     signature = _signature(source, node.start_byte, item.name_byte)
     return Symbol(
@@ -210,9 +398,10 @@ def _symbol(item: _Found, kind: str, qualified: str, language: str, path: str, s
         kind=kind,
         path=path,
         language=language,
-        start_line=start_row + 1,
+        start_line=min(first_row, start_row) + 1,
         end_line=end_row + 1,
         signature=signature,
+        name_line=item.name_row + 1,
     )
 
 

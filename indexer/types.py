@@ -29,7 +29,11 @@ class Symbol:
     """One definition found by a tree-sitter tags query.
 
     ``path`` is relative to the workspace root with forward slashes; lines are 1-based and
-    inclusive. ``qualified_name`` joins the enclosing scopes with dots (``Outer.Inner.method``,
+    inclusive. ``start_line`` is the first line of the definition *with* what belongs to it above
+    its keyword (decorators, attributes, its doc comment); ``name_line`` is the line holding its
+    name (the ``def``/``fn`` line; for Haskell the type signature), which is what a consumer that
+    wants to jump to the definition itself uses. ``name_line`` is not stored in the index (0 when
+    unknown). ``qualified_name`` joins the enclosing scopes with dots (``Outer.Inner.method``,
     ``pkg.Type.Method`` for Go methods). ``signature`` is the definition's first line, stripped.
     """
 
@@ -41,6 +45,7 @@ class Symbol:
     start_line: int
     end_line: int
     signature: str
+    name_line: int = 0
 
 
 @dataclass(frozen=True, slots=True)

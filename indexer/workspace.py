@@ -2,13 +2,22 @@
 
 The walk honours ``.gitignore`` semantics (nested files, negations, directory patterns), ``.ignore``
 files (which override ``.gitignore``, as in ripgrep), ``.git/info/exclude`` and the configured
-include/exclude globs. It always skips ``.git`` and the index directory, skips binary files and files
-over the size limit, and never follows a symlink (so it can neither leave the root nor loop);
-ripgrep, which the text retriever runs, does the same by default. Everything skipped is counted.
+include/exclude globs. It always skips ``.git`` (and ``.hg``, ``.svn``) and the index directory, skips
+binary files and files over the size limit, and never follows a symlink (so it can neither leave the
+root nor loop); ripgrep, which the text retriever runs, does the same by default. Everything skipped
+is counted.
+
+The walk holds a descriptor of each directory it enters and opens every child relative to it with
+``O_NOFOLLOW`` (:mod:`indexer.beneath`): a directory swapped for a symlink mid-walk fails to open
+(counted as a symlink) instead of leading the walk outside the root. Files are opened with
+``O_NONBLOCK`` and ``fstat``-ed first, so a FIFO, socket or device is skipped without blocking; a file
+that vanishes mid-walk is simply not part of the walk, and an unreadable one is counted.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -17,6 +26,7 @@ from pathlib import Path
 
 import pathspec
 
+from indexer.beneath import SpecialFileError, dir_beneath, open_regular, read_fd, root_fd
 from indexer.config import Settings
 from indexer.languages import detect_language
 from models.errors import WorkspaceError
@@ -56,6 +66,7 @@ class WalkStats:
     skipped_large: int = 0
     skipped_symlink: int = 0
     skipped_unreadable: int = 0
+    skipped_special: int = 0
     errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
@@ -66,6 +77,7 @@ class WalkStats:
             "skipped_large": self.skipped_large,
             "skipped_symlink": self.skipped_symlink,
             "skipped_unreadable": self.skipped_unreadable,
+            "skipped_special": self.skipped_special,
         }
 
 
@@ -97,12 +109,27 @@ class _Rules:
         return bool(verdict)
 
 
-def _read_spec(path: Path) -> pathspec.GitIgnoreSpec | None:
+MAX_IGNORE_FILE_BYTES = 1 << 20
+
+
+def _read_spec_at(dir_fd: int, name: str) -> pathspec.GitIgnoreSpec | None:
+    """The ignore file ``name`` of the directory ``dir_fd`` (not followed if a symlink, never a FIFO)."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        fd, _ = open_regular(dir_fd, name)
     except OSError:
         return None
+    try:
+        data = read_fd(fd, MAX_IGNORE_FILE_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    lines = data.decode("utf-8", "replace").splitlines()
     return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _open_child_dir(dir_fd: int, name: str) -> int:
+    return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
 
 
 class Walker:
@@ -114,8 +141,20 @@ class Walker:
         if not self.root.is_dir():
             raise WorkspaceError(f"{self.root} is not a directory; pass an existing workspace root.")
         base: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-        exclude_file = self.root / ".git" / "info" / "exclude"
-        spec = _read_spec(exclude_file) if exclude_file.is_file() else None
+        spec = None
+        try:
+            with root_fd(self.root) as rfd:
+                git = _open_child_dir(rfd, ".git")
+                try:
+                    info = _open_child_dir(git, "info")
+                    try:
+                        spec = _read_spec_at(info, "exclude")
+                    finally:
+                        os.close(info)
+                finally:
+                    os.close(git)
+        except OSError:
+            pass  # no .git/info (or a symlink there): no exclude file
         if spec is not None:
             base.append(("", spec))
         self._base = tuple(base)
@@ -123,39 +162,74 @@ class Walker:
             pathspec.GitIgnoreSpec.from_lines(settings.exclude) if settings.exclude else None
         )
         self._include = pathspec.GitIgnoreSpec.from_lines(settings.include) if settings.include else None
-        self._skip_real: set[Path] = set()
+        self._skip_rel: str | None = None  # the index directory, when it lies inside the root
+        self._skip_ids: set[tuple[int, int]] = set()
         if settings.index_is_local:
-            self._skip_real.add(Path(settings.index_dir).resolve())
+            index_dir = Path(settings.index_dir).resolve()
+            if index_dir.is_relative_to(self.root) and index_dir != self.root:
+                self._skip_rel = index_dir.relative_to(self.root).as_posix()
+            with contextlib.suppress(OSError):
+                st = os.stat(index_dir)
+                self._skip_ids.add((st.st_dev, st.st_ino))
+        self._spec_cache: dict[
+            tuple[str, str], tuple[tuple[int, int, int], pathspec.GitIgnoreSpec | None]
+        ] = {}
 
-    def _dir_rules(self, parent: _Rules, directory: Path, rel: str) -> _Rules:
+    def _dir_rules(self, parent: _Rules, dir_fd: int, rel: str) -> _Rules:
         added: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         for name in (".gitignore", ".ignore"):  # .ignore after .gitignore: it takes precedence
-            spec = _read_spec(directory / name) if (directory / name).is_file() else None
+            spec = self._cached_spec(dir_fd, rel, name)
             if spec is not None:
                 added.append((rel, spec))
         return _Rules(parent.specs + tuple(added)) if added else parent
+
+    def _cached_spec(self, dir_fd: int, rel: str, name: str) -> pathspec.GitIgnoreSpec | None:
+        """An ignore file, parsed again only when its inode, size or mtime changed."""
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            self._spec_cache.pop((rel, name), None)
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        cached = self._spec_cache.get((rel, name))
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        spec = _read_spec_at(dir_fd, name)
+        self._spec_cache[(rel, name)] = (key, spec)
+        return spec
 
     def is_ignored(self, rel: str, is_dir: bool = False) -> bool:
         """Whether a workspace-relative path is ignored (checks every ancestor directory)."""
         parts = rel.split("/")
         if any(p in ALWAYS_SKIP_DIRS for p in parts[:-1]) or (is_dir and parts[-1] in ALWAYS_SKIP_DIRS):
             return True
-        if self._skip_real and any(
-            (self.root / rel).resolve() == d or d in (self.root / rel).resolve().parents
-            for d in self._skip_real
-        ):
+        if self._skip_rel is not None and (rel == self._skip_rel or rel.startswith(self._skip_rel + "/")):
             return True
         rules = _Rules(self._base)
-        directory = self.root
         prefix = ""
-        for i, part in enumerate(parts):
-            rules = self._dir_rules(rules, directory, prefix)
-            sub = f"{prefix}/{part}" if prefix else part
-            last = i == len(parts) - 1
-            if self._excluded(rules, sub, is_dir or not last):
-                return True
-            directory = directory / part
-            prefix = sub
+        try:
+            directory = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            for i, part in enumerate(parts):
+                rules = self._dir_rules(rules, directory, prefix)
+                sub = f"{prefix}/{part}" if prefix else part
+                last = i == len(parts) - 1
+                if self._excluded(rules, sub, is_dir or not last):
+                    return True
+                if not last:
+                    try:
+                        child = _open_child_dir(directory, part)
+                    except OSError:
+                        break  # missing, or a symlink: no ignore files below to read
+                    os.close(directory)
+                    directory = child
+                prefix = sub
+        finally:
+            os.close(directory)
         return self._include is not None and not is_dir and not self._include.match_file(rel)
 
     def _excluded(self, rules: _Rules, rel: str, is_dir: bool) -> bool:
@@ -168,13 +242,20 @@ class Walker:
     def walk(self, stats: WalkStats | None = None) -> Iterator[WorkspaceFile]:
         """Yield indexable files in a stable (sorted) order."""
         stats = stats if stats is not None else WalkStats()
-        yield from self._walk_dir(self.root, "", self._dir_rules(_Rules(self._base), self.root, ""), stats)
-
-    def _walk_dir(
-        self, directory: Path, rel: str, rules: _Rules, stats: WalkStats
-    ) -> Iterator[WorkspaceFile]:
         try:
-            with os.scandir(directory) as it:
+            fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            stats.skipped_unreadable += 1
+            stats.errors.append(f".: {exc.strerror or exc}")
+            return
+        try:
+            yield from self._walk_dir(fd, "", self._dir_rules(_Rules(self._base), fd, ""), stats)
+        finally:
+            os.close(fd)
+
+    def _walk_dir(self, dir_fd: int, rel: str, rules: _Rules, stats: WalkStats) -> Iterator[WorkspaceFile]:
+        try:
+            with os.scandir(dir_fd) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             stats.skipped_unreadable += 1
@@ -191,13 +272,29 @@ class Walker:
                 stats.skipped_unreadable += 1
                 continue
             if is_dir:
-                if entry.name in ALWAYS_SKIP_DIRS or Path(entry.path).resolve() in self._skip_real:
+                if entry.name in ALWAYS_SKIP_DIRS or sub == self._skip_rel:
                     continue
                 if self._excluded(rules, sub, True):
                     stats.skipped_ignored += 1
                     continue
-                child = Path(entry.path)
-                yield from self._walk_dir(child, sub, self._dir_rules(rules, child, sub), stats)
+                try:
+                    child = _open_child_dir(dir_fd, entry.name)
+                except FileNotFoundError:
+                    continue  # vanished mid-walk
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                        stats.skipped_symlink += 1  # swapped for a symlink (or a file) since the listing
+                    else:
+                        stats.skipped_unreadable += 1
+                        stats.errors.append(f"{sub}: {exc.strerror or exc}")
+                    continue
+                try:
+                    st = os.fstat(child)
+                    if (st.st_dev, st.st_ino) in self._skip_ids:
+                        continue
+                    yield from self._walk_dir(child, sub, self._dir_rules(rules, child, sub), stats)
+                finally:
+                    os.close(child)
                 continue
             if (
                 _is_plait_temp(entry.name)
@@ -206,31 +303,59 @@ class Walker:
             ):
                 stats.skipped_ignored += 1
                 continue
-            found = self._check_file(Path(entry.path), sub, stats)
+            found = self._check_file(dir_fd, entry.name, sub, stats)
             if found is not None:
                 stats.files += 1
                 yield found
 
-    def _check_file(self, path: Path, rel: str, stats: WalkStats) -> WorkspaceFile | None:
+    def single(self, rel: str, stats: WalkStats) -> WorkspaceFile | None:
+        """The one file ``rel`` as :meth:`walk` would yield it, or ``None`` (ignored, gone, a symlink or
+        a symlink in its path, special, binary, too large)."""
+        if not rel or self.is_ignored(rel):
+            return None
+        parent, _, name = rel.rpartition("/")
         try:
-            st = path.stat(follow_symlinks=False)
+            with dir_beneath(self.root, parent) as dir_fd:
+                return self._check_file(dir_fd, name, rel, stats)
+        except OSError:
+            return None  # the directory is gone, or a symlink is in its path
+
+    def _check_file(self, dir_fd: int, name: str, rel: str, stats: WalkStats) -> WorkspaceFile | None:
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             if not stat.S_ISREG(st.st_mode):
+                if stat.S_ISLNK(st.st_mode):
+                    stats.skipped_symlink += 1
+                else:
+                    stats.skipped_special += 1  # a FIFO, socket or device: never opened
                 return None
             if st.st_size > self.settings.max_file_bytes:
                 stats.skipped_large += 1
                 return None
-            with path.open("rb") as fh:
-                head = fh.read(BINARY_SNIFF_BYTES)
+            fd, st = open_regular(dir_fd, name)
+            try:
+                head = read_fd(fd, BINARY_SNIFF_BYTES)
+            finally:
+                os.close(fd)
         except FileNotFoundError:
             return None  # vanished mid-scan: simply not part of this build
+        except SpecialFileError:
+            stats.skipped_special += 1  # turned into a FIFO or the like since the listing
+            return None
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                stats.skipped_symlink += 1
+                return None
             stats.skipped_unreadable += 1
             stats.errors.append(f"{rel}: {exc.strerror or exc}")
+            return None
+        if st.st_size > self.settings.max_file_bytes:
+            stats.skipped_large += 1
             return None
         if is_binary(head):
             stats.skipped_binary += 1
             return None
-        return WorkspaceFile(rel, path, st.st_size, st.st_mtime_ns, detect_language(rel, head))
+        return WorkspaceFile(rel, self.root / rel, st.st_size, st.st_mtime_ns, detect_language(rel, head))
 
 
 def _is_plait_temp(name: str) -> bool:
@@ -249,10 +374,17 @@ def skips_content(path: str, size: int, max_bytes: int) -> bool:
     if size > max_bytes:
         return True
     try:
-        with open(path, "rb") as fh:
-            return is_binary(fh.read(BINARY_SNIFF_BYTES))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return True
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return True  # a FIFO or the like: never read
+        return is_binary(read_fd(fd, BINARY_SNIFF_BYTES))
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
 
 
 def iter_files(settings: Settings, stats: WalkStats | None = None) -> Iterator[WorkspaceFile]:

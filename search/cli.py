@@ -156,7 +156,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     settings = _settings(args.root, args)
     scope = parse_scope(args.scope, args.glob or (), args.lang)
-    query = Query(args.query, mode=args.mode, limit=args.limit, regex=args.regex)
+    query = Query(args.query, mode=args.mode, limit=args.limit, regex=args.regex, explain=args.explain)
     response = None
     if args.mode in ("hybrid", "semantic") and not args.no_daemon:
         from search.remote import try_remote_search
@@ -267,6 +267,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["weighted", "rrf"],
         default="weighted",
         help="query-aware weighted RRF (default) or plain RRF",
+    )
+    sp.add_argument(
+        "--explain",
+        action="store_true",
+        help="show each result's rank per retriever and every ranking rule applied to it",
     )
     sp.add_argument("--no-daemon", action="store_true", help="do not use a running plait server")
     sp.add_argument("--json", action="store_true")

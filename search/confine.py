@@ -8,9 +8,14 @@ Refused, each with a message naming the fix: NUL bytes, backslashes and Windows 
 (:class:`InvalidPathError`: paths are POSIX-style), components over 255 bytes and paths over 4096 bytes,
 symlink loops, and anything whose *resolved* location is outside every root — ``..`` escapes, absolute
 paths elsewhere, a symlink (file or any parent directory, dangling or not) pointing out
-(:class:`PathOutsideRootError`). Because the check is on the fully resolved path, a symlinked parent
-directory cannot smuggle a write out. The remaining window (a directory swapped for a symlink between
-the check and the open) is narrowed by the callers opening the final component with ``O_NOFOLLOW``.
+(:class:`PathOutsideRootError`). A symlink that points inside a root is accepted: the path is
+resolved to its target first.
+
+The name check alone would race (a directory swapped for a symlink between the check and the open), so
+no tool opens ``abspath`` by name: every read, write, mkdir, temp file and rename goes through
+:mod:`indexer.beneath` with the root and ``relpath`` — resolved from a descriptor of the root,
+refusing any symlink on the way (``openat2`` with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``, or an
+``O_NOFOLLOW`` walk) — and ripgrep runs confined to the root by Landlock (:mod:`indexer.sandbox`).
 
 ``Roots`` also hands out each root's :class:`Settings` (given, or loaded lazily from its
 ``plait.toml``) and a cached :class:`Walker` for ignore rules.
@@ -20,10 +25,12 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
+from indexer.beneath import kind_of, lstat_beneath
 from indexer.config import Settings, load_settings
 from indexer.workspace import Walker
 from models.errors import PathOutsideRootError, WorkspaceError
@@ -118,6 +125,28 @@ class Roots:
             raise PathNotFoundError(path_arg)
         rel = real.relative_to(root).as_posix()
         return Confined(root, real, rel)
+
+
+def target_kind(confined: Confined) -> Literal["file", "dir"]:
+    """Whether a confined path is a regular file or a directory, looked at without following a symlink
+    (from a descriptor of its root). A FIFO, socket or device — which ripgrep, handed it by name, would
+    block on — and a symlink swapped into the path raise :class:`WorkspaceError`."""
+    try:
+        st = lstat_beneath(confined.root, confined.relpath)
+    except FileNotFoundError as exc:
+        raise PathNotFoundError(confined.relpath) from exc
+    except OSError as exc:
+        raise WorkspaceError(
+            f"{confined.relpath} cannot be searched: {exc.strerror or exc} (a symlink in its path is "
+            "never followed); pass the path of the real file or directory."
+        ) from exc
+    if stat.S_ISDIR(st.st_mode):
+        return "dir"
+    if stat.S_ISREG(st.st_mode):
+        return "file"
+    raise WorkspaceError(
+        f"{confined.relpath} is a {kind_of(st.st_mode)}, not a regular file; plait never opens one."
+    )
 
 
 def check_path_syntax(path_arg: str) -> None:

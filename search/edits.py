@@ -20,9 +20,11 @@ then re-indented from ``old_string``'s indentation to the file's, and the result
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from indexer.beneath import dir_beneath, open_regular, read_fd, write_atomic
 from search.confine import Roots
 from search.errors import (
     AmbiguousEditError,
@@ -36,11 +38,10 @@ from search.errors import (
 from search.files import (
     DEFAULT_MAX_WRITE_BYTES,
     OnWrite,
-    atomic_write,
     check_expected,
     check_writable,
-    directory_lock,
-    read_regular_file,
+    fd_lock,
+    fs_error,
     sha256_bytes,
     split_lines,
 )
@@ -276,26 +277,32 @@ def _apply(
     confined = roots.resolve(path, must_exist=True)
     check_writable(roots, confined, tool=tool, read_only=read_only, guard_rules=guard_rules)
     rel = confined.relpath
-    with directory_lock(confined.abspath.parent):
-        data = read_regular_file(confined, max_bytes)
-        if b"\0" in data:
-            raise BinaryFileError(rel)
-        before = sha256_bytes(data)
-        check_expected(rel, expected_sha256, before)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise UndecodableFileError(rel, f"invalid byte at offset {exc.start}") from exc
-        change = compute(text, rel)
-        try:
-            new_data = change.text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise QueryError(f"the new text for {rel} cannot be encoded as UTF-8 ({exc.reason}).") from exc
-        if len(new_data) > max_bytes:
-            raise FileTooLargeError(rel, len(new_data), max_bytes, "write")
-        written = not dry_run and new_data != data
-        if written:
-            atomic_write(confined.abspath, new_data)
+    parent, _, name = rel.rpartition("/")
+    try:
+        with dir_beneath(confined.root, parent) as dir_fd, fd_lock(dir_fd, rel):
+            data = _read(dir_fd, name, rel, max_bytes)
+            if b"\0" in data:
+                raise BinaryFileError(rel)
+            before = sha256_bytes(data)
+            check_expected(rel, expected_sha256, before)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise UndecodableFileError(rel, f"invalid byte at offset {exc.start}") from exc
+            change = compute(text, rel)
+            try:
+                new_data = change.text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise QueryError(
+                    f"the new text for {rel} cannot be encoded as UTF-8 ({exc.reason})."
+                ) from exc
+            if len(new_data) > max_bytes:
+                raise FileTooLargeError(rel, len(new_data), max_bytes, "write")
+            written = not dry_run and new_data != data
+            if written:
+                write_atomic(dir_fd, name, new_data)
+    except OSError as exc:
+        raise fs_error(rel, exc, "edited") from exc
     if written and on_write is not None:
         on_write(confined.abspath)
     notes = list(change.notes)
@@ -314,6 +321,20 @@ def _apply(
         replacements=change.replacements,
         notes=notes,
     )
+
+
+def _read(dir_fd: int, name: str, rel: str, max_bytes: int) -> bytes:
+    """The regular file ``name`` of ``dir_fd``: not followed if a symlink, refused if special."""
+    fd, st = open_regular(dir_fd, name)
+    try:
+        if st.st_size > max_bytes:
+            raise FileTooLargeError(rel, st.st_size, max_bytes, "read")
+        data = read_fd(fd, max_bytes + 1)
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise FileTooLargeError(rel, len(data), max_bytes, "read")
+    return data
 
 
 def edit_replace(

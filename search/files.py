@@ -18,11 +18,12 @@ write that follows cannot interleave with another plait edit (threads or process
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
-import secrets
 import stat
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,9 +32,21 @@ from typing import Literal
 
 import pathspec
 
+from indexer import beneath
+from indexer.beneath import (
+    TEMP_PREFIX,
+    TEMP_SUFFIX,
+    SpecialFileError,
+    dir_beneath,
+    lstat_beneath,
+    makedirs_beneath,
+    open_regular,
+    read_fd,
+    root_fd,
+)
 from indexer.languages import detect_language
 from indexer.workspace import BINARY_SNIFF_BYTES, is_binary
-from models.errors import WorkspaceError
+from models.errors import PathOutsideRootError, WorkspaceError
 from search.confine import Confined, Roots
 from search.errors import (
     BinaryFileError,
@@ -51,8 +64,6 @@ DEFAULT_MAX_WRITE_BYTES = 10 * 1024 * 1024
 DEFAULT_READ_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 200_000
-TEMP_PREFIX = ".plait-"
-TEMP_SUFFIX = ".tmp"
 
 OnWrite = Callable[[Path], None]
 IndexLookup = Callable[[Path, str], tuple[bool, bool] | None]
@@ -153,31 +164,47 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_regular_file(confined: Confined, max_bytes: int) -> bytes:
-    """The bytes of a regular file (final component opened without following a symlink).
+def fs_error(rel: str, exc: OSError, doing: str = "opened") -> WorkspaceError:
+    """The :class:`PlaitError` for an ``OSError`` of a descriptor-based open (see :mod:`indexer.beneath`)."""
+    if isinstance(exc, SpecialFileError):
+        return WorkspaceError(
+            f"{rel} is a {exc.kind}, not a regular file; plait only reads and writes regular files."
+        )
+    if exc.errno == errno.ENOENT:
+        return PathNotFoundError(rel)
+    if exc.errno == errno.ELOOP:
+        return WorkspaceError(
+            f"{rel} cannot be {doing}: a symlink is in its path (it was swapped in since the path was "
+            "checked, or it loops); plait never follows a symlink there. Pass the path of the real file."
+        )
+    if exc.errno == errno.EXDEV:
+        return PathOutsideRootError(rel, ())
+    if exc.errno == errno.EISDIR:
+        return WorkspaceError(f"{rel} is a directory; list it with list_directory.")
+    if exc.errno == errno.ENOTDIR:
+        return WorkspaceError(f"{rel} cannot be {doing}: a component of its path is not a directory.")
+    return WorkspaceError(f"{rel} cannot be {doing}: {exc.strerror or exc}.")
 
-    Raises :class:`WorkspaceError` for a directory or special file, :class:`PathNotFoundError`,
-    :class:`FileTooLargeError`.
+
+def read_regular_file(confined: Confined, max_bytes: int) -> bytes:
+    """The bytes of a regular file, opened from a descriptor of its root without following any symlink
+    and refused (never blocked on) when it is a FIFO, socket or device.
+
+    Raises :class:`WorkspaceError` for a directory, special file or symlink in the path,
+    :class:`PathNotFoundError`, :class:`FileTooLargeError`.
     """
     rel = confined.relpath
     try:
-        fd = os.open(confined.abspath, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError as exc:
-        raise PathNotFoundError(rel, "file") from exc
-    except IsADirectoryError as exc:
-        raise WorkspaceError(f"{rel} is a directory; list it with list_directory.") from exc
+        with root_fd(confined.root) as rfd:
+            fd, st = open_regular(rfd, rel)
     except OSError as exc:
-        raise WorkspaceError(f"{rel} cannot be opened: {exc.strerror or exc}.") from exc
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise WorkspaceError(f"{rel} is a directory; list it with list_directory.")
-        raise WorkspaceError(f"{rel} is not a regular file; only regular files can be read or edited.")
-    with os.fdopen(fd, "rb") as fh:
+        raise fs_error(rel, exc) from exc
+    try:
         if st.st_size > max_bytes:
             raise FileTooLargeError(rel, st.st_size, max_bytes, "read")
-        data = fh.read(max_bytes + 1)
+        data = read_fd(fd, max_bytes + 1)
+    finally:
+        os.close(fd)
     if len(data) > max_bytes:  # grew while we read
         raise FileTooLargeError(rel, len(data), max_bytes, "read")
     return data
@@ -200,8 +227,11 @@ def check_writable(
     rel = confined.relpath
     if rel == ".":
         raise WorkspaceError("the workspace root itself cannot be written; pass a file path inside it.")
-    if ".git" in rel.split("/"):
-        raise WorkspaceError(f"{rel} is inside .git; plait does not write git internals, use git itself.")
+    vcs = next((p for p in rel.split("/") if p in (".git", ".hg", ".svn")), None)
+    if vcs is not None:
+        raise WorkspaceError(
+            f"{rel} is inside {vcs}; plait does not write version-control internals, use the tool itself."
+        )
     rules = guard_rules if guard_rules is not None else rules_for(roots.settings(confined.root))
     check_write_allowed(rules, rel)
 
@@ -212,15 +242,43 @@ def check_expected(rel: str, expected_sha256: str | None, actual: str | None) ->
         raise StaleEditError(rel, expected_sha256, actual)
 
 
+LOCK_WAIT_SECONDS = 10.0
+
+
 @contextlib.contextmanager
-def directory_lock(directory: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``directory`` (serialises plait writers, threads and processes)."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+def fd_lock(dir_fd: int, rel: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the directory ``dir_fd`` (serialises plait writers, threads and
+    processes). Waits at most ``wait`` seconds, then raises :class:`WorkspaceError`: no call waits on a
+    lock for ever (and no holder blocks, since special files are refused before any read)."""
+    lock_fd = os.dup(dir_fd)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        deadline = time.monotonic() + wait
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise WorkspaceError(
+                        f"the directory of {rel} stayed locked by another edit for {wait:g}s; try again."
+                    ) from None
+                time.sleep(delay)  # another plait write holds it for milliseconds
+                delay = min(delay * 2, 0.05)
         yield
     finally:
-        os.close(fd)  # closing releases the lock
+        os.close(lock_fd)  # closing releases the lock
+
+
+@contextlib.contextmanager
+def directory_lock(directory: Path) -> Iterator[None]:
+    """:func:`fd_lock` on a directory given by path (the path itself is trusted here)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with fd_lock(fd, str(directory)):
+            yield
+    finally:
+        os.close(fd)
 
 
 def is_temp_name(name: str) -> bool:
@@ -231,80 +289,26 @@ def is_temp_name(name: str) -> bool:
 # --- atomic write ------------------------------------------------------------------------------------
 
 
-def _temp_stem(path: Path) -> str:
-    # A fixed-length name: the target's own name may already be at the 255-byte limit.
-    return TEMP_PREFIX + hashlib.sha1(os.fsencode(path.name)).hexdigest()[:12] + "-"
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _remove_stale_temps(path: Path) -> None:
-    stem = _temp_stem(path)
-    with contextlib.suppress(OSError), os.scandir(path.parent) as it:
-        for entry in it:
-            if not (entry.name.startswith(stem) and entry.name.endswith(TEMP_SUFFIX)):
-                continue
-            pid_text = entry.name[len(stem) :].split("-", 1)[0]
-            if pid_text.isdigit() and int(pid_text) != os.getpid() and not _pid_alive(int(pid_text)):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-
-
 def write_temp(path: Path, data: bytes) -> Path:
-    """Step one of :func:`atomic_write`: ``data`` in a new temp file beside ``path``, fsynced, with
-    ``path``'s permission bits when it exists (else the umask's default). Returns the temp path."""
+    """Step one of :func:`atomic_write` for a trusted ``path``: ``data`` in a new temp file beside it."""
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        mode = None
-    _remove_stale_temps(path)
-    tmp = path.parent / f"{_temp_stem(path)}{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        if mode is not None:
-            os.fchmod(fd, mode)
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    os.close(fd)
-    return tmp
-
-
-def commit_temp(tmp: Path, path: Path) -> None:
-    """Step two of :func:`atomic_write`: rename ``tmp`` over ``path`` and fsync the directory."""
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(dir_fd)
+        return path.parent / beneath.write_temp(fd, path.name, data)
     finally:
-        os.close(dir_fd)
+        os.close(fd)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically, keeping its mode (see the module docstring).
+    """Replace ``path`` (whose directory is trusted) with ``data`` atomically, keeping its mode.
 
-    ``path`` must already be confined and its directory must exist; raises :class:`OSError`.
+    The tools do not use this: they write through :func:`indexer.beneath.write_atomic` in a directory
+    descriptor reached without following symlinks. Raises :class:`OSError`.
     """
-    commit_temp(write_temp(path, data), path)
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        beneath.write_atomic(fd, path.name, data)
+    finally:
+        os.close(fd)
 
 
 # --- tools -------------------------------------------------------------------------------------------
@@ -390,21 +394,20 @@ def read_file(
     )
 
 
-def _current_sha(confined: Confined) -> str | None:
-    """sha256 of the file's bytes (streamed), ``None`` if it does not exist."""
+def _current_sha(dir_fd: int, name: str, rel: str) -> str | None:
+    """sha256 of the regular file ``name`` in ``dir_fd`` (streamed), ``None`` if it does not exist."""
     digest = hashlib.sha256()
     try:
-        fd = os.open(confined.abspath, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd, _ = open_regular(dir_fd, name)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise WorkspaceError(f"{confined.relpath} cannot be opened: {exc.strerror or exc}.") from exc
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise WorkspaceError(f"{confined.relpath} is not a regular file; pass a file path.")
-    with os.fdopen(fd, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
+        raise fs_error(rel, exc) from exc
+    try:
+        for block in iter(lambda: os.read(fd, 1 << 20), b""):
             digest.update(block)
+    finally:
+        os.close(fd)
     return digest.hexdigest()
 
 
@@ -436,21 +439,30 @@ def write_file(
     if len(data) > max_bytes:
         raise FileTooLargeError(rel, len(data), max_bytes, "write")
     target = confined.abspath
+    parent, _, name = rel.rpartition("/")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        with root_fd(confined.root) as rfd:
+            dir_fd = makedirs_beneath(rfd, parent)
     except (FileExistsError, NotADirectoryError) as exc:
         raise WorkspaceError(f"cannot create the directory of {rel}: a file is in the way ({exc}).") from exc
     except OSError as exc:
-        raise WorkspaceError(f"cannot create the directory of {rel}: {exc.strerror or exc}.") from exc
-    with directory_lock(target.parent):
-        if target.is_dir():
-            raise WorkspaceError(f"{rel} is a directory; pass a file path.")
-        before = _current_sha(confined)
-        check_expected(rel, expected_sha256, before)
-        try:
-            atomic_write(target, data)
-        except OSError as exc:
-            raise WorkspaceError(f"writing {rel} failed: {exc.strerror or exc}.") from exc
+        raise fs_error(parent or ".", exc, "created") from exc
+    try:
+        with fd_lock(dir_fd, rel):
+            try:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    raise WorkspaceError(f"{rel} is a directory; pass a file path.")
+            except FileNotFoundError:
+                pass
+            before = _current_sha(dir_fd, name, rel)
+            check_expected(rel, expected_sha256, before)
+            try:
+                beneath.write_atomic(dir_fd, name, data)
+            except OSError as exc:
+                raise WorkspaceError(f"writing {rel} failed: {exc.strerror or exc}.") from exc
+    finally:
+        os.close(dir_fd)
     if on_write is not None:
         on_write(target)
     return WriteResult(rel, str(confined.root), len(data), sha256_bytes(data), before, before is None)
@@ -475,31 +487,32 @@ def list_directory(
     if limit < 1:
         raise QueryError(f"limit must be at least 1, got {limit}.")
     confined = roots.resolve(path, must_exist=True)
-    if not confined.abspath.is_dir():
-        raise WorkspaceError(f"{confined.relpath} is not a directory; read it with read_file.")
     walker = None if include_ignored else roots.walker(confined.root)
     prefix = "" if confined.relpath == "." else confined.relpath + "/"
     entries: list[DirEntry] = []
     ignored = 0
+    stats: list[tuple[str, os.stat_result]] = []
     try:
-        with os.scandir(confined.abspath) as it:
-            scanned = list(it)
+        with dir_beneath(confined.root, confined.relpath) as dfd, os.scandir(dfd) as it:
+            for entry in it:
+                if is_temp_name(entry.name):
+                    continue
+                try:
+                    stats.append((entry.name, os.stat(entry.name, dir_fd=dfd, follow_symlinks=False)))
+                except OSError:
+                    continue  # vanished while listing
+    except NotADirectoryError as exc:
+        raise WorkspaceError(f"{confined.relpath} is not a directory; read it with read_file.") from exc
     except OSError as exc:
-        raise WorkspaceError(f"{confined.relpath} cannot be listed: {exc.strerror or exc}.") from exc
-    for entry in scanned:
-        if is_temp_name(entry.name):
-            continue
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue  # vanished while listing
+        raise fs_error(confined.relpath, exc, "listed") from exc
+    for name, st in stats:
         kind = _entry_type(st)
-        rel = prefix + entry.name
+        rel = prefix + name
         if walker is not None and walker.is_ignored(rel, kind == "dir"):
             ignored += 1
             continue
         size = st.st_size if kind == "file" else None
-        entries.append(DirEntry(entry.name, rel, kind, size, _iso(st.st_mtime)))
+        entries.append(DirEntry(name, rel, kind, size, _iso(st.st_mtime)))
     entries.sort(key=lambda e: (e.type != "dir", e.name))
     return DirectoryListing(
         path=confined.relpath,
@@ -531,7 +544,10 @@ def file_info(
     """
     confined = roots.resolve(path, must_exist=True)
     rel = confined.relpath
-    st = os.stat(confined.abspath)
+    try:
+        st = lstat_beneath(confined.root, rel)
+    except OSError as exc:
+        raise fs_error(rel, exc, "examined") from exc
     kind = _entry_type(st)
     binary: bool | None = None
     lines: int | None = None
@@ -585,7 +601,11 @@ def glob_files(
     if limit < 1:
         raise QueryError(f"limit must be at least 1, got {limit}.")
     confined = roots.resolve(path, must_exist=True)
-    if not confined.abspath.is_dir():
+    try:
+        is_dir = stat.S_ISDIR(lstat_beneath(confined.root, confined.relpath).st_mode)
+    except OSError as exc:
+        raise fs_error(confined.relpath, exc, "listed") from exc
+    if not is_dir:
         raise WorkspaceError(f"{confined.relpath} is not a directory; pass a directory as path.")
     spec = pathspec.GitIgnoreSpec.from_lines([pattern])
     settings = roots.settings(confined.root)
@@ -596,9 +616,9 @@ def glob_files(
         if is_temp_name(name) or not rel.startswith(base) or not spec.match_file(rel[len(base) :]):
             continue
         try:
-            st = os.stat(confined.root / rel, follow_symlinks=False)
+            st = lstat_beneath(confined.root, rel)
         except OSError:
-            continue
+            continue  # vanished, or a symlink swapped into its path
         found.append((st.st_mtime_ns, rel, st.st_size))
     found.sort(key=lambda f: (-f[0], f[1]))
     return GlobResult(

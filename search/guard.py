@@ -42,14 +42,16 @@ from typing import Any, Literal
 
 import pathspec
 
+from indexer.beneath import is_regular_beneath, read_beneath
 from indexer.config import Settings
 from indexer.errors import GrammarUnavailableError
 from indexer.imports import IMPORT_LANGUAGES, ImportRef, extract_imports
 from indexer.languages import detect_language
-from indexer.procs import git_status, rg_binary, run
+from indexer.procs import git_status, rg_binary
+from indexer.sandbox import run_beneath
 from indexer.workspace import ALWAYS_SKIP_DIRS, BINARY_SNIFF_BYTES, is_binary
 from models.errors import ConfigError
-from search.confine import Roots
+from search.confine import Roots, target_kind
 from search.errors import GuardBlockedError, QueryError
 from search.retrievers.rg import rg_text
 
@@ -238,7 +240,7 @@ def _parse_target(settings: Settings, target: str) -> _Target:
     if not sep or kind not in ("dir", "file") or not arg:
         raise QueryError(f"unknown guard target {target!r}; use ws, changed, dir:PATH or file:PATH")
     confined = Roots([settings.root], [settings]).resolve(arg, must_exist=True)
-    is_dir = confined.abspath.is_dir()
+    is_dir = target_kind(confined) == "dir"  # a FIFO or a symlink swapped into the path is refused
     if kind == "dir" and not is_dir:
         raise QueryError(f"{arg} is not a directory; use file:{arg} to check one file")
     if kind == "file" and is_dir:
@@ -276,7 +278,7 @@ def list_files(
         if index_dir.is_relative_to(settings.root) and index_dir != settings.root:
             args += ["-g", f"!/{index_dir.relative_to(settings.root).as_posix()}/"]
     args += ["--", rel]
-    res = run(args, cwd=settings.root, timeout=timeout)
+    res = run_beneath(settings.root, args, timeout=timeout)
     if res.timed_out:
         raise QueryError(f"listing the files of {settings.root} took over {timeout:g}s; narrow the path")
     names = res.stdout.decode("utf-8", "surrogateescape").split("\0")
@@ -294,7 +296,8 @@ def _target_files(settings: Settings, target: _Target, timeout: float) -> list[s
                 f"target 'changed' needs a git work tree and {settings.root} is not one; "
                 "use ws, dir:PATH or file:PATH"
             )
-        existing = [p for p in status.changed if (settings.root / p).is_file()]
+        # regular files reached without a symlink: an untracked link to a secret is never read
+        existing = [p for p in status.changed if is_regular_beneath(settings.root, p)]
         return sorted(_config_filter(settings, existing))
     return list_files(settings, target.rel if target.kind == "dir" else ".", timeout=timeout)
 
@@ -333,7 +336,7 @@ def _check_regex(
     for start in range(0, len(files), _BATCH):
         batch = files[start : start + _BATCH]
         args = [rg_binary(), "--json", "--no-config", "-e", rule.pattern, "--", *batch]
-        res = run(args, cwd=settings.root, timeout=timeout)
+        res = run_beneath(settings.root, args, timeout=timeout)
         if res.timed_out:
             raise QueryError(f"guard rule {rule.id!r} took over {timeout:g}s; narrow its globs or the target")
         if res.returncode == 2 and ("regex" in res.stderr or "error parsing" in res.stderr):
@@ -350,11 +353,10 @@ def _check_regex(
 
 
 def _read_imports(settings: Settings, rel: str, errors: list[str]) -> list[ImportRef]:
-    path = settings.root / rel
     try:
-        if path.stat().st_size > settings.max_file_bytes:
+        data = read_beneath(settings.root, rel, settings.max_file_bytes + 1)  # no symlink, no FIFO
+        if len(data) > settings.max_file_bytes:
             return []
-        data = path.read_bytes()
     except OSError as exc:
         errors.append(f"{rel}: {exc.strerror or exc}")
         return []

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from search.types import SearchResponse
+
+
+def explain_line(explain: dict[str, Any]) -> str:
+    """One line of a result's explanation: ranks per retriever, fused score, then each rule."""
+    ranks = ", ".join(f"{k} #{v}" if v is not None else f"{k} -" for k, v in explain["ranks"].items())
+    rules = "; ".join(f"{s['rule']} {s['effect']}" for s in explain["rules"]) or "no rule applied"
+    return f"{ranks}; fused {explain['fused']:.4f}; {rules}"
 
 
 def render_results(response: SearchResponse, *, color: bool) -> None:
@@ -20,6 +28,8 @@ def render_results(response: SearchResponse, *, color: bool) -> None:
         sym = f"  [green]{r.symbol}[/] ({r.kind})" if r.symbol else ""
         stale = "  [red](stale)[/]" if r.stale else ""
         console.print(f"{i:>2}. {where}{sym}  [dim]{r.score:.4f} {ranks}[/]{stale}")
+        if r.explain is not None:
+            console.print(f"    [magenta]why:[/] {explain_line(r.explain)}", markup=True)
         if r.snippet:
             lexer = r.language if r.language and r.language != "text" else "text"
             console.print(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from indexer.chunks import chunk_file, split_lines
 from indexer.config import ChunkSettings
+from indexer.symbols import extract_symbols
 from indexer.types import Symbol
 
 CFG = ChunkSettings(max_lines=20, overlap_lines=4, min_lines=4, window_lines=10, max_chars=4000)
@@ -56,3 +57,33 @@ def test_files_without_symbols_become_line_windows_and_blank_files_none() -> Non
 def test_line_splitting_matches_ripgrep_and_tree_sitter() -> None:
     assert split_lines("a\r\nb\x0cc\nd") == ["a", "b\x0cc", "d"]
     assert split_lines("a\n") == ["a"]
+
+
+def _real_chunks(path: str, text: str, language: str) -> list:
+    return chunk_file(path, text, extract_symbols(text.encode(), language, path), language, CFG)
+
+
+def test_a_doc_comment_and_decorators_are_in_their_definitions_chunk_only() -> None:
+    text = "\n".join(
+        ["import os", "", "x = os.sep", "y = 2", "z = 3", "w = 4", ""]
+        + ["# Doc for f.", "# Second line.", "@decorator", "def f():"]
+        + ["    a = 1"] * 6
+    )
+    chunks = _real_chunks("m.py", text, "python")
+    assert spans(chunks) == [(1, 6, None), (8, 17, "f")]
+    assert [c.symbol for c in chunks if "# Doc for f." in c.text] == ["f"]
+    assert chunks[1].text.startswith("# m.py · f\n# Doc for f.\n# Second line.\n@decorator\ndef f():")
+
+
+def test_a_split_class_keeps_each_methods_javadoc_out_of_the_header_chunk() -> None:
+    lines = ["class K {", "    int a;", "    int b;", "    int c;", "    int d;", ""]
+    for i in range(3):
+        lines += [f"    /** Checks {i}. */", "    @Override", f"    void m{i}() {{"]
+        lines += ["        run();"] * 6 + ["    }", ""]
+    lines += ["}"]
+    chunks = _real_chunks("K.java", "\n".join(lines), "java")
+    assert spans(chunks) == [(1, 5, "K"), (7, 16, "K.m0"), (18, 27, "K.m1"), (29, 40, "K.m2")]
+    for i in range(3):
+        holders = [c for c in chunks if f"/** Checks {i}. */" in c.text]
+        assert [c.symbol for c in holders] == [f"K.m{i}"]
+        assert holders[0].text.split("\n")[1] == f"    /** Checks {i}. */"

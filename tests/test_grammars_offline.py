@@ -56,8 +56,8 @@ OFFLINE_SCRIPT = textwrap.dedent(
 )
 
 
-def test_all_sixteen_grammars_and_their_queries_load_with_the_network_disabled(tmp_path: Path) -> None:
-    assert len(LANGUAGES) == 16
+def test_all_eighteen_grammars_and_their_queries_load_with_the_network_disabled(tmp_path: Path) -> None:
+    assert len(LANGUAGES) == 18
     env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
@@ -76,7 +76,7 @@ def test_all_sixteen_grammars_and_their_queries_load_with_the_network_disabled(t
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "loaded 16"
+    assert result.stdout.strip() == "loaded 18"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

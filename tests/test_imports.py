@@ -164,6 +164,26 @@ namespace A { class B {} }
 """,
         [("System", 1), ("System.Math", 2), ("System.Collections.Generic", 3), ("System.Linq", 4)],
     ),
+    "haskell": (
+        """module Data.Foo (foo) where
+
+import qualified Data.Map.Strict as M
+import Data.List (sort)
+import {-# SOURCE #-} Data.Foo.Types
+
+foo :: Int
+foo = 1
+""",
+        [("Data.Map.Strict", 3), ("Data.List", 4), ("Data.Foo.Types", 5)],
+    ),
+    "lua": (
+        """local actions = require("telescope.actions")
+local Path = require "plenary.path"
+local dynamic = require(name)
+local ok, mod = pcall(require, "optional")
+""",
+        [("telescope.actions", 1), ("plenary.path", 2)],
+    ),
     "ruby": (
         """require "json"
 require_relative 'support/backoff'
@@ -211,7 +231,7 @@ echo source not-an-import
 
 def test_every_language_has_an_import_case() -> None:
     assert set(CASES) == IMPORT_LANGUAGES
-    assert len(IMPORT_LANGUAGES) == 16
+    assert len(IMPORT_LANGUAGES) == 18
 
 
 @pytest.mark.parametrize("language", sorted(CASES))

@@ -30,13 +30,13 @@ def age(root: Path) -> None:
 def count_runs(monkeypatch) -> list[int]:
     """Record each ``rg --files`` run (the real one still runs)."""
     calls: list[int] = []
-    real_run = listing_module.run
+    real_run = listing_module.run_beneath
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(listing_module, "run", counted)
+    monkeypatch.setattr(listing_module, "run_beneath", counted)
     return calls
 
 

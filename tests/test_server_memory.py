@@ -114,6 +114,18 @@ def test_search_returns_the_design_result_schema(mcp: SyncClient, workspace: tup
     assert out["degraded"] == {}
 
 
+def test_search_explains_each_result_when_asked(mcp: SyncClient) -> None:
+    plain = mcp.ok("search", {"query": "RetryPolicy backoff"})
+    assert all(r.get("explain") is None for r in plain["results"])
+    out = mcp.ok("search", {"query": "RetryPolicy backoff", "explain": True})
+    why = out["results"][0]["explain"]
+    assert set(why) == {"ranks", "fused", "rules", "tier"}
+    assert why["ranks"] == out["results"][0]["sources"]
+    assert all(set(rule) == {"rule", "effect"} for rule in why["rules"])
+    scores = [r["score"] for r in out["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_search_scope_glob_and_language_narrow_the_results(mcp: SyncClient) -> None:
     go = mcp.ok("search", {"query": "Serve", "scope": "dir:cmd"})
     assert go["results"] and {r["path"] for r in go["results"]} == {"cmd/main.go"}
@@ -246,10 +258,13 @@ def test_tool_selection_resolves_flags_categories_and_plait_toml() -> None:
     assert {s.category for s in TOOLS.values()} == set(CATEGORIES)
 
 
-def test_several_roots_each_get_their_own_index(tmp_path: Path) -> None:
+def test_several_roots_each_get_their_own_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     one = make_workspace(tmp_path, name="one")
     two = make_workspace(tmp_path, {"lib/widget.py": "class WidgetFactory:\n    pass\n"}, name="two")
-    state, server = build(serve_args([one, two]), env=server_env(tmp_path / "indexes"))
+    # PLAIT_INDEX_DIR names one workspace's index: several roots keep theirs in plait's cache dir.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    env = {k: v for k, v in server_env(tmp_path / "indexes").items() if k != "PLAIT_INDEX_DIR"}
+    state, server = build(serve_args([one, two]), env=env)
     assert len({ws.settings.index_dir for ws in state.workspaces.values()}) == 2
     with connect(server) as client:
         reports = client.ok("reindex")["roots"]
@@ -265,7 +280,7 @@ def test_http_binding_off_loopback_needs_a_token() -> None:
     check_bind("127.0.0.1", None)
     with pytest.raises(ConfigError, match="--token"):
         check_bind("127.0.0.2", None)
-    check_bind("127.0.0.2", "secret")
+    check_bind("127.0.0.2", "a-secret-of-16-characters")
     security = transport_security("127.0.0.2", 9000)
     assert security.enable_dns_rebinding_protection and "127.0.0.2:*" in security.allowed_hosts
 

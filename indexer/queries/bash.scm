@@ -17,3 +17,6 @@
     (variable_assignment
       name: (variable_name) @name) @definition.constant
     (#match? @_flag "^-[a-zA-Z]*r")))
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc

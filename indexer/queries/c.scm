@@ -51,3 +51,6 @@
     declarator: (init_declarator
       declarator: (identifier) @name)
     (#eq? @_qualifier "const")) @definition.constant)
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc

@@ -82,3 +82,6 @@
     declarator: (init_declarator
       declarator: (identifier) @name)
     (#any-of? @_qualifier "const" "constexpr")) @definition.constant)
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc

@@ -47,3 +47,6 @@
     (variable_declarator
       name: (identifier) @name))
   (#eq? @_modifier "const")) @definition.constant
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc

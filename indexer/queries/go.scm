@@ -40,3 +40,6 @@
   (const_declaration
     (const_spec
       name: (identifier) @name) @definition.constant))
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc

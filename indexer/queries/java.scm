@@ -40,3 +40,7 @@
   declarator: (variable_declarator
     name: (identifier) @name)
   (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(line_comment) @doc
+(block_comment) @doc

@@ -52,6 +52,26 @@
     right: [(arrow_function) (function_expression)]
     (#match? @_exports "^(module\\.)?exports$"))) @definition.function
 
+; `res.send = function send() {}` at file level (Express's request/response/application objects),
+; also the last of a chain `req.get = req.header = function () {}`: `res.send`, a function.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression
+        object: (identifier) @qualifier
+        property: (property_identifier) @name)
+      right: [(arrow_function) (function_expression)]
+      (#not-match? @qualifier "^(module|exports)$"))) @definition.function)
+(program
+  (expression_statement
+    (assignment_expression
+      right: (assignment_expression
+        left: (member_expression
+          object: (identifier) @qualifier
+          property: (property_identifier) @name)
+        right: [(arrow_function) (function_expression)]
+        (#not-match? @qualifier "^(module|exports)$")) @definition.function)))
+
 ; Top-level `const UPPER_CASE = ...` (also when exported) is a constant.
 (program
   (lexical_declaration
@@ -66,3 +86,7 @@
       (variable_declarator
         name: (identifier) @name
         (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant)))
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc
+(decorator) @decoration

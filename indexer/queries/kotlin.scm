@@ -34,3 +34,7 @@
   (variable_declaration
     (simple_identifier) @name)
   (#eq? @_modifier "const")) @definition.constant
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(line_comment) @doc
+(multiline_comment) @doc

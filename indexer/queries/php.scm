@@ -34,3 +34,6 @@
 (const_declaration
   (const_element
     (name) @name) @definition.constant)
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc

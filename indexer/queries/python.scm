@@ -1,5 +1,5 @@
 ; Python definitions. A function directly in a class body becomes a method (see indexer/symbols.py);
-; the span is the def/class node itself, so decorators are not included.
+; the span starts at its decorators (the `decorated_definition` around it) and doc comment.
 
 (class_definition
   name: (identifier) @name) @definition.class
@@ -20,3 +20,6 @@
     (assignment
       left: (identifier) @name
       (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant))
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc

@@ -29,3 +29,6 @@
   (body_statement
     (assignment
       left: (constant) @name) @definition.constant))
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc

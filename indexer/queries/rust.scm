@@ -42,3 +42,8 @@
   [(const_item name: (identifier) @name) (static_item name: (identifier) @name)] @definition.constant)
 (declaration_list
   [(const_item name: (identifier) @name) (static_item name: (identifier) @name)] @definition.constant)
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(line_comment) @doc
+(block_comment) @doc
+(attribute_item) @decoration

@@ -35,3 +35,7 @@
   (val_definition
     pattern: (identifier) @name
     (#match? @name "^[A-Z]")) @definition.constant)
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc
+(block_comment) @doc

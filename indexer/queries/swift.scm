@@ -37,3 +37,7 @@
     name: (pattern
       bound_identifier: (simple_identifier) @name)
     (#eq? @_binding "let")) @definition.constant)
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc
+(multiline_comment) @doc

@@ -93,3 +93,7 @@
       (variable_declarator
         name: (identifier) @name
         (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant)))
+
+; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
+(comment) @doc
+(decorator) @decoration

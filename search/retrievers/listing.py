@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from indexer import Settings, skips_content
-from indexer.procs import run
+from indexer.sandbox import run_beneath
 from search.retrievers import ResolvedScope
 from search.retrievers.inotify import ADDED, GONE, REMOVED, WRITTEN, DirWatch, open_watch
 from search.retrievers.rg import MAX_OUTPUT, rg_files_command
@@ -177,7 +177,7 @@ def live_files(
         if answer is not None:
             return answer
     made = time.monotonic()
-    res = run(argv, cwd=settings.root, timeout=timeout, max_output=MAX_OUTPUT)
+    res = run_beneath(settings.root, argv, timeout=timeout, max_output=MAX_OUTPUT)
     if res.timed_out or res.truncated or res.returncode not in (0, 1):
         return None
     text = res.stdout.decode("utf-8", "replace")

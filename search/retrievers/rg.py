@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -20,8 +20,11 @@ import ripgrepy
 
 from indexer import Settings
 from indexer.languages import EXTENSIONS, FILENAMES
-from indexer.procs import rg_binary, run
+from indexer.procs import rg_binary
+from indexer.sandbox import run_beneath
+from indexer.workspace import ALWAYS_SKIP_DIRS
 from search.errors import QueryError
+from search.ignores import not_ignored
 from search.retrievers import ResolvedScope
 
 MAX_OUTPUT = 24 * 1024 * 1024
@@ -103,7 +106,7 @@ def rg_command(
     extra: Sequence[str] = (),
     compact: bool = False,
     cap: bool = True,
-) -> list[str]:
+) -> RgArgv:
     """The full ``rg`` argv: flags via ripgrepy, then ``-e`` patterns, ``--`` and the paths.
     Output is ``--json``, or with ``compact`` only the matches (see :func:`parse_rg_only_matching`).
     ``cap`` stops reading a file after :data:`MAX_COUNT_PER_FILE` matching lines."""
@@ -123,7 +126,22 @@ def rg_command(
     argv += extra
     for p in patterns:
         argv += ["-e", p]
-    return [*argv, "--", *_targets(scope)]
+    return _checked([*argv, "--", *_targets(scope)], settings, scope)
+
+
+class RgArgv(list[str]):
+    """An ``rg`` argv that remembers which matched paths to keep (see :func:`_checked`)."""
+
+    keep: Callable[[str], bool] | None = None
+
+
+def _checked(argv: list[str], settings: Settings, scope: ResolvedScope) -> RgArgv:
+    """A positive ``--glob`` is an override in ripgrep and would bring back ignored files: with one,
+    the matched paths are checked against the ignore rules after the run (:func:`run_rg`)."""
+    out = RgArgv(argv)
+    if any(not g.startswith("!") for g in (*scope.globs, *settings.include)):
+        out.keep = not_ignored(settings)
+    return out
 
 
 def rg_files_command(settings: Settings, scope: ResolvedScope) -> list[str]:
@@ -136,22 +154,27 @@ def rg_files_command(settings: Settings, scope: ResolvedScope) -> list[str]:
 
 def _filtered(rg: ripgrepy.Ripgrepy, settings: Settings, scope: ResolvedScope) -> ripgrepy.Ripgrepy:
     """The ignore rules, size limit, include/exclude patterns and the scope's globs and language."""
-    rg = rg.max_filesize(str(settings.max_file_bytes)).glob("!.git")
+    rg = rg.max_filesize(str(settings.max_file_bytes))
+    for pattern in settings.include:
+        rg = rg.glob(pattern)
+    for g in scope.globs:
+        rg = rg.glob(g)
+    if scope.language:  # a file type, not a glob: types cannot bring back ignored files
+        for g in language_globs(scope.language):
+            rg = rg.type_add(f"plaitlang:{g}")
+        rg = rg.type_("plaitlang")
+    # The later of two matching globs wins in ripgrep: the exclusions come last, so that no user glob
+    # (``*``, ``**``) brings back .git or the index.
+    for pattern in settings.exclude:
+        rg = rg.glob(f"!{pattern}")
     if settings.index_is_local:
         try:
             rel = Path(settings.index_dir).resolve().relative_to(settings.root)
             rg = rg.glob(f"!/{rel.as_posix()}")
         except ValueError:
             pass
-    for pattern in settings.exclude:
-        rg = rg.glob(f"!{pattern}")
-    for pattern in settings.include:
-        rg = rg.glob(pattern)
-    for g in scope.globs:
-        rg = rg.glob(g)
-    if scope.language:
-        for g in language_globs(scope.language):
-            rg = rg.glob(g)
+    for skipped in sorted(ALWAYS_SKIP_DIRS):
+        rg = rg.glob(f"!{skipped}")
     return rg
 
 
@@ -164,7 +187,7 @@ def _targets(scope: ResolvedScope) -> list[str]:
 def run_rg(settings: Settings, argv: list[str], *, timeout: float) -> tuple[list[LineMatch], bool]:
     """Run rg; returns (matches, truncated), read as ``--json`` or compact output, whichever ``argv``
     asks for. Exit 1 is "no match"; exit 2 with no output is an error."""
-    res = run(argv, cwd=settings.root, timeout=timeout, max_output=MAX_OUTPUT)
+    res = run_beneath(settings.root, argv, timeout=timeout, max_output=MAX_OUTPUT)
     if res.timed_out:
         raise TimeoutError(f"ripgrep took longer than {timeout:.0f}s; narrow the query or scope")
     if res.returncode == 2 and not res.stdout:
@@ -174,6 +197,7 @@ def run_rg(settings: Settings, argv: list[str], *, timeout: float) -> tuple[list
             raise QueryError(f"invalid regex: {detail}; fix the pattern or search it as a literal.")
         if not any("No such file" in m or "os error" in m for m in msg):
             raise QueryError(f"ripgrep failed: {detail}")
+    keep = getattr(argv, "keep", None) or bool
     if "--json" not in argv:
-        return [m for m in parse_rg_only_matching(res.stdout) if m.path], res.truncated
-    return [m for m in parse_rg_json(res.stdout.splitlines()) if m.path], res.truncated
+        return [m for m in parse_rg_only_matching(res.stdout) if m.path and keep(m.path)], res.truncated
+    return [m for m in parse_rg_json(res.stdout.splitlines()) if m.path and keep(m.path)], res.truncated

@@ -10,9 +10,9 @@ bytes than are cheap to read in the query's thread.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
+from indexer.beneath import read_beneath
 from search.retrievers.rg import LineMatch
 
 MAX_FILES = 24
@@ -30,9 +30,8 @@ def find_verbatim(root: str, phrase: str, paths: Sequence[str]) -> list[LineMatc
     out: list[LineMatch] = []
     budget = MAX_BYTES
     for path in paths:
-        try:
-            with open(os.path.join(root, path), "rb") as fh:
-                data = fh.read(budget + 1)  # ripgrep reads a file it is given whatever its size
+        try:  # no symlink followed, no FIFO opened (indexer.beneath)
+            data = read_beneath(root, path, budget + 1)  # ripgrep reads a file it is given whatever its size
         except OSError:
             continue  # gone since it was indexed: ripgrep would skip it too
         if len(data) > budget:

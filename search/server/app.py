@@ -16,7 +16,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from search.server import tools_edit, tools_files, tools_guard, tools_index, tools_search, tools_structure
-from search.server.boundary import clip, tool_errors
+from search.server.boundary import REINDEX_DEADLINE, clip, tool_errors
 from search.server.prompts import register_prompts
 from search.server.registry import TOOLS
 from search.server.state import ServerState
@@ -83,7 +83,7 @@ def create_server(state: ServerState) -> PlaitMCP:
             return
         spec = TOOLS[name]
         server.add_tool(
-            tool_errors(fn),
+            tool_errors(fn, REINDEX_DEADLINE if name == "reindex" else state.tool_deadline),
             name=name,
             title=spec.annotations.title,
             description=inspect.cleandoc(fn.__doc__ or ""),

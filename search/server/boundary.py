@@ -4,6 +4,12 @@
   a ripgrep timeout, an ``OSError`` the library did not translate) reaches the agent as the SDK's
   ``ToolError`` with the library's actionable message. Any other exception is a bug: the SDK hides it
   from the client and logs the traceback.
+* Every call has a deadline (:data:`DEFAULT_DEADLINE`, ``[server] tool_timeout`` in plait.toml; the
+  ``reindex`` tool :data:`REINDEX_DEADLINE`): the tool runs in a thread of its own and a call that has
+  not answered by then returns an error naming the deadline, so no input can hang a client, and one
+  slow call holds no worker that another call needs (the SDK's worker returns at the deadline). The
+  tools themselves never block on a special file (they are refused before any read), so the deadline
+  is the backstop, not the mechanism.
 * :func:`respond` builds a ``CallToolResult`` holding both the typed structured content and a compact
   text rendering (many clients show the model only the text).
 * ``MAX_OUTPUT_CHARS`` caps what one call returns; tools cut their lists to it and say so.
@@ -11,9 +17,12 @@
 
 from __future__ import annotations
 
+import contextvars
 import functools
+import logging
+import threading
 from collections.abc import Callable, Sequence
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
@@ -21,20 +30,25 @@ from pydantic import BaseModel
 
 from models.errors import PlaitError
 
+log = logging.getLogger(__name__)
+
 MAX_OUTPUT_CHARS = 60_000
+DEFAULT_DEADLINE = 120.0  # seconds; a first search may load the model
+REINDEX_DEADLINE = 3600.0  # a whole rebuild goes on in the background after this
 ToolAdder = Callable[[str, Callable[..., CallToolResult]], None]
 """How a tools module registers a tool: ``add(name, fn)`` (skipped when the tool is not enabled)."""
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Map expected failures to ``ToolError`` (keeps the signature, so the schema is unchanged)."""
+def tool_errors(fn: Callable[P, R], deadline: float = DEFAULT_DEADLINE) -> Callable[P, R]:
+    """Map expected failures to ``ToolError`` and enforce ``deadline`` seconds per call (keeps the
+    signature, so the schema is unchanged)."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return fn(*args, **kwargs)
+            return _within(deadline, fn, *args, **kwargs)
         except PlaitError as exc:
             raise ToolError(str(exc)) from exc
         except TimeoutError as exc:
@@ -44,6 +58,39 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise ToolError(f"file system error{where}: {exc.strerror or exc}.") from exc
 
     return wrapper
+
+
+class _Call:
+    """One tool call running in its own thread: its outcome, and an event set when it is known."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+def _within(deadline: float, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """``fn(*args, **kwargs)`` in a daemon thread (with the caller's context variables); raises
+    :class:`TimeoutError` when it has not returned within ``deadline`` seconds (it is left to finish)."""
+    call = _Call()
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            call.result = context.run(fn, *args, **kwargs)
+        except BaseException as exc:  # handed to the caller's thread, which raises it
+            call.error = exc
+        finally:
+            call.done.set()
+
+    name = getattr(fn, "__name__", "tool")
+    threading.Thread(target=target, name=f"plait-tool-{name}", daemon=True).start()
+    if not call.done.wait(deadline):
+        log.warning("%s did not answer within %.0f s; its answer will be dropped", name, deadline)
+        raise TimeoutError(f"{name} did not answer within its {deadline:g}s deadline")
+    if call.error is not None:
+        raise call.error
+    return call.result
 
 
 def respond(model: BaseModel, text: str) -> CallToolResult:

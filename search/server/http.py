@@ -3,7 +3,8 @@
 * :func:`check_bind` — binding anywhere but ``127.0.0.1`` / ``localhost`` / ``::1`` requires a token
   (``--token`` or ``PLAIT_TOKEN``); a token given on loopback is enforced there too.
 * :class:`BearerTokenMiddleware` — an ASGI wrapper around the whole app: every HTTP request must carry
-  ``Authorization: Bearer <token>`` (compared in constant time) or gets 401 before any MCP code runs.
+  ``Authorization: Bearer <token>`` (scheme case-insensitive, token compared in constant time) or gets
+  401 before any MCP code runs. Tokens shorter than 16 characters are refused at start.
 * :func:`transport_security` — the SDK's Host/Origin validation, on for every bind address, allowing
   the loopback names and the bound host.
 """
@@ -24,8 +25,23 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 MCP_PATH = "/mcp"
 
 
+MIN_TOKEN_CHARS = 16
+
+
+def check_token(token: str | None) -> None:
+    """Raise ``ConfigError`` for a token that a client could guess: under :data:`MIN_TOKEN_CHARS`
+    characters, or blank."""
+    if token is not None and len(token.strip()) < MIN_TOKEN_CHARS:
+        raise ConfigError(
+            f"the HTTP token has {len(token.strip())} characters; use at least {MIN_TOKEN_CHARS} "
+            '(for example `python -c "import secrets; print(secrets.token_urlsafe(32))"`).'
+        )
+
+
 def check_bind(host: str, token: str | None) -> None:
-    """Raise ``ConfigError`` when ``host`` is not loopback and no token is configured."""
+    """Raise ``ConfigError`` when ``host`` is not loopback and no token is configured, or the token is
+    too short (:func:`check_token`)."""
+    check_token(token)
     if host not in LOOPBACK_HOSTS and not token:
         raise ConfigError(
             f"binding to {host} exposes the server beyond this machine; pass --token (or set PLAIT_TOKEN) "
@@ -65,8 +81,9 @@ class BearerTokenMiddleware:
     """Reject every HTTP request without ``Authorization: Bearer <token>`` with 401."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
+        check_token(token)
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self._authorised(scope):
@@ -95,7 +112,11 @@ class BearerTokenMiddleware:
     def _authorised(self, scope: Scope) -> bool:
         headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
         values = [v for k, v in headers if k.lower() == b"authorization"]
-        return len(values) == 1 and hmac.compare_digest(values[0], self.expected)
+        if len(values) != 1:
+            return False
+        scheme, _, given = values[0].strip().partition(b" ")
+        # The scheme is case-insensitive (RFC 9110 §11.1); the token is compared in constant time.
+        return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self.expected)
 
 
 def build_app(server: Any, host: str, port: int, token: str | None) -> ASGIApp:

@@ -22,8 +22,8 @@ from typing import Any
 
 import anyio
 
-from indexer import Settings, default_index_dir, find_root, load_settings
-from models.errors import PlaitError
+from indexer import Settings, find_root, load_settings
+from models.errors import ConfigError, PlaitError
 from search.cli import flag_overrides
 from search.server.app import PlaitMCP, create_server
 from search.server.http import MCP_PATH, build_app, check_bind
@@ -43,14 +43,14 @@ def root_settings(args: argparse.Namespace, env: Mapping[str, str] = os.environ)
             raise PlaitError(f"{path} is not a directory; pass an existing workspace root with --root.")
     roots = list(dict.fromkeys(p.resolve() for p in paths))
     shared = overrides.get("index_dir") or env.get("PLAIT_INDEX_DIR")
-    out: list[Settings] = []
-    for root in roots:
-        own = dict(overrides)
-        if shared and len(roots) > 1:
-            # One location for several roots: each root gets its own index beneath it.
-            own["index_dir"] = f"{str(shared).rstrip('/')}/{Path(default_index_dir(root)).name}"
-        out.append(load_settings(root, env=env, overrides=own))
-    return out
+    if shared and len(roots) > 1:
+        # --index-dir and PLAIT_INDEX_DIR name the index of one workspace, everywhere (indexer.config)
+        raise ConfigError(
+            f"--index-dir / PLAIT_INDEX_DIR ({shared}) names the index of one workspace, and "
+            f"{len(roots)} roots were given; unset it (each root's index then lives in plait's cache "
+            "directory) or serve each root with its own --index-dir."
+        )
+    return [load_settings(root, env=env, overrides=overrides) for root in roots]
 
 
 def server_table(settings: Sequence[Settings]) -> dict[str, Any]:

@@ -24,6 +24,10 @@ class SearchResultOut(BaseModel):
     snippet: str = Field(description="The lines of the span, trimmed to a sensible size.")
     sources: dict[str, int | None] = Field(description="1-based rank per retriever (text, symbol, vector).")
     stale: bool = Field(False, description="The file changed since it was indexed.")
+    explain: dict[str, Any] | None = Field(
+        None,
+        description="With explain=true: each retriever's rank, the fused score and every ranking rule applied.",
+    )
     root: str
 
 

@@ -27,6 +27,7 @@ from models.errors import ConfigError, PlaitError
 from search.confine import Confined, Roots
 from search.engine import Engine
 from search.files import DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_WRITE_BYTES
+from search.server.boundary import DEFAULT_DEADLINE
 from search.server.registry import ToolSelection
 
 log = logging.getLogger(__name__)
@@ -35,10 +36,10 @@ WARM_WAIT_SECONDS = 300.0
 REINDEX_WAIT_SECONDS = 60.0
 
 
-def _limit(table: Mapping[str, Any], key: str, default: int) -> int:
+def _limit(table: Mapping[str, Any], key: str, default: int, unit: str = "bytes") -> int:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"[server] {key} in plait.toml must be a positive number of bytes, got {value!r}.")
+        raise ConfigError(f"[server] {key} in plait.toml must be a positive number of {unit}, got {value!r}.")
     return value
 
 
@@ -68,12 +69,13 @@ class Reindexer:
         self._closed = False
         self._thread: threading.Thread | None = None
         self.builds = 0
+        self.failures = 0  # unexpected failures survived
         self.last_error: str | None = None
 
     def schedule(self, root: Path, relpath: str) -> None:
         with self._cond:
             self._pending.setdefault(root, set()).add(relpath)
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():  # started again if it ever died
                 self._thread = threading.Thread(target=self._run, name="plait-reindex", daemon=True)
                 self._thread.start()
             self._cond.notify()
@@ -107,6 +109,10 @@ class Reindexer:
         except PlaitError as exc:
             self.last_error = str(exc)
             log.warning("reindexing %d file(s) of %s failed: %s", len(paths), ws.root, exc)
+        except Exception as exc:  # top of the thread's loop: log it and keep serving later writes
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self.failures += 1
+            log.exception("reindexing %d file(s) of %s failed", len(paths), ws.root)
 
 
 class ServerState:
@@ -130,6 +136,7 @@ class ServerState:
         table = settings[0].server if settings else {}
         self.max_read_bytes = _limit(table, "max_read_bytes", DEFAULT_MAX_READ_BYTES)
         self.max_write_bytes = _limit(table, "max_write_bytes", DEFAULT_MAX_WRITE_BYTES)
+        self.tool_deadline = float(_limit(table, "tool_timeout", int(DEFAULT_DEADLINE), "seconds"))
         self.reindexer = Reindexer(self.workspaces)
         self.watching = False
         self.preload_error: str | None = None

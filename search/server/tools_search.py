@@ -14,10 +14,12 @@ from typing import Annotated, Literal
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer.procs import run
+from indexer.sandbox import run_beneath
 from indexer.types import SymbolKind
+from search.confine import target_kind
 from search.engine import MAX_LIMIT, parse_scope
 from search.errors import QueryError
+from search.ignores import check_language
 from search.retrievers import ResolvedScope
 from search.retrievers.rg import rg_command, rg_text
 from search.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, as_list, respond, truncation_note
@@ -80,6 +82,10 @@ def register(add: ToolAdder, state: ServerState) -> None:
         glob: Globs = None,
         language: Language = None,
         regex: Annotated[bool, Field(description="Treat the query as a regular expression.")] = False,
+        explain: Annotated[
+            bool,
+            Field(description="Add to each result why it ranks there: retriever ranks and ranking rules."),
+        ] = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
         with reciprocal-rank fusion. Returns ranked chunk-sized spans (path, line range, enclosing
@@ -98,7 +104,8 @@ def register(add: ToolAdder, state: ServerState) -> None:
         coverage: list[str] = []
         for ws, scope_text in plan:
             resp = ws.engine.search(
-                Query(query, mode=mode, limit=limit, regex=regex), parse_scope(scope_text, globs, language)
+                Query(query, mode=mode, limit=limit, regex=regex, explain=explain),
+                parse_scope(scope_text, globs, language),
             )
             results += [SearchResultOut(**r.to_json(), root=str(ws.root)) for r in resp.results]
             prefix = "" if len(plan) == 1 else f"{ws.root}: "
@@ -175,6 +182,9 @@ def register(add: ToolAdder, state: ServerState) -> None:
                 "(other modes) are returned.",
             ),
         ] = 200,
+        include_ignored: Annotated[
+            bool, Field(description="Also search files .gitignore/.ignore leave out (never .git, .hg, .svn).")
+        ] = False,
     ) -> Annotated[CallToolResult, GrepOutput]:
         """Exhaustive text search with ripgrep over the live files (respects .gitignore; never reads
         .git). Use it to list every occurrence of an exact string or regex, to count them, or to find
@@ -193,6 +203,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             output_mode,
             context,
             head_limit,
+            include_ignored,
         )
 
     def find_symbol(
@@ -219,6 +230,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
         name; use search for behaviour described in words and grep for usages of a name."""
         symbols: list[SymbolOut] = []
         missing: list[str] = []
+        check_language(language)
         targets = state.targets(path)
         for ws, confined in targets:
             if not ws.index.exists():
@@ -312,10 +324,12 @@ def _grep(
     mode: str,
     context: int,
     head_limit: int,
+    include_ignored: bool = False,
 ) -> CallToolResult:
     if not pattern:
         raise QueryError("the pattern is empty; pass a regex or, with fixed_strings=true, a literal string.")
-    extra: list[str] = []
+    check_language(language)
+    extra: list[str] = ["--no-ignore"] if include_ignored else []
     if ignore_case is False:
         extra.append("--case-sensitive")
     if mode == "content" and context:
@@ -332,11 +346,7 @@ def _grep(
     capped = False
     for ws, confined in state.targets(path):
         rel = None if confined is None or confined.relpath == "." else confined.relpath
-        kind = (
-            "ws"
-            if rel is None
-            else ("file" if confined is not None and confined.abspath.is_file() else "dir")
-        )
+        kind = "ws" if rel is None or confined is None else target_kind(confined)  # FIFOs refused
         argv = rg_command(
             ws.settings,
             [pattern],
@@ -345,6 +355,8 @@ def _grep(
             ignore_case=bool(ignore_case),
             extra=extra,
         )
+        if include_ignored:
+            argv.keep = None  # asked for: no re-check against the ignore rules
         found, cut = _run_rg(ws, argv)
         capped = capped or cut
         for file_path, lines in found.items():
@@ -392,7 +404,8 @@ def _grep(
 
 def _run_rg(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], bool]:
     """Run ripgrep (``--json``) and collect match and context lines per file, in order."""
-    res = run(argv, cwd=ws.root, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)
+    res = run_beneath(ws.root, argv, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)  # confined rg
+    keep = getattr(argv, "keep", None) or bool  # positive globs: matched paths re-checked for ignores
     if res.timed_out:
         raise QueryError(f"grep took longer than {GREP_TIMEOUT:.0f}s; narrow it with path, glob or language.")
     if res.returncode == 2 and not res.stdout:
@@ -411,6 +424,8 @@ def _run_rg(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], 
             event = json.loads(raw)
             data = event["data"]
             file_path = rg_text(data["path"]).removeprefix("./")
+            if not keep(file_path):
+                continue
             text = rg_text(data["lines"]).rstrip("\r\n")
             line = int(data["line_number"])
         except (ValueError, KeyError, TypeError):

@@ -15,6 +15,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from indexer import Walker, glob_matcher
+from indexer.beneath import read_beneath
 from indexer.languages import SYMBOL_LANGUAGES, detect_language
 from indexer.parsing import captures, compile_user_query, parse
 from indexer.symbols import extract_symbols
@@ -199,9 +200,9 @@ def _files(
         if f.language != language or (prefix and not f.path.startswith(prefix)) or (ok and not ok(f.path)):
             continue
         try:
-            yield f.path, f.abspath.read_bytes()
+            yield f.path, read_beneath(ws.root, f.path, ws.settings.max_file_bytes)
         except OSError:
-            continue
+            continue  # vanished, turned special, or a symlink swapped into its path since the walk
 
 
 def _captures(
