@@ -59,7 +59,7 @@ def _settings(shop: tuple[Path, Path]) -> Settings:
 @pytest.fixture(scope="module")
 def engine(shop: tuple[Path, Path]) -> Iterator[Engine]:
     settings = _settings(shop)
-    Index(settings).build()
+    Index(settings).build(tier="full")  # the goldens rank with the full tier's vectors (hashing-256)
     made = Engine(settings)
     yield made
     made.close()
