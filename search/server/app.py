@@ -15,7 +15,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
-from search.server import tools_edit, tools_files, tools_guard, tools_index, tools_search, tools_structure
+from search.server import (
+    tools_edit,
+    tools_files,
+    tools_guard,
+    tools_index,
+    tools_refs,
+    tools_search,
+    tools_structure,
+)
 from search.server.boundary import clip, tool_errors
 from search.server.prompts import register_prompts
 from search.server.registry import TOOLS
@@ -91,7 +99,15 @@ def create_server(state: ServerState) -> PlaitMCP:
             structured_output=True,
         )
 
-    for module in (tools_search, tools_structure, tools_files, tools_edit, tools_guard, tools_index):
+    for module in (
+        tools_search,
+        tools_refs,
+        tools_structure,
+        tools_files,
+        tools_edit,
+        tools_guard,
+        tools_index,
+    ):
         module.register(add, state)
     register_prompts(server, state)
     return server
