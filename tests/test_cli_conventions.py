@@ -52,7 +52,9 @@ def test_search_exits_0_when_found_1_when_nothing_and_2_on_error(make_repo, cli_
     assert none.stdout == ""
     assert "no results" in none.stderr
 
-    none_json = plait("search", "zebra_quartz_nowhere", "--mode", "text", "--root", str(root), "--json", env=cli_env)
+    none_json = plait(
+        "search", "zebra_quartz_nowhere", "--mode", "text", "--root", str(root), "--json", env=cli_env
+    )
     assert none_json.returncode == 1 and json.loads(none_json.stdout) == []
 
     bad = plait("search", "(", "--regex", "--mode", "text", "--root", str(root), env=cli_env)

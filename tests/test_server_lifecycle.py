@@ -15,7 +15,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from server_harness import build_index, connect, make_workspace, server_env, stdio_params, text
@@ -23,9 +25,10 @@ from server_harness import build_index, connect, make_workspace, server_env, std
 from search.server.boundary import MAX_OUTPUT_CHARS
 
 pytestmark = pytest.mark.slow
+T = TypeVar("T")
 
 
-def poll(check, timeout: float = 120.0, what: str = "condition"):  # type: ignore[no-untyped-def]
+def poll(check: Callable[[], T], timeout: float = 120.0, what: str = "condition") -> T:
     deadline = time.monotonic() + timeout
     while True:
         value = check()
@@ -36,7 +39,9 @@ def poll(check, timeout: float = 120.0, what: str = "condition"):  # type: ignor
 
 def test_a_missing_index_is_built_in_the_background_while_search_answers(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
-    with connect(stdio_params(["--root", str(root), "--no-preload"], server_env(tmp_path / "index"))) as client:
+    with connect(
+        stdio_params(["--root", str(root), "--no-preload"], server_env(tmp_path / "index"))
+    ) as client:
         found = client.ok("search", {"query": "RetryPolicy", "mode": "text"})
         assert found["results"], "text search must answer before the index exists"
         status = poll(
@@ -52,7 +57,9 @@ def test_a_missing_index_is_built_in_the_background_while_search_answers(tmp_pat
 
 
 def test_reindex_returns_a_job_and_wait_reports_progress_notifications(tmp_path: Path) -> None:
-    root = make_workspace(tmp_path, {f"pkg/mod{i}.py": f"def handler_{i}():\n    return {i}\n" for i in range(30)})
+    root = make_workspace(
+        tmp_path, {f"pkg/mod{i}.py": f"def handler_{i}():\n    return {i}\n" for i in range(30)}
+    )
     args = ["--root", str(root), "--no-preload", "--no-auto-index"]
     with connect(stdio_params(args, server_env(tmp_path / "index"))) as client:
         missing = client.ok("search", {"query": "handler_3"})
@@ -159,8 +166,21 @@ def test_sigterm_ends_the_server_in_every_phase(tmp_path: Path) -> None:
     proc = _spawn(root, env, "--no-preload")
     _wait_ready(proc)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}) + "\n")
+    proc.stdin.write(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                },
+            }
+        )
+        + "\n"
+    )
     proc.stdin.flush()
     assert '"id":1' in proc.stdout.readline().replace(" ", "")
     proc.send_signal(signal.SIGTERM)

@@ -59,7 +59,9 @@ def test_text_search_without_an_index_imports_nothing_heavy(make_repo, env: dict
     assert loaded([*args[:-1], "always"], env) == {"rich"}
 
 
-def test_hybrid_search_over_an_index_imports_lancedb_but_no_model_runtime(make_repo, env: dict[str, str]) -> None:
+def test_hybrid_search_over_an_index_imports_lancedb_but_no_model_runtime(
+    make_repo, env: dict[str, str]
+) -> None:
     root = make_repo({"a.py": "def alpha():\n    return 'needle'\n"})
     subprocess.run(
         [sys.executable, "-m", "search.cli", "index", str(root), "--quiet"], env=env, check=True, timeout=300
