@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.progress import phase, progress_to_stderr
 from models.errors import PlaitError
 
 MODES = ("text", "symbol", "semantic", "hybrid")
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
         sp.add_argument("--root", type=Path, default=Path("."), help="repository to benchmark (only read)")
         sp.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
         sp.add_argument("--markdown", action="store_true", help="print tables as GitHub markdown")
@@ -113,11 +115,14 @@ def cmd_quality(args: argparse.Namespace) -> int:
 
     root = _check_root(args.root)
     with workspace.workdir(args.workdir, keep=args.keep) as work:
+        phase(f"scanning {root}")
         corpus = workspace.scan_original(root, work, os.environ)
+        phase(f"{len(corpus.files):,} files; building the query set")
         es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
                                  load=args.queries, save=args.save_queries)  # fmt: skip
         if not es.queries:
             raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
+        phase("indexing a copy with the documentation blanked")
         prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model)
         rep = quality.run(prepared, es, modes=args.modes, baselines=args.baselines, rrf=not args.no_rrf)
     rep.setup = {"root": str(root), **rep.setup}
@@ -139,7 +144,9 @@ def cmd_latency(args: argparse.Namespace) -> int:
     if args.passes < 1:
         raise PlaitError(f"--passes must be at least 1, got {args.passes}.")
     with workspace.workdir(args.workdir, keep=args.keep) as work:
+        phase(f"scanning {root}")
         corpus = workspace.scan_original(root, work, os.environ)
+        phase(f"{len(corpus.files):,} files; building the query set")
         es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
                                  load=args.queries, save=args.save_queries)  # fmt: skip
         texts = [q.text for q in es.queries]
@@ -150,6 +157,7 @@ def cmd_latency(args: argparse.Namespace) -> int:
             raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
         # Speed is measured on the files as they are (no blanked docs), so an index of the same
         # repository built before (same work dir) supplies every vector from its embedding cache.
+        phase("indexing a copy")
         prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model, blanked=False)
         engine = Engine(prepared.settings)
         try:
@@ -164,11 +172,13 @@ def cmd_latency(args: argparse.Namespace) -> int:
         if args.no_mcp:
             rep.skipped["mcp-stdio"] = "--no-mcp"
         else:
+            phase("starting `plait serve` for the MCP timings")
             rep.rows += latency.time_mcp(prepared.root, flags, dict(os.environ), texts, args.modes,
                                          log_path=work / "serve.log", passes=args.passes)  # fmt: skip
         if args.no_cli:
             rep.skipped["cli-cold"] = "--no-cli"
         else:
+            rep.rows += latency.time_cli_start(prepared.root, repeats=max(args.repeats, 5))
             rep.rows += latency.time_cli_cold(prepared.root, flags, texts, args.modes, repeats=args.repeats)
     data = rep.as_dict()
     if args.plot:
@@ -184,7 +194,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     root = _check_root(args.root)
     with workspace.workdir(args.workdir, keep=args.keep) as work:
+        phase(f"scanning {root}")
         corpus = workspace.scan_original(root, work, os.environ)
+        phase(f"{len(corpus.files):,} files; building the query set")
         if not corpus.files:
             raise PlaitError(f"{root} has no indexable files; pass a repository with source files.")
         cost = index_cost.measure(corpus, work, os.environ, model=args.model, raw_sample=args.raw_sample,
@@ -239,8 +251,10 @@ def _delegate(command: str, rest: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in DELEGATED:
+        progress_to_stderr(quiet=False)
         return _delegate(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
+    progress_to_stderr(quiet=getattr(args, "quiet", False))
     try:
         code: int = args.func(args)
         return code

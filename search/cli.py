@@ -158,7 +158,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     scope = parse_scope(args.scope, args.glob or (), args.lang)
     query = Query(args.query, mode=args.mode, limit=args.limit, regex=args.regex)
     response = None
-    if args.mode in ("hybrid", "semantic") and not args.no_daemon:
+    if not args.no_daemon:  # a warm server answers every mode without opening LanceDB or a model here
         from search.remote import try_remote_search
 
         response = try_remote_search(settings, query, args.scope, args.glob or (), args.lang, args.fusion)

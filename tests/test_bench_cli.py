@@ -173,7 +173,10 @@ def test_quality_prints_a_table_and_builds_its_own_query_set(
         "3",
     ]
     assert main([*args, "--save-queries", str(saved)]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "benchmarks: scanning" in captured.err and "benchmarks: quality plait-text" in captured.err
+    assert "benchmarks:" not in out
     assert "MRR@10" in out and "plait-text" in out and "ripgrep" in out and "Findings" in out
     queries = json.loads(saved.read_text())["queries"]
     assert {q["family"] for q in queries} == {"docstring", "symbol", "literal"}
@@ -227,6 +230,8 @@ def test_latency_times_every_mode_through_library_mcp_and_cli(
         assert rows[(f"plait-{mode}", "cli-cold")]["n"] == 1
     assert rows[("ripgrep", "library")]["n"] == 2 * len(QUERIES)
     assert rows[("plait-serve", "mcp-start")]["n"] == 1
+    for name in ("plait --version", "plait --help", "plait search --mode text (no index)"):
+        assert rows[(name, "cli-start")]["n"] == 5
     for r in data["rows"]:
         assert 0 < r["p50_ms"] <= r["p95_ms"] <= r["max_ms"]
     assert png.read_bytes()[:4] == b"\x89PNG"
