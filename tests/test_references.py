@@ -145,3 +145,10 @@ def test_search_snippets_show_the_matched_line_with_its_number(mcp: SyncClient) 
     symbol = mcp.ok("search", {"query": "compute_total", "mode": "symbol"})["results"][0]
     assert symbol["path"] == "py/billing.py"
     assert "def compute_total(items):" in symbol["snippet"] and "@functools.cache" in symbol["snippet"]
+
+
+def test_tool_descriptions_are_flowing_text(mcp: SyncClient) -> None:
+    for name, tool in mcp.tools().items():
+        assert tool.description, name
+        for paragraph in tool.description.split("\n\n"):
+            assert "\n" not in paragraph and "  " not in paragraph, (name, paragraph[:80])

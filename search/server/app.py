@@ -31,10 +31,13 @@ from search.server.state import ServerState
 from search.server.tools_index import SERVER_NAME, plait_version
 
 INSTRUCTIONS = (
-    "plait: code search over this workspace. Start with `search` (hybrid: text + symbols + semantic); "
-    "use `grep` for every occurrence of an exact string or regex, `find_symbol` for definitions by name, "
-    "`outline` for a file's structure. Paths are relative to the workspace root. The `search_guide` "
-    "prompt explains more; `server_info` lists roots and tools."
+    "plait: code search over this workspace. Start with `search` (hybrid: text + symbols + semantic; "
+    "snippets are numbered and centred on the match); use `grep` for every occurrence of an exact string "
+    "or regex, `find_symbol` for definitions by name (include_body for the source), `find_references` "
+    "for the callers and usages of a name, `related` for code like a given path:line, and `outline` for "
+    "a file's structure. Paths are relative to the workspace root. A missing or stale index is built in "
+    "the background (index_status follows it) while search answers from text and symbols. The "
+    "`search_guide` prompt explains more; `server_info` lists roots and tools."
 )
 
 
@@ -74,6 +77,12 @@ def describe_invalid_arguments(tool: str, error: ValidationError) -> str:
     )
 
 
+def flowing(doc: str) -> str:
+    """A docstring as flowing text: the source's line breaks inside a paragraph become spaces."""
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
+
+
 def create_server(state: ServerState) -> PlaitMCP:
     """The server with every enabled tool of ``state.selection`` registered."""
     server = PlaitMCP(
@@ -94,7 +103,7 @@ def create_server(state: ServerState) -> PlaitMCP:
             tool_errors(fn),
             name=name,
             title=spec.annotations.title,
-            description=inspect.cleandoc(fn.__doc__ or ""),
+            description=flowing(fn.__doc__ or ""),
             annotations=spec.annotations,
             structured_output=True,
         )
