@@ -1,4 +1,4 @@
-"""``python -m benchmarks quality|latency|index|plot|embed|freshness|ann``: the benchmark CLI.
+"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann``: the benchmark CLI.
 
 Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
 one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
@@ -77,6 +77,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-mcp", action="store_true", help="skip the MCP server over stdio")
     sp.add_argument("--no-cli", action="store_true", help="skip the CLI cold start")
     sp.set_defaults(func=cmd_latency)
+
+    sp = sub.add_parser("tokens", help="tokens an agent reads per query before the first relevant result")
+    common(sp)
+    sp.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    sp.add_argument("--size", type=int, default=100, help="queries per family at most (default 100)")
+    sp.add_argument("--min-words", type=int, default=4, help="words a doc's first sentence needs (default 4)")
+    sp.add_argument("--queries", type=Path, help="load the query set from this JSON file")
+    sp.add_argument("--save-queries", type=Path, help="save the query set to this JSON file")
+    sp.add_argument("--max-tokens", type=int, help="snippet budget per search (default: the search tool's)")
+    sp.add_argument("--budget", type=int, default=2000, help="report the share found within this many tokens")
+    sp.set_defaults(func=cmd_tokens)
 
     sp = sub.add_parser("index", help="build cost: full, no-change and one-file-edit builds, peak RSS")
     common(sp)
@@ -186,6 +197,25 @@ def cmd_latency(args: argparse.Namespace) -> int:
 
         plot.draw(args.plot, latency=data)
     _emit(args, data, latency.render(rep, markdown=args.markdown))
+    return 0
+
+
+def cmd_tokens(args: argparse.Namespace) -> int:
+    from benchmarks import tokens, workspace
+
+    root = _check_root(args.root)
+    with workspace.workdir(args.workdir, keep=args.keep) as work:
+        phase(f"scanning {root}")
+        corpus = workspace.scan_original(root, work, os.environ)
+        es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
+                                 load=args.queries, save=args.save_queries)  # fmt: skip
+        if not es.queries:
+            raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
+        phase("indexing a copy with the documentation blanked")
+        prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model)
+        rep = tokens.run(prepared, es, max_tokens=args.max_tokens, budget=args.budget)
+    rep.setup = {"root": str(root), **rep.setup}
+    _emit(args, rep.as_dict(), tokens.render(rep, markdown=args.markdown))
     return 0
 
 

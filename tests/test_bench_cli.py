@@ -276,3 +276,20 @@ def test_delegated_sub_commands_reach_their_own_parsers(
         main([command, "--help"])
     assert exc.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(
+    repo: Path, query_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, "tokens", "--root", str(repo), "--queries", str(query_file))
+    per_query = data["per_query"]
+    assert len(per_query) == len(QUERIES)
+    for q in per_query:
+        assert 0 < q["tokens_to_first"] <= q["tokens_shown"]
+        if q["rank"] is None:
+            assert q["tokens_to_first"] == q["tokens_shown"]
+    found = [q for q in per_query if q["rank"] is not None]
+    assert found, "the fixture's queries must find their targets"
+    overall = data["overall"]
+    assert overall["n"] == len(QUERIES) and overall["found@10"] == len(found) / len(QUERIES)
+    assert overall["tokens_to_first_found"] == round(sum(q["tokens_to_first"] for q in found) / len(found), 1)
