@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -117,13 +118,26 @@ def definition_line(lines: Sequence[str], symbol: str | None) -> int | None:
 
 
 def read_span(root: str, path: str, start: int, end: int) -> list[str]:
-    """Lines ``start..end`` (1-based, inclusive) of a file, without line ends; ``[]`` if unreadable."""
+    """Lines ``start..end`` (1-based, inclusive) of a file, without line ends; ``[]`` if unreadable.
+
+    Only a regular file is read: a file replaced by a FIFO or a device since it was indexed is opened
+    without blocking and refused, and a final symlink is not followed.
+    """
     end = min(end, start + MAX_SPAN_LINES - 1)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
-        with open(os.path.join(root, path), encoding="utf-8", errors="replace", newline="") as fh:
+        fd = os.open(os.path.join(root, path), flags)
+    except OSError:
+        return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        with open(fd, encoding="utf-8", errors="replace", newline="", closefd=False) as fh:
             lines = fh.read().split("\n", end)
     except OSError:
         return []
+    finally:
+        os.close(fd)
     if len(lines) <= end and lines and lines[-1] == "":
         lines.pop()
     return [line.rstrip("\r") for line in lines[start - 1 : end]]

@@ -99,3 +99,16 @@ def test_scores_are_made_monotonic_without_changing_the_order() -> None:
     assert [x.path for x in out] == ["a", "b", "c", "d"]
     assert [x.score for x in out] == [0.0246, 0.0246, 0.0200, 0.0200]
     assert monotonic_scores([]) == []
+
+
+def test_a_fifo_or_a_symlink_in_place_of_a_result_is_not_read(tmp_path: Path) -> None:
+    import os
+
+    from search.snippets import read_span
+
+    os.mkfifo(tmp_path / "pipe.py")  # opening it for reading would block without O_NONBLOCK
+    (tmp_path / "real.py").write_text("secret = 1\n")
+    (tmp_path / "link.py").symlink_to(tmp_path / "real.py")
+    assert read_span(str(tmp_path), "pipe.py", 1, 10) == []
+    assert read_span(str(tmp_path), "link.py", 1, 10) == []
+    assert read_span(str(tmp_path), "real.py", 1, 10) == ["secret = 1"]
