@@ -55,6 +55,8 @@ def test_text_search_without_an_index_imports_nothing_heavy(make_repo, env: dict
     root = make_repo({"a.py": "def alpha():\n    return 'needle'\n"})
     args = ["search", "needle", "--mode", "text", "--root", str(root), "--color", "never"]
     assert loaded(args, env) == set()
+    Path(env["PLAIT_INDEX_DIR"]).mkdir()  # an index directory without tables yet: still no LanceDB
+    assert loaded(args, env) == set()
     # Coloured output needs rich, and nothing else heavy.
     assert loaded([*args[:-1], "always"], env) == {"rich"}
 
