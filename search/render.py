@@ -24,7 +24,7 @@ def render_results(
     for i, (r, snip) in enumerate(results, start=1):
         out.write(_heading(i, r) + "\n")
         if snip.lines:
-            out.write(_indent(snip.numbered()) + "\n")
+            out.write(_indent(snip.numbered("continues at line {line}")) + "\n")
 
 
 def _heading(i: int, r: Result) -> str:
@@ -66,4 +66,4 @@ def _render_rich(results: Sequence[tuple[Result, Snippet]], out: IO[str]) -> Non
                 )
             )
             if snip.read_on is not None:
-                console.print(f"    [dim]… read on at line {snip.read_on}[/]")
+                console.print(f"    [dim]… continues at line {snip.read_on}[/]")

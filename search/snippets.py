@@ -54,12 +54,12 @@ class Snippet:
     def text(self) -> str:
         return "\n".join(self.lines)
 
-    def numbered(self) -> str:
-        """The lines with their numbers (``  37│ def f():``), and the read-on hint if the span goes on."""
+    def numbered(self, hint: str = "read on with read_file offset={line}") -> str:
+        """The lines with their numbers (``37│ def f():``), and ``hint`` if the span goes on."""
         width = len(str(self.end_line))
         out = [f"{n:>{width}}│ {line}" for n, line in enumerate(self.lines, start=self.start_line)]
         if self.read_on is not None:
-            out.append(f"{'':>{width}}┆ … read on with read_file offset={self.read_on}")
+            out.append(f"{'':>{width}}┆ … {hint.format(line=self.read_on)}")
         return "\n".join(out)
 
 
