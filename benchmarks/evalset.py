@@ -9,7 +9,11 @@ Three query families, each with one target span per query:
 - ``symbol``: a definition's bare name (functions, methods, classes...), only names defined exactly
   once in the repository; the target is the definition, not a usage.
 - ``literal``: a string literal inside a function (no interpolation or escapes, at least two words)
-  that occurs exactly once in the blanked copy; the target is the enclosing function.
+  that occurs exactly once in the blanked copy, searched quoted (an exact string); the target is the
+  enclosing function.
+- ``phrase``: the literals of two whitespace-separated words or more, searched *unquoted*, as a person
+  pastes an error message or a log line; derived from the literal family (:func:`with_phrases`), so a
+  query set saved before this family existed gains it on load.
 
 Sampling is seeded: candidates are sorted, shuffled with ``random.Random(seed)``, and the first
 ``size`` that pass per family are kept; a query text shared by several targets is dropped as
@@ -32,7 +36,7 @@ from benchmarks.extract import EXTRACTOR_VERSION, FileFacts, extract, first_sent
 from indexer import Settings, iter_files
 from models.errors import PlaitError
 
-FAMILIES: tuple[str, ...] = ("docstring", "symbol", "literal")
+FAMILIES: tuple[str, ...] = ("docstring", "symbol", "literal", "phrase")
 FORMAT_VERSION = 1
 _SKIP_NAMES = frozenset({"main", "init", "new", "test", "setup", "teardown", "run", "get", "set", "call"})
 _WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -213,7 +217,7 @@ def build(corpus: Corpus, *, seed: int = 0, size: int = 100, min_words: int = 4)
     original = {f.path: f.original for f in corpus.files}
     files = {q.path: _sha256(original[q.path]) for q in queries}
     params = {"size": size, "min_words": min_words, "extractor_version": EXTRACTOR_VERSION}
-    return EvalSet(seed, tuple(queries), dict(sorted(files.items())), params)
+    return with_phrases(EvalSet(seed, tuple(queries), dict(sorted(files.items())), params))
 
 
 def _sha256(data: bytes) -> str:
@@ -257,7 +261,26 @@ def from_json(data: Mapping[str, object]) -> EvalSet:
     bad = sorted({q.family for q in queries} - set(FAMILIES))
     if bad:
         raise EvalSetError(f"unknown query families {bad}; expected {list(FAMILIES)}.")
-    return EvalSet(seed, queries, files, params)
+    return with_phrases(EvalSet(seed, queries, files, params))
+
+
+def with_phrases(evalset: EvalSet) -> EvalSet:
+    """``evalset`` plus one ``phrase`` query per literal of two whitespace-separated words or more
+    (same text and target), unless it has phrase queries already."""
+    if any(q.family == "phrase" for q in evalset.queries):
+        return evalset
+    phrases = [q for q in evalset.queries if q.family == "literal" and len(q.text.split()) >= 2]
+    added = tuple(replace(q, qid=f"phrase-{i:03d}", family="phrase") for i, q in enumerate(phrases, start=1))
+    return replace(evalset, queries=evalset.queries + added)
+
+
+def query_text(q: EvalQuery) -> str:
+    """What a user types for ``q``: a literal quoted (with a quote character it does not hold), the
+    other families as they are."""
+    if q.family != "literal":
+        return q.text
+    quote = next((c for c in "\"'`" if c not in q.text), '"')
+    return f"{quote}{q.text}{quote}"
 
 
 def save(evalset: EvalSet, path: Path) -> None:

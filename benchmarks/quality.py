@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks import metrics, report
-from benchmarks.evalset import EvalQuery, EvalSet
+from benchmarks.evalset import EvalQuery, EvalSet, query_text
 from benchmarks.systems import System, make_systems
 from benchmarks.workspace import Prepared
 from models.errors import PlaitError
@@ -81,7 +81,7 @@ def evaluate_system(
     for q in queries:
         ticker.tick()
         try:
-            hits = system.search(q.text, limit)
+            hits = system.search(query_text(q), limit)
         except PlaitError as exc:
             errors.append(f"{q.qid}: {exc}")
             hits = []

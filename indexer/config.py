@@ -45,6 +45,7 @@ class Settings:
     # Raw tables passed through to the parts that own them (guard rules, server tool config).
     guard: tuple[Mapping[str, Any], ...] = ()
     server: Mapping[str, Any] = field(default_factory=dict)
+    ranking: Mapping[str, Any] = field(default_factory=dict)  # [ranking], validated by the search side
 
     @property
     def index_is_local(self) -> bool:
@@ -176,6 +177,9 @@ def load_settings(
     if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
         raise ConfigError("[[guard.rules]] must be an array of tables")
     server = table.get("server", {})
+    ranking = table.get("ranking", {})
+    if not isinstance(ranking, dict):
+        raise ConfigError(f"[ranking] must be a table, got {ranking!r}")
     return Settings(
         root=root,
         index_dir=str(index_dir) if index_dir else default_index_dir(root),
@@ -190,4 +194,5 @@ def load_settings(
         model=_model_config(model_table, env, overrides),
         guard=tuple(rules),
         server=server if isinstance(server, dict) else {},
+        ranking=ranking,
     )

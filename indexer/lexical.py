@@ -35,12 +35,18 @@ import pyarrow.compute as pc
 
 K1 = 1.5
 B = 0.75
-SAVED_FORMAT = 1  # bump when the tokenizer or the saved arrays change
+SAVED_FORMAT = 2  # bump when the tokenizer or the saved arrays change
 COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language", "content_hash", "text"]
 
-_STOP_TEXT = """a an and are as at be been but by can do does for from has have if in into is it its itself
-of on or so such that the their then there these this those to was were when which while will with would
-should may might must not no yes you your we our i he she they them us"""
+# One stop list for chunks and queries alike: English function words, the question words of a
+# sentence ("where do we …"), and keywords of programming languages, which match nearly every chunk
+# of a code base and carry little meaning in a sentence ("Return the running loop").
+_STOP_TEXT = """a an and are as at be been being but by can could do does did done for from has have had if
+in into onto is it its itself of on or so such that the their then there these this those to was were
+when which while will with would should may might must not no yes you your we our i me my he she they them
+us how what where who whom why over under about above below between than via per all any each every some
+else function functions method methods return returns self none true false null nil def elif lambda yield
+void var let const"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 _PIECE = re.compile(r"[A-Za-z0-9_]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -62,6 +68,11 @@ def _piece_tokens(piece: str) -> list[str]:
     whole = piece.lower().strip("_")
     tokens = [whole] if len(parts) <= 1 else [whole, *(p.lower() for p in parts)]
     return [t for t in tokens if len(t) > 1 and t not in STOP_WORDS]
+
+
+def stem_words(words: list[str]) -> list[str]:
+    """The stems of lower-cased ``words`` (Snowball English), the stemmer every token goes through."""
+    return list(_stemmer().stemWords(words)) if words else []
 
 
 def code_tokens(text: str) -> list[str]:
@@ -299,9 +310,12 @@ class LexicalIndex:
         )
         return files[self._doc_file]
 
-    def search(self, query: str, limit: int, *, allow: np.ndarray | None = None) -> list[LexicalHit]:
-        """The ``limit`` best chunks for ``query`` by BM25 (ties by path and line), within ``allow``."""
-        tokens = list(dict.fromkeys(code_tokens(query)))
+    def search(
+        self, query: str | tuple[str, ...], limit: int, *, allow: np.ndarray | None = None
+    ) -> list[LexicalHit]:
+        """The ``limit`` best chunks for ``query`` (a string, or tokens already made by
+        :func:`code_tokens`) by BM25, ties by path and line, within ``allow``."""
+        tokens = list(dict.fromkeys(code_tokens(query) if isinstance(query, str) else query))
         known = [self._vocab[t] for t in tokens if t in self._vocab]
         if not known or limit < 1 or self.size == 0:
             return []

@@ -156,7 +156,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     settings = _settings(_root_arg(args), args)
     scope = parse_scope(args.scope, args.glob or (), args.lang)
-    query = Query(args.query, mode=args.mode, limit=args.limit, regex=args.regex)
+    query = Query(args.query, mode=args.mode, limit=args.limit, regex=args.regex, explain=args.explain)
     response = None
     if not args.no_daemon:  # a warm server answers every mode without opening LanceDB or a model here
         from search.remote import try_remote_search
@@ -332,6 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="token budget for all snippets together (about 4 characters a token)")  # fmt: skip
     sp.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                     help="colour the output; auto: on a terminal unless NO_COLOR is set")  # fmt: skip
+    sp.add_argument("--explain", action="store_true",
+                    help="show each result's rank per retriever and every ranking rule applied to it")  # fmt: skip
     sp.add_argument("--no-daemon", action="store_true", help="do not use a running plait server")
     out = sp.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the results as one JSON array")

@@ -13,17 +13,22 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer import Index, IndexStoreError, Settings, git_status
 from models.errors import PathOutsideRootError, PlaitError
 from search.errors import QueryError
-from search.fusion import DEFAULT_K, Fused, fuse
-from search.query_shape import QueryShape, analyse
+from search.fusion import DEFAULT_K, fuse
+from search.query import AnalysedQuery, analyse
+from search.ranking import Ranked, RankingConfig, rank
 from search.retrievers import ResolvedScope, Retriever
 from search.retrievers.symbol import SymbolRetriever
 from search.retrievers.text import TextRetriever
 from search.retrievers.vector import VectorRetriever
 from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse
+
+if TYPE_CHECKING:
+    from search.guard import GuardRule
 
 log = logging.getLogger(__name__)
 
@@ -53,42 +58,25 @@ NATURAL_IDENTIFIER_SYMBOL = 0.4
 COVERAGE_HITS = 3  # text hits whose term coverage sets the text weight of a natural-language query
 
 
-def fusion_weights(shape: QueryShape, rankings: Mapping[str, Sequence[Hit]]) -> tuple[str, dict[str, float]]:
+def fusion_weights(
+    query: AnalysedQuery, rankings: Mapping[str, Sequence[Hit]]
+) -> tuple[str, dict[str, float]]:
     """The effective query kind and the weighted-RRF weights for it.
 
     A natural-language query that the text retriever found verbatim is fused as a literal. For other
     sentences the text weight is scaled by the best idf-weighted share of the query's terms among the
     text retriever's first hits: lexical hits that match one word in five do not outvote the dense ones.
     """
-    kind = shape.shape
+    kind = query.shape
     text_hits = rankings.get("text", ())[:COVERAGE_HITS]
     if kind == "natural" and any(h.exact for h in text_hits):
         return "literal", dict(WEIGHTS["literal"])
     weights = dict(WEIGHTS[kind])
     if kind == "natural":
         weights["text"] *= max((h.coverage for h in text_hits), default=0.0)
-        if shape.identifiers:
+        if query.identifiers:
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
     return kind, weights
-
-
-def exact_order(kind: str) -> Callable[[Fused], tuple[bool, int]]:
-    """Sort key that puts exact results first, each in the order of the retriever that verified them,
-    keeping the fused order otherwise.
-
-    Only ripgrep verifies that a chunk holds a literal or matches a regex, and only the symbol index
-    that a chunk defines the identifier asked for. The other retrievers cannot tell one verified result
-    from another (a chunk that mentions a name often is no better a definition of it), so literal and
-    regex results keep ripgrep's order, and definitions of an identifier the symbol index's order.
-    """
-    leader = "text" if kind in ("literal", "regex") else "symbol"
-
-    def key(f: Fused) -> tuple[bool, int]:
-        if not f.exact:
-            return True, 0
-        return False, f.ranks.get(leader) or MAX_LIMIT * 3 + 1
-
-    return key
 
 
 def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = None) -> Scope:
@@ -130,6 +118,8 @@ class Engine:
         self.settings = settings
         self.index = index or Index(settings)
         self.timeouts = {"text": 10.0, "symbol": 10.0, "vector": 30.0, **(timeouts or {})}
+        self.ranking = RankingConfig.from_table(settings.ranking)
+        self._generated_rules: list[GuardRule] | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
 
     def close(self) -> None:
@@ -193,7 +183,7 @@ class Engine:
         if fusion not in ("weighted", "rrf"):
             raise QueryError(f"unknown fusion {fusion!r}; use weighted or rrf.")
         resolved = self.resolve_scope(scope or Scope())
-        shape = analyse(text, regex=query.regex)
+        analysed = analyse(text, regex=query.regex)
         degraded: dict[str, str] = {}
         notes: list[str] = []
         has_index = self.index.exists()
@@ -207,17 +197,12 @@ class Engine:
                     degraded[name] = f"no index yet; run `plait index {self.settings.root}`"
         if resolved.paths is not None and not resolved.paths:
             notes.append("no changed files in this work tree")
-        depth = max(query.limit * 3, 30)
-        rankings, timings = self._fan_out(active, text, shape, resolved, depth, degraded)
-        weights = None
-        exact_first = False
-        if fusion == "weighted" and query.mode == "hybrid":
-            kind, weights = fusion_weights(shape, rankings)
-            exact_first = kind != "natural"
-        fused = fuse(rankings, k=k, weights=weights)
-        if exact_first:  # places holding the literal, or defining the identifier, come first
-            fused.sort(key=exact_order(kind))
-        fused = fused[: query.limit]
+        # The ranking orders hybrid results; a single retriever's mode shows that retriever's own order.
+        plain = fusion != "weighted" or query.mode != "hybrid"
+        config = RankingConfig(enabled=False) if plain else self.ranking
+        depth = max(query.limit * 3, config.pool if config.enabled else 30)
+        rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
+        ranked = self.order(analysed, rankings, mode=query.mode, limit=query.limit, k=k, config=config)
         coverage = None
         if has_index and "vector" in MODE_RETRIEVERS[query.mode]:
             try:
@@ -227,16 +212,51 @@ class Engine:
                     notes.append(f"semantic search covers {coverage.describe()}; indexing is still running")
             except IndexStoreError as exc:
                 degraded.setdefault("vector", str(exc))
-        results = self._results(index, fused, has_index)
+        results = self._results(index, ranked, has_index, explain=query.explain)
         if any(r.stale for r in results):
             notes.append("some results come from files changed since the last index (stale: true)")
         return SearchResponse(results, degraded, timings, coverage, notes)
 
+    def order(
+        self,
+        query: AnalysedQuery,
+        rankings: Mapping[str, Sequence[Hit]],
+        *,
+        mode: str = "hybrid",
+        limit: int = 10,
+        k: int = DEFAULT_K,
+        config: RankingConfig | None = None,
+    ) -> list[Ranked]:
+        """The first ``limit`` results from the retrievers' ``rankings``: weighted RRF (hybrid mode, with
+        the ranking on), then the file-aware rules of :mod:`search.ranking`. Pure but for the guard's
+        generated-file rules, so that benchmarks can replay recorded rankings through it."""
+        config = config or self.ranking
+        weights = fusion_weights(query, rankings)[1] if config.enabled and mode == "hybrid" else None
+        fused = fuse(rankings, k=k, weights=weights)
+        text_top = None
+        if query.shape == "natural" and rankings.get("text"):
+            first = rankings["text"][0]
+            if first.coverage >= 0.999:
+                text_top = next((f for f in fused if f.span.overlaps(first.span)), None)
+        return rank(fused, query, config, generated=self._generated(), text_top=text_top, limit=limit)[:limit]
+
+    def _generated(self) -> Callable[[str], bool] | None:
+        """Paths that the guard's ``generated`` rules name (demoted by the ranking)."""
+        if self._generated_rules is None:
+            from search.guard import rules_for  # the guard's rules, parsed once per engine
+
+            try:
+                self._generated_rules = [r for r in rules_for(self.settings) if r.type == "generated"]
+            except PlaitError as exc:
+                log.warning("guard rules unreadable, generated files not demoted: %s", exc)
+                self._generated_rules = []
+        rules = self._generated_rules
+        return (lambda path: any(r.applies_to(path) for r in rules)) if rules else None
+
     def _fan_out(
         self,
         active: Mapping[str, Retriever],
-        text: str,
-        shape: QueryShape,
+        query: AnalysedQuery,
         scope: ResolvedScope,
         depth: int,
         degraded: dict[str, str],
@@ -244,7 +264,7 @@ class Engine:
         start = time.perf_counter()
         # The vector leg first: it is the longest, and the others hold the GIL while they start.
         first = sorted(active, key=lambda name: name != "vector")
-        futures = {name: self.pool.submit(_timed, active[name], text, shape, scope, depth) for name in first}
+        futures = {name: self.pool.submit(_timed, active[name], query, scope, depth) for name in first}
         rankings: dict[str, list[Hit]] = {}
         timings: dict[str, float] = {}
         for name in active:
@@ -268,16 +288,19 @@ class Engine:
         timings["total"] = (time.perf_counter() - start) * 1000
         return rankings, timings
 
-    def _results(self, index: Index, fused: Sequence[Fused], has_index: bool) -> list[Result]:
-        manifest = index.manifest_for(f.span.path for f in fused) if has_index and fused else {}
+    def _results(
+        self, index: Index, ranked: Sequence[Ranked], has_index: bool, *, explain: bool = False
+    ) -> list[Result]:
+        manifest = index.manifest_for(r.fused.span.path for r in ranked) if has_index and ranked else {}
         out = []
-        for f in fused:
+        for r in ranked:
+            f = r.fused
             snippet, end = self._snippet(f.span.path, f.span.start_line, f.span.end_line)
             stale = index.is_stale(f.span.path, manifest) if has_index else False
             out.append(
                 Result(
-                    f.span.path, f.span.start_line, end, f.score, f.hit.symbol, f.hit.kind, f.hit.language,
-                    snippet, dict(f.ranks), stale,
+                    f.span.path, f.span.start_line, end, r.score, f.hit.symbol, f.hit.kind, f.hit.language,
+                    snippet, dict(f.ranks), stale, r.explain() if explain else None,
                 )
             )  # fmt: skip
         return out
@@ -304,8 +327,8 @@ class Engine:
 
 
 def _timed(
-    retriever: Retriever, text: str, shape: QueryShape, scope: ResolvedScope, depth: int
+    retriever: Retriever, query: AnalysedQuery, scope: ResolvedScope, depth: int
 ) -> tuple[Sequence[Hit], float]:
     t = time.perf_counter()
-    hits = retriever.search(text, shape, scope, limit=depth)
+    hits = retriever.search(query, scope, limit=depth)
     return hits, (time.perf_counter() - t) * 1000

@@ -36,6 +36,7 @@ def try_remote_search(
         info = json.loads(path.read_text())
         body = json.dumps({
             "query": query.text, "mode": query.mode, "limit": query.limit, "regex": query.regex,
+            "explain": query.explain,
             "scope": scope, "glob": list(globs), "language": lang, "fusion": fusion,
             "root": str(settings.root),
         }).encode()  # fmt: skip
@@ -92,7 +93,13 @@ def start_endpoint(engines: dict[str, Any]) -> Any:
                 req = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
                 engine = engines[req["root"]]
                 resp = engine.search(
-                    Query(req["query"], mode=req["mode"], limit=int(req["limit"]), regex=bool(req["regex"])),
+                    Query(
+                        req["query"],
+                        mode=req["mode"],
+                        limit=int(req["limit"]),
+                        regex=bool(req["regex"]),
+                        explain=bool(req.get("explain", False)),
+                    ),
                     parse_scope(req["scope"], req.get("glob") or (), req.get("language")),
                     fusion=req.get("fusion", "weighted"),
                 )
@@ -150,5 +157,5 @@ def _result_dict(r: Result) -> dict[str, Any]:
     return {
         "path": r.path, "start_line": r.start_line, "end_line": r.end_line, "score": r.score,
         "symbol": r.symbol, "kind": r.kind, "language": r.language, "snippet": r.snippet,
-        "sources": r.sources, "stale": r.stale,
+        "sources": r.sources, "stale": r.stale, "explain": r.explain,
     }  # fmt: skip

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, Any
 
 from search.snippets import Snippet
 from search.types import Result
+
+
+def explain_line(explain: dict[str, Any]) -> str:
+    """One line of a result's explanation: ranks per retriever, fused score, then each rule."""
+    ranks = ", ".join(f"{k} #{v}" if v is not None else f"{k} -" for k, v in explain["ranks"].items())
+    rules = "; ".join(f"{s['rule']} {s['effect']}" for s in explain["rules"]) or "no rule applied"
+    return f"{ranks}; fused {explain['fused']:.4f}; {rules}"
 
 
 def render_results(
@@ -23,6 +30,8 @@ def render_results(
         return
     for i, (r, snip) in enumerate(results, start=1):
         out.write(_heading(i, r) + "\n")
+        if r.explain is not None:
+            out.write(f"    why: {explain_line(r.explain)}\n")
         if snip.lines:
             out.write(_indent(snip.numbered("continues at line {line}")) + "\n")
 
@@ -51,6 +60,8 @@ def _render_rich(results: Sequence[tuple[Result, Snippet]], out: IO[str]) -> Non
         sym = f"  [green]{r.symbol}[/] ({r.kind})" if r.symbol else ""
         stale = "  [red](stale)[/]" if r.stale else ""
         console.print(f"{i:>2}. {where}{sym}  [dim]{r.score:.4f} {ranks}[/]{stale}", soft_wrap=True)
+        if r.explain is not None:
+            console.print(f"    [magenta]why:[/] {explain_line(r.explain)}", markup=True, soft_wrap=True)
         if snip.lines:
             lexer = r.language if r.language and r.language != "text" else "text"
             console.print(

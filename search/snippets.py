@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from search.query_shape import analyse
+from search.query import analyse
 from search.types import Result
 
 DEFAULT_MAX_TOKENS = 2000

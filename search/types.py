@@ -54,6 +54,7 @@ class Query:
     mode: Mode = "hybrid"
     limit: int = 10
     regex: bool = False
+    explain: bool = False  # attach to each result why it ranks where it does
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,7 @@ class Result:
     snippet: str
     sources: dict[str, int | None]
     stale: bool = False
+    explain: dict[str, Any] | None = None  # each retriever's rank and every rule applied (Query.explain)
 
     def to_json(self) -> dict[str, Any]:
         """The design's result schema (plus ``stale`` when the file changed since the last index)."""
@@ -84,6 +86,8 @@ class Result:
         }
         if self.stale:
             data["stale"] = True
+        if self.explain is not None:
+            data["explain"] = self.explain
         return data
 
 

@@ -15,6 +15,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 RepoFactory = Callable[[Mapping[str, str | bytes]], Path]
+# Fixture repositories hold files named like tests (tests/fixtures/ranking/shop/tests/test_retry.py):
+# they are data, never collected.
+collect_ignore_glob = ["fixtures/*"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite tests/golden/*.json from the current ranking"
+    )
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:

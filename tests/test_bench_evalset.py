@@ -288,3 +288,17 @@ def test_a_malformed_query_set_is_an_error_that_names_the_fix(tmp_path: Path) ->
     path.write_text(json.dumps({"version": 1, "seed": 0, "queries": [{"qid": "x"}]}))
     with pytest.raises(EvalSetError, match="malformed"):
         evalset.load(path)
+
+
+def test_phrases_are_the_multi_word_literals_searched_unquoted_and_literals_are_quoted() -> None:
+    lit = evalset.EvalQuery("literal-001", "literal", "checksum mismatch", "a.py", 1, 5, "python")
+    one = evalset.EvalQuery("literal-002", "literal", "key=value", "b.py", 1, 5, "python")
+    es = evalset.with_phrases(evalset.EvalSet(0, (lit, one)))
+    phrases = [q for q in es.queries if q.family == "phrase"]
+    assert [(q.qid, q.text, q.path) for q in phrases] == [("phrase-001", "checksum mismatch", "a.py")]
+    assert es.families() == ["literal", "phrase"]
+    assert evalset.query_text(lit) == '"checksum mismatch"'
+    assert evalset.query_text(phrases[0]) == "checksum mismatch"
+    quoted = evalset.EvalQuery("literal-003", "literal", 'say "hi" now', "c.py", 1, 5, "python")
+    assert evalset.query_text(quoted) == "'say \"hi\" now'"
+    assert evalset.with_phrases(es) is es  # derived once

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.engine import NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, exact_order, fusion_weights
+from search.engine import NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, fusion_weights
 from search.fusion import fuse, rrf
-from search.query_shape import analyse
+from search.query import analyse
+from search.ranking import RankingConfig, rank
 from search.types import Hit, Span
 
 A, B, C = Span("a.py", 1, 10), Span("b.py", 1, 10), Span("c.py", 5, 9)
@@ -97,7 +98,8 @@ def test_exact_results_come_first_in_the_order_of_the_retriever_that_verified_th
     vector = [Hit(C, 0.9, None, None, None), Hit(A, 0.8, None, None, None), Hit(D, 0.7, None, None, None)]
     fused = fuse({"text": text, "vector": vector}, weights=WEIGHTS["literal"])
     assert [f.span for f in fused][:2] == [A, B]  # the vector's vote lifts A above B
-    by_literal = sorted(fused, key=exact_order("literal"))
+    only_tiers = RankingConfig(coherence=0, definition=0, path=0, saturation=1.0)
+    by_literal = [r.fused for r in rank(fused, analyse('"x"'), only_tiers)]
     assert [f.span for f in by_literal] == [B, A, C, D]  # verbatim holders in ripgrep's order, then the rest
     # Two definitions of one name: the text and vector retrievers prefer the second, whose chunk mentions
     # the name more; the symbol index ranks the first definition first, and its order is kept.
@@ -109,5 +111,5 @@ def test_exact_results_come_first_in_the_order_of_the_retriever_that_verified_th
     vector = [Hit(A, 0.9, None, None, None), Hit(D, 0.8, None, None, None)]
     fused = fuse({"text": text, "symbol": symbol, "vector": vector}, weights=WEIGHTS["identifier"])
     assert [f.span for f in fused][:2] == [A, B]
-    by_identifier = sorted(fused, key=exact_order("identifier"))
+    by_identifier = [r.fused for r in rank(fused, analyse("size"), only_tiers)]
     assert [f.span for f in by_identifier] == [B, A, C, D]  # definitions in the symbol index's order

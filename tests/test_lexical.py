@@ -38,8 +38,7 @@ def test_tokens_split_identifiers_drop_stop_words_and_stem() -> None:
         "session",
         "sendal",
         "send",
-        "all",
-    ]
+    ]  # "all" is a stop word: one list for chunks and queries
     assert code_tokens("HTTPServer") == ["httpserver", "http", "server"]
     assert code_tokens("the (a) x, is") == []  # stop words and one-letter words
     assert code_tokens("Retries the failed uploads") == ["retri", "fail", "upload"]

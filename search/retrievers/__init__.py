@@ -1,4 +1,5 @@
-"""The three retrievers behind one small protocol, listed explicitly in :func:`make_retrievers`."""
+"""The three retrievers behind one small protocol, listed explicitly in
+:func:`search.engine.retrievers_for`."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from search.query_shape import QueryShape
+from search.query import AnalysedQuery
 from search.types import Hit
 
 
@@ -31,6 +32,12 @@ class ResolvedScope:
 
 
 class Retriever(Protocol):
+    """One way of finding code. ``search`` returns at most ``limit`` hits, best first, each mapped to a
+    chunk-sized span and carrying the retriever's native score; it raises
+    :class:`search.errors.QueryError` for input it cannot search and
+    :class:`models.errors.PlaitError` when its store is unavailable (the engine reports the latter
+    as degraded and lets the other retrievers answer)."""
+
     name: str
 
-    def search(self, query: str, shape: QueryShape, scope: ResolvedScope, *, limit: int) -> Sequence[Hit]: ...
+    def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> Sequence[Hit]: ...

@@ -49,13 +49,16 @@ def scope_mask(lexical: LexicalIndex, scope: ResolvedScope) -> np.ndarray | None
     return lexical.file_mask(keep)
 
 
-def bm25_hits(lexical: LexicalIndex, query: str, allow: np.ndarray | None, limit: int) -> list[Hit]:
-    """BM25 over the indexed chunks that ``allow`` lets through (see :mod:`indexer.lexical`)."""
+def bm25_hits(
+    lexical: LexicalIndex, tokens: tuple[str, ...], allow: np.ndarray | None, limit: int
+) -> list[Hit]:
+    """BM25 of the query's ``tokens`` over the indexed chunks that ``allow`` lets through (see
+    :mod:`indexer.lexical`)."""
     return [
         Hit(
             Span(h.path, h.start_line, h.end_line), h.score, h.symbol, h.kind, h.language, coverage=h.coverage
         )
-        for h in lexical.search(query, limit, allow=allow)
+        for h in lexical.search(tokens, limit, allow=allow)
     ]
 
 

@@ -11,7 +11,7 @@ engine puts such definitions above mere mentions.
 from __future__ import annotations
 
 from indexer import Index
-from search.query_shape import QueryShape, content_words
+from search.query import AnalysedQuery
 from search.retrievers import ResolvedScope
 from search.retrievers.text import SpanMapper
 from search.types import Hit, Span
@@ -27,21 +27,22 @@ class SymbolRetriever:
     def __init__(self, index: Index) -> None:
         self.index = index
 
-    def search(self, query: str, shape: QueryShape, scope: ResolvedScope, *, limit: int) -> list[Hit]:
+    def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> list[Hit]:
         names: list[tuple[str, bool]] = []  # (name, strict only)
-        if shape.shape == "identifier":
-            names = [(i, False) for i in shape.identifiers] or [(query.strip(), False)]
-        elif shape.shape == "literal":
-            names = [(i, True) for i in shape.identifiers]
-        elif shape.shape == "natural":
-            names = [(i, False) for i in shape.identifiers]
-            names += [(t, True) for t in content_words(query) if t not in shape.identifiers]
+        if query.shape == "identifier":
+            names = [(i, False) for i in query.names]
+        elif query.shape == "literal":
+            names = [(i, True) for i in query.identifiers]
+        elif query.shape == "natural":
+            names = [(i, False) for i in query.identifiers]
+            lowered = {i.lower() for i in query.identifiers}
+            names += [(w, True) for w in query.words if w not in lowered]
         if not names:
             return []
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
         best: dict[tuple[str, int], tuple[float, Hit]] = {}
         found = []
-        mark_exact = shape.shape == "identifier"
+        mark_exact = query.shape == "identifier"
         per_name = self.index.lookup_many(
             names, language=scope.language, globs=scope.globs, path_prefix=path_prefix, limit=limit * 2
         )

@@ -21,15 +21,16 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from indexer import Index, IndexStoreError, Settings
-from search.query_shape import QueryShape
+from indexer.lexical import K1 as BM25_K1
+from indexer.lexical import B as BM25_B
+from indexer.lexical import code_tokens
+from search.query import AnalysedQuery
 from search.retrievers import ResolvedScope
 from search.retrievers.live import bm25_hits, live_changes, merge_live, scope_mask
 from search.retrievers.rg import LineMatch, rg_command, run_rg
 from search.retrievers.verbatim import find_verbatim
 from search.types import Hit, Span
 
-BM25_K1 = 1.2
-BM25_B = 0.75
 AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
 MAX_TARGETS = 500  # a narrowed search names at most this many files; more: search the whole scope
@@ -75,57 +76,60 @@ class TextRetriever:
         self.index = index
         self.timeout = timeout
 
-    def search(self, query: str, shape: QueryShape, scope: ResolvedScope, *, limit: int) -> list[Hit]:
+    def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> list[Hit]:
+        """Literal and regex queries: ripgrep's matches, every hit ``exact``. Sentences and
+        identifiers: BM25 (see the module docstring), hits holding the whole query ``exact``."""
         index = self.index if self.index is not None and self.index.exists() else None
-        if shape.shape in ("literal", "regex"):
-            assert shape.literal is not None
+        if query.shape in ("literal", "regex"):
+            assert query.literal is not None
             argv = rg_command(
-                self.settings, [shape.literal], scope, fixed=shape.shape == "literal", ignore_case=False
+                self.settings, [query.literal], scope, fixed=query.shape == "literal", ignore_case=False
             )
             matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
             hits = self._rank_counts(matches, self._mapper(index, matches), limit)
             return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
-        return self._search_sentence(query, shape, scope, index, limit)
+        return self._search_sentence(query, scope, index, limit)
 
     def _search_sentence(
-        self, query: str, shape: QueryShape, scope: ResolvedScope, index: Index | None, limit: int
+        self, query: AnalysedQuery, scope: ResolvedScope, index: Index | None, limit: int
     ) -> list[Hit]:
-        terms = [t for t in shape.terms if t]
-        phrase = " ".join(query.split())
+        terms = [t for t in query.terms if t]
+        phrase = query.phrase
         whole = len(phrase) >= 3 and phrase.lower() not in terms  # worth finding verbatim
         if not terms and not whole:
             return []
+        tokens = query.tokens
         if index is None:
-            return self._rank_everywhere(terms, phrase, whole, scope, None, limit)
+            return self._rank_everywhere(terms, tokens, phrase, whole, scope, None, limit)
         listing = _POOL.submit(live_changes, self.settings, index, scope, timeout=self.timeout)
         try:
             lexical = index.lexical()
             allow = scope_mask(lexical, scope)
-            ranked = bm25_hits(lexical, query, allow, limit)
+            ranked = bm25_hits(lexical, tokens, allow, limit)
             holders = lexical.files_holding(phrase, allow=allow) if whole else []
         except IndexStoreError:  # an unreadable chunks table: ripgrep's ranking still answers
             listing.cancel()
-            return self._rank_everywhere(terms, phrase, whole, scope, index, limit)
+            return self._rank_everywhere(terms, tokens, phrase, whole, scope, index, limit)
         # The verbatim search reads only the indexed files that could hold the query; changed files
         # are searched for it, and for its terms, once the listing says which they are.
         jobs = []
         read = find_verbatim(str(self.settings.root), phrase, holders) if whole and holders else None
         if whole and (holders is None or holders) and read is None:
-            jobs.append(self._spawn([phrase], _narrowed(scope, holders), cap=False))
+            jobs.append(self._spawn([phrase], [], _narrowed(scope, holders), cap=False))
         changes = listing.result()
         if changes is None:
             self._collect(jobs)
-            return self._rank_everywhere(terms, phrase, whole, scope, index, limit)
+            return self._rank_everywhere(terms, tokens, phrase, whole, scope, index, limit)
         if changes.changed:
-            patterns = [phrase, *terms] if whole else terms  # the phrase first: rg prefers it at a tie
             few = _narrowed(scope, changes.changed)
-            jobs.append(self._spawn(patterns, few, cap=few is scope))
-        found = self._rank_live(phrase, terms, (read or []) + self._collect(jobs), index, limit)
+            jobs.append(self._spawn([phrase] if whole else [], terms, few, cap=few is scope))
+        found = self._rank_live(phrase, tokens, (read or []) + self._collect(jobs), index, limit)
         return merge_live(ranked, found, changes, limit)
 
     def _rank_everywhere(
         self,
         terms: list[str],
+        tokens: tuple[str, ...],
         phrase: str,
         whole: bool,
         scope: ResolvedScope,
@@ -135,14 +139,21 @@ class TextRetriever:
         """ripgrep's ranking alone: the terms over the whole scope, capped per file (a common word
         matches thousands of lines), and beside them the whole query verbatim, uncapped (an occurrence
         late in a big file counts)."""
-        jobs = [self._spawn(terms, scope, cap=True) if terms else None]
-        jobs.append(self._spawn([phrase], scope, cap=False) if whole else None)
-        return self._rank_live(phrase, terms, self._collect(jobs), index, limit)
+        jobs = [self._spawn([], terms, scope, cap=True) if terms else None]
+        jobs.append(self._spawn([phrase], [], scope, cap=False) if whole else None)
+        return self._rank_live(phrase, tokens, self._collect(jobs), index, limit)
 
     def _spawn(
-        self, patterns: list[str], scope: ResolvedScope, *, cap: bool
+        self, phrases: list[str], terms: list[str], scope: ResolvedScope, *, cap: bool
     ) -> cf.Future[tuple[list[LineMatch], bool]]:
-        argv = rg_command(self.settings, patterns, scope, fixed=True, ignore_case=True, compact=True, cap=cap)
+        """ripgrep, case-insensitive, for ``phrases`` verbatim and for the words holding ``terms``:
+        a term matches the whole run of word characters around it, which :func:`code_tokens` then
+        tokenises as it tokenises chunks, so live files and indexed chunks score the same tokens."""
+        patterns = [_rg_escape(p) for p in phrases]  # a phrase first: rg prefers it at a tie
+        patterns += [rf"\w*{_rg_escape(t)}\w*" for t in terms]
+        argv = rg_command(
+            self.settings, patterns, scope, fixed=False, ignore_case=True, compact=True, cap=cap
+        )
         return _POOL.submit(run_rg, self.settings, argv, timeout=self.timeout)
 
     @staticmethod
@@ -150,10 +161,10 @@ class TextRetriever:
         return [m for job in jobs if job is not None for m in job.result()[0]]
 
     def _rank_live(
-        self, phrase: str, terms: list[str], matches: list[LineMatch], index: Index | None, limit: int
+        self, phrase: str, tokens: tuple[str, ...], matches: list[LineMatch], index: Index | None, limit: int
     ) -> list[Hit]:
         n_files = index.snapshot().count("files") if index is not None else 0
-        return self._rank_terms(phrase.lower(), terms, matches, self._mapper(index, matches), limit, n_files)
+        return self._rank_terms(phrase.lower(), tokens, matches, self._mapper(index, matches), limit, n_files)
 
     def _mapper(self, index: Index | None, matches: list[LineMatch]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
@@ -171,24 +182,24 @@ class TextRetriever:
     def _rank_terms(
         self,
         phrase: str,
-        terms: list[str],
+        tokens: tuple[str, ...],
         matches: list[LineMatch],
         mapper: SpanMapper,
         limit: int,
         n_files: int,
     ) -> list[Hit]:
-        """BM25 over chunk spans (tf from ripgrep's submatches, df per file), plus a boost for terms in the
-        chunk's definition name and for a verbatim occurrence of the whole query."""
-        keys = terms or [phrase]
-        verbatim = phrase if phrase not in terms else None  # a one-term query has no phrase to find
+        """BM25 over chunk spans from ripgrep's matches (the matched words tokenised by
+        :func:`code_tokens`, tf per span, df per file; the indexed chunks' k1 and b), plus a boost for
+        tokens in the chunk's definition name and for a verbatim occurrence of the whole query."""
+        keys = tokens or tuple(code_tokens(phrase))  # none at all for "%s <%s>": only verbatim counts
+        wanted = frozenset(keys)
+        verbatim = phrase if keys != (phrase,) else None  # a one-token query has no phrase to find
         files_with: dict[str, set[str]] = {t: set() for t in keys}
         Key = tuple[str, int, int]
         tf: dict[Key, dict[str, int]] = {}
         meta: dict[Key, tuple[str | None, str | None, str | None]] = {}
         exact: set[Key] = set()
-        found: dict[
-            str, tuple[str, ...]
-        ] = {}  # matched text → the terms it holds (a handful of distinct texts)
+        found: dict[str, tuple[str, ...]] = {}  # matched text → the query tokens it holds
         for m in matches:
             span, sym, kind, lang = mapper.locate(m.path, m.line)
             counts = tf.get(span)
@@ -198,38 +209,47 @@ class TextRetriever:
             for sub in m.submatches:
                 held = found.get(sub)
                 if held is None:
-                    low = sub.lower()
-                    held = found[sub] = tuple(t for t in keys if t in low)
-                    if low == verbatim:
-                        found[sub] = held = (*held, "")  # "" marks the whole query
+                    held = tuple(t for t in code_tokens(sub) if t in wanted)
+                    if verbatim is not None and " ".join(sub.lower().split()) == verbatim:
+                        held = (*held, "")  # "" marks the whole query
+                    found[sub] = held
                 for t in held:
-                    if t:
+                    if not t:
+                        exact.add(span)
+                    elif t in files_with:
                         files_with[t].add(m.path)
                         counts[t] += 1
-                    else:
-                        exact.add(span)
         n_files = max(n_files, len({m.path for m in matches}), 1)
         idf = {
             t: math.log(1 + (n_files - len(files_with[t]) + 0.5) / (len(files_with[t]) + 0.5)) for t in keys
         }
-        total_idf = sum(idf.values()) or 1.0
+        total_idf = sum(idf.values()) or 1.0  # 1 when the query has no token: verbatim is all there is
         scored = []
         for span, counts in tf.items():
-            if not counts:
+            if not counts and span not in exact:
                 continue
             dl = span[2] - span[1] + 1
             norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / AVG_CHUNK_LINES)
             score = sum(idf[t] * c * (BM25_K1 + 1) / (c + norm) for t, c in counts.items())
-            name = (meta[span][0] or "").rsplit(".", 1)[-1].lower()
+            name = set(code_tokens((meta[span][0] or "").rsplit(".", 1)[-1]))
             score += sum(idf[t] * NAME_BOOST for t in counts if t in name)
             if span in exact:
-                score += sum(idf.values())
-            scored.append((score, span, sum(idf[t] for t in counts) / total_idf))
+                score += total_idf
+            cov = 1.0 if span in exact else sum(idf[t] for t in counts) / total_idf
+            scored.append((score, span, cov))
         scored.sort(key=lambda x: (-x[0], x[1]))
         return [
             Hit(Span(*span), score, *meta[span], exact=span in exact, coverage=cov)
             for score, span, cov in scored[:limit]
         ]
+
+
+_RG_META = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
+def _rg_escape(text: str) -> str:
+    """``text`` as a ripgrep regex matching itself (every metacharacter escaped)."""
+    return "".join("\\" + c if c in _RG_META else c for c in text)
 
 
 def _narrowed(scope: ResolvedScope, paths: list[str] | None) -> ResolvedScope:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from indexer import Index
-from search.query_shape import QueryShape
+from search.query import AnalysedQuery
 from search.retrievers import ResolvedScope
 from search.types import Hit, Span
 
@@ -14,8 +14,8 @@ class VectorRetriever:
     def __init__(self, index: Index) -> None:
         self.index = index
 
-    def search(self, query: str, shape: QueryShape, scope: ResolvedScope, *, limit: int) -> list[Hit]:
-        text = shape.literal if shape.shape == "literal" and shape.literal else query
+    def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> list[Hit]:
+        text = query.literal if query.shape == "literal" and query.literal else query.text
         hits = self.index.nearest(
             text,
             limit=limit,

@@ -28,6 +28,10 @@ class SearchResultOut(BaseModel):
     snippet_line: int | None = Field(None, description="The file's line number of the snippet's first line.")
     sources: dict[str, int | None] = Field(description="1-based rank per retriever (text, symbol, vector).")
     stale: bool = Field(False, description="The file changed since it was indexed.")
+    explain: dict[str, Any] | None = Field(
+        None,
+        description="With explain=true: each retriever's rank, the fused score and every ranking rule applied.",
+    )
     root: str
 
 

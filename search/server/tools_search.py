@@ -92,6 +92,10 @@ def register(add: ToolAdder, state: ServerState) -> None:
                 "the first results get their share first.",
             ),
         ] = DEFAULT_MAX_TOKENS,
+        explain: Annotated[
+            bool,
+            Field(description="Add to each result why it ranks there: retriever ranks and ranking rules."),
+        ] = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
         with reciprocal-rank fusion. Each result is a chunk-sized span (path, line range, enclosing
@@ -112,7 +116,8 @@ def register(add: ToolAdder, state: ServerState) -> None:
         coverage: list[str] = []
         for ws, scope_text in plan:
             resp = ws.engine.search(
-                Query(query, mode=mode, limit=limit, regex=regex), parse_scope(scope_text, globs, language)
+                Query(query, mode=mode, limit=limit, regex=regex, explain=explain),
+                parse_scope(scope_text, globs, language),
             )
             # Scores that fall with the rank, so that merging by score keeps each engine's order.
             results += [

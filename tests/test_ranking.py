@@ -1,0 +1,246 @@
+"""The file-aware ranking after fusion: each rule with hand-computed scores, the tiers, explanations."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.errors import ConfigError
+from search.fusion import Fused
+from search.query import analyse
+from search.ranking import RankingConfig, file_roles, path_words, rank
+from search.types import Hit, Span
+
+OFF = RankingConfig(coherence=0, definition=0, path=0, saturation=1.0, keep_text_top=False, phrase_rule=False)
+
+
+def _only(**on: float | bool) -> RankingConfig:
+    """Every rule off but the ones named (role penalties stay at their defaults unless named)."""
+    values = {f: getattr(OFF, f) for f in OFF.__dataclass_fields__}
+    values.update(on)
+    return RankingConfig(**values)
+
+
+def fused(
+    path: str, line: int, score: float, *, symbol: str | None = None, exact: bool = False, **ranks: int
+) -> Fused:
+    span = Span(path, line, line + 9)
+    return Fused(
+        span, score, {"text": None, "symbol": None, "vector": None, **ranks}, Hit(span, 1.0, symbol), exact
+    )
+
+
+def paths(ranked) -> list[tuple[str, int]]:
+    return [(r.fused.span.path, r.fused.span.start_line) for r in ranked]
+
+
+def test_coherence_lifts_the_best_chunk_of_a_file_with_several_candidates() -> None:
+    cands = [fused("a.py", 1, 0.030), fused("b.py", 1, 0.032), fused("a.py", 20, 0.020)]
+    ranked = rank(cands, analyse("how is the settings file parsed"), _only(coherence=0.2))
+    # top 0.032; file sums a 0.050 (largest), b 0.032 (one candidate: no gain)
+    assert paths(ranked) == [("a.py", 1), ("b.py", 1), ("a.py", 20)]
+    assert ranked[0].score == pytest.approx(0.030 + 0.2 * 0.032 * 0.050 / 0.050)
+    assert ranked[1].score == pytest.approx(0.032)
+    assert ranked[0].steps == [("coherence", "+0.0064")]
+
+
+def test_saturation_decays_later_chunks_of_one_file() -> None:
+    cands = [
+        fused("a.py", 1, 0.05),
+        fused("a.py", 20, 0.04),
+        fused("a.py", 40, 0.035),
+        fused("b.py", 1, 0.015),
+    ]
+    ranked = rank(cands, analyse("settings file parsing"), _only(saturation=0.5))
+    assert [round(r.score, 6) for r in ranked] == [0.05, 0.02, 0.015, 0.00875]
+    assert paths(ranked) == [("a.py", 1), ("a.py", 20), ("b.py", 1), ("a.py", 40)]
+    assert ranked[3].steps == [("saturation", "×0.25")]
+
+
+def test_path_words_of_a_sentence_add_the_share_matched_times_the_top_score() -> None:
+    others = [fused(p, 1, 0.01) for p in ("core/a.py", "core/b.py", "core/c.py")]
+    cands = [fused("core/engine.py", 1, 0.04), fused("http/retry_policy.py", 1, 0.03), *others]
+    ranked = rank(cands, analyse("where do we retry failed uploads"), _only(path=1.0))
+    # words: retry, failed, uploads; "retry" is in one stem of five files (specific: 1 - 1/5), so
+    # 0.8 of one word in three, times the top score 0.04
+    assert paths(ranked)[0] == ("http/retry_policy.py", 1)
+    assert ranked[0].score == pytest.approx(0.03 + 0.04 * 0.8 / 3)
+    assert ranked[1].score == pytest.approx(0.04)
+    assert path_words("src/http/RetryPolicy.py") == {"http", "retrypolicy", "retry", "policy"}
+
+
+def test_path_words_apply_to_sentences_only() -> None:
+    cands = [fused("core/engine.py", 1, 0.04), fused("retry/retry.py", 1, 0.03)]
+    assert paths(rank(cands, analyse("retry_upload"), _only(path=1.0)))[0] == ("core/engine.py", 1)
+
+
+def test_definition_boost_counts_the_file_stem_named_after_the_identifier() -> None:
+    cands = [
+        fused("mux.go", 1, 0.05, symbol="Mux.Handle"),
+        fused("tree.go", 1, 0.03, symbol="Router"),
+        fused("router.go", 1, 0.02, symbol="Router"),
+    ]
+    cands = [Fused(c.span, c.score, {"symbol": 1}, c.hit, False) for c in cands]
+    ranked = rank(cands, analyse("Router"), _only(definition=3.0))
+    top = 0.05
+    assert paths(ranked) == [("router.go", 1), ("tree.go", 1), ("mux.go", 1)]
+    assert ranked[0].score == pytest.approx(0.02 + 3.0 * top * 1.5)
+    assert ranked[1].score == pytest.approx(0.03 + 3.0 * top)
+    assert ranked[0].steps[0][0] == "definition+stem"
+
+
+def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
+    cands = [fused("tests/test_retry.py", 1, 0.05), fused("src/retry.py", 1, 0.03)]
+    demoted = rank(cands, analyse("retry logic with backoff"), _only())
+    assert paths(demoted)[0] == ("src/retry.py", 1)
+    assert demoted[1].score == pytest.approx(0.05 * 0.3)
+    assert ("role:test", "×0.3") in demoted[1].steps
+    asked = rank(cands, analyse("tests for the retry logic"), _only())
+    assert paths(asked)[0] == ("tests/test_retry.py", 1)
+    assert asked[0].score == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize(
+    ("path", "roles"),
+    [
+        ("tests/test_app.py", ("test",)),
+        ("pkg/app_test.go", ("test",)),
+        ("src/components/Button.spec.tsx", ("test",)),
+        ("src/test/java/com/x/ParserTest.java", ("test",)),
+        ("spec/models/user_spec.rb", ("test",)),
+        ("examples/basic/app.py", ("example",)),
+        ("testdata/input.json", ("fixture",)),
+        ("vendor/github.com/x/y.go", ("vendored",)),
+        ("api/v1/service_pb2.py", ("generated",)),
+        ("docs/guide.md", ("docs",)),
+        ("README.md", ("docs",)),
+        ("aiohttp/__init__.py", ("reexport",)),
+        ("types/index.d.ts", ("stub",)),
+        ("lib/compat/py2.py", ("compat",)),
+        ("src/request.py", ()),
+        ("src/Manifest.java", ()),
+        ("lib/defaults/index.js", ()),
+        ("src/latest.py", ()),
+    ],
+)
+def test_file_roles_come_from_the_path(path: str, roles: tuple[str, ...]) -> None:
+    assert file_roles(path) == roles
+
+
+def test_generated_rules_of_the_guard_mark_files_generated() -> None:
+    assert file_roles("gen/api.py", lambda p: p.startswith("gen/")) == ("generated",)
+
+
+def test_identifier_definitions_come_first_in_the_symbol_index_order_with_monotonic_scores() -> None:
+    cands = [
+        fused("a.py", 1, 0.06, text=1, vector=1),
+        fused("b.py", 1, 0.02, symbol="size", exact=True),
+        fused("c.py", 1, 0.03, symbol="size", exact=True),
+    ]
+    cands = [
+        Fused(c.span, c.score, {"symbol": r, "text": None, "vector": None}, c.hit, c.exact)
+        for c, r in zip(cands, (None, 1, 2), strict=True)
+    ]
+    ranked = rank(cands, analyse("size"), OFF)
+    assert paths(ranked) == [("b.py", 1), ("c.py", 1), ("a.py", 1)]  # the symbol index's order
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)  # never rising down the list
+    assert scores[-1] == pytest.approx(0.06) and scores[0] >= 1.0
+
+
+def test_phrase_rule_puts_the_few_verbatim_places_first() -> None:
+    cands = [
+        fused("a.py", 1, 0.06, vector=1),
+        fused("b.py", 1, 0.05, vector=2),
+        fused("errors.py", 40, 0.01, exact=True, text=1),
+    ]
+    ranked = rank(cands, analyse("checksum mismatch after upload"), _only(phrase_rule=True))
+    assert paths(ranked)[0] == ("errors.py", 40)
+    assert ("phrase", "first") in ranked[0].steps
+    many = [fused(f"f{i}.py", 1, 0.01, exact=True, text=i + 1) for i in range(6)]
+    crowded = rank(
+        [*cands[:2], *many], analyse("checksum mismatch"), _only(phrase_rule=True, phrase_places=5)
+    )
+    assert paths(crowded)[0] == ("a.py", 1)  # six places: not rare, no tier
+    one_word = rank(cands, analyse("check-sum"), _only(phrase_rule=True))
+    assert paths(one_word)[0] == ("a.py", 1)  # a phrase is two words or more
+
+
+def test_the_text_retrievers_top_hit_keeps_a_place_on_the_first_page() -> None:
+    cands = [fused(f"v{i}.py", 1, 0.05 - i * 0.001, vector=i + 1) for i in range(12)]
+    rare = fused("rare.py", 1, 0.001, text=1)
+    ranked = rank(
+        [*cands, rare], analyse("some rare words"), _only(keep_text_top=True), text_top=rare, limit=10
+    )
+    assert paths(ranked)[9] == ("rare.py", 1)
+    assert ranked[9].steps[-1] == ("keep", "moved from 13 to 10")
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_ranking_is_deterministic_under_ties() -> None:
+    cands = [fused(p, 1, 0.02) for p in ("c.py", "a.py", "b.py")]
+    first = paths(rank(cands, analyse("parse config"), RankingConfig()))
+    assert first == paths(rank(list(reversed(cands)), analyse("parse config"), RankingConfig()))
+    assert first == [("a.py", 1), ("b.py", 1), ("c.py", 1)]
+
+
+def test_explain_lists_ranks_fused_score_and_rules() -> None:
+    cands = [fused("tests/test_x.py", 1, 0.05, text=2, vector=1)]
+    out = rank(cands, analyse("parse the config"), RankingConfig())[0].explain()
+    assert out["ranks"] == {"text": 2, "symbol": None, "vector": 1}
+    assert out["fused"] == 0.05
+    assert {"rule": "role:test", "effect": "×0.3"} in out["rules"]
+
+
+def test_ranking_config_rejects_unknown_keys_and_bad_values() -> None:
+    assert RankingConfig.from_table({"saturation": 0.7, "phrase_rule": False}).saturation == 0.7
+    with pytest.raises(ConfigError, match="no setting 'saturaton'"):
+        RankingConfig.from_table({"saturaton": 0.5})
+    with pytest.raises(ConfigError, match="true or false"):
+        RankingConfig.from_table({"enabled": 1})
+    with pytest.raises(ConfigError, match="number"):
+        RankingConfig.from_table({"path": -1})
+
+
+def test_ranking_off_keeps_the_fused_order() -> None:
+    cands = [fused("tests/t.py", 1, 0.05), fused("a.py", 1, 0.04)]
+    assert paths(rank(cands, analyse("x y"), RankingConfig(enabled=False))) == [
+        ("tests/t.py", 1),
+        ("a.py", 1),
+    ]
+
+
+def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
+    q = analyse("tests for the RetryPolicy backoff")
+    assert q.shape == "natural" and q.wants == {"test"}
+    assert q.identifiers == ("RetryPolicy",)
+    assert q.tokens == ("test", "retrypolici", "retri", "polici", "backoff")
+    assert "retrypolicy" in q.terms and "backoff" in q.terms
+    assert analyse("configuration loading").terms == ("configur", "load")  # prefixes every inflection shares
+    assert analyse('"a b"').shape == "literal" and analyse("a.*b", regex=True).shape == "regex"
+
+
+@pytest.mark.parametrize(
+    ("text", "form"),
+    [
+        ("Return the running event loop or None.", "function"),
+        ("Wake up the first waiter that isn't done", "function"),
+        ("Get the current event loop policy", "function"),
+        ("how are cookies stored between requests", "area"),
+        ("parsing a JSON object field with the (.:) operator", "area"),
+        ("cookie setting and signing on the response", "area"),
+        ("request routing", "area"),
+        ("where is the retry policy configured?", "area"),
+    ],
+)
+def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:
+    assert analyse(text).form == form
+
+
+def test_a_function_sentence_is_ranked_by_span_not_by_file() -> None:
+    cands = [fused("a.py", 1, 0.05), fused("a.py", 40, 0.045), fused("b.py", 1, 0.03)]
+    area = rank(cands, analyse("event loop policy handling"), RankingConfig())
+    assert paths(area)[1] == ("b.py", 1)  # saturation: a.py's second chunk below b.py
+    function = rank(cands, analyse("Return the event loop policy."), RankingConfig())
+    assert paths(function) == [("a.py", 1), ("a.py", 40), ("b.py", 1)]
+    assert all(rule not in ("coherence", "saturation", "path") for r in function for rule, _ in r.steps)
