@@ -283,7 +283,8 @@ def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(
 ) -> None:
     data = run_json(capsys, "tokens", "--root", str(repo), "--queries", str(query_file))
     per_query = data["per_query"]
-    assert len(per_query) == len(QUERIES)
+    asked = {q["qid"] for q in json.loads(query_file.read_text())["queries"]}
+    assert asked <= {q["qid"] for q in per_query}  # the loaded set may derive more (a phrase family)
     for q in per_query:
         assert 0 < q["tokens_to_first"] <= q["tokens_shown"]
         if q["rank"] is None:
@@ -291,5 +292,6 @@ def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(
     found = [q for q in per_query if q["rank"] is not None]
     assert found, "the fixture's queries must find their targets"
     overall = data["overall"]
-    assert overall["n"] == len(QUERIES) and overall["found@10"] == len(found) / len(QUERIES)
+    n = len(per_query)
+    assert overall["n"] == n and overall["found@10"] == round(len(found) / n, 4)
     assert overall["tokens_to_first_found"] == round(sum(q["tokens_to_first"] for q in found) / len(found), 1)
