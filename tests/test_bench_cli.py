@@ -173,7 +173,10 @@ def test_quality_prints_a_table_and_builds_its_own_query_set(
         "3",
     ]
     assert main([*args, "--save-queries", str(saved)]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "benchmarks: scanning" in captured.err and "benchmarks: quality plait-text" in captured.err
+    assert "benchmarks:" not in out
     assert "MRR@10" in out and "plait-text" in out and "ripgrep" in out and "Findings" in out
     queries = json.loads(saved.read_text())["queries"]
     assert {q["family"] for q in queries} == {"docstring", "symbol", "literal"}
@@ -227,6 +230,8 @@ def test_latency_times_every_mode_through_library_mcp_and_cli(
         assert rows[(f"plait-{mode}", "cli-cold")]["n"] == 1
     assert rows[("ripgrep", "library")]["n"] == 2 * len(QUERIES)
     assert rows[("plait-serve", "mcp-start")]["n"] == 1
+    for name in ("plait --version", "plait --help", "plait search --mode text (no index)"):
+        assert rows[(name, "cli-start")]["n"] == 5
     for r in data["rows"]:
         assert 0 < r["p50_ms"] <= r["p95_ms"] <= r["max_ms"]
     assert png.read_bytes()[:4] == b"\x89PNG"
@@ -271,3 +276,22 @@ def test_delegated_sub_commands_reach_their_own_parsers(
         main([command, "--help"])
     assert exc.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(
+    repo: Path, query_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, "tokens", "--root", str(repo), "--queries", str(query_file))
+    per_query = data["per_query"]
+    asked = {q["qid"] for q in json.loads(query_file.read_text())["queries"]}
+    assert asked <= {q["qid"] for q in per_query}  # the loaded set may derive more (a phrase family)
+    for q in per_query:
+        assert 0 < q["tokens_to_first"] <= q["tokens_shown"]
+        if q["rank"] is None:
+            assert q["tokens_to_first"] == q["tokens_shown"]
+    found = [q for q in per_query if q["rank"] is not None]
+    assert found, "the fixture's queries must find their targets"
+    overall = data["overall"]
+    n = len(per_query)
+    assert overall["n"] == n and overall["found@10"] == round(len(found) / n, 4)
+    assert overall["tokens_to_first_found"] == round(sum(q["tokens_to_first"] for q in found) / len(found), 1)
