@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--freshness-edits", type=int, default=3, help="saves timed with the daemon (0: skip)")
     sp.add_argument(
-        "--tier", choices=["fast", "full"], default="fast", help="vectors built (plait index --tier)"
+        "--tier", choices=["fast", "full"], default="full", help="vectors built (plait index --tier)"
     )
     sp.set_defaults(func=cmd_index)
 

@@ -85,7 +85,7 @@ def measure(
     raw_sample: int = 512,
     seed: int = 0,
     freshness_edits: int = 3,
-    tier: str = "fast",
+    tier: str = "full",
 ) -> IndexCost:
     """Run the measurements in the module docstring on a fresh copy under ``work``; builds embed
     ``tier`` (``fast``: the static model, as ``plait index``; ``full``: the transformer too)."""

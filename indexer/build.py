@@ -340,7 +340,7 @@ class Builder:
         store: Store,
         *,
         embedders: Mapping[str, Callable[[], Embedder]] | None,
-        tier: str = "fast",
+        tier: str = "full",
         progress: Progress | None = None,
     ) -> None:
         """``embedders``: tier name → embedder factory (``fast`` and ``full``); None skips vectors.
@@ -487,7 +487,15 @@ class Builder:
     def tier_embedders(self) -> dict[str, Embedder]:
         """The embedder of each tier; a tier whose model is the fast tier's is left out (one table)."""
         assert self.embedders is not None
-        found = {tier: make() for tier, make in self.embedders.items()}
+        kept = tier_entries(self.store.get_meta().get("tiers"))
+        # A tier is built when asked for, or kept up to date where it exists: a full build of an index
+        # without a fast tier never makes the static model (distilled on first use, minutes).
+        wanted = {
+            t
+            for t in self.embedders
+            if t == self.tier or self.store.has(str(kept.get(t, {}).get("table", "")))
+        }
+        found = {tier: make() for tier, make in self.embedders.items() if tier in wanted}
         fast = found.get("fast")
         return {t: e for t, e in found.items() if t == "fast" or fast is None or e.model_id != fast.model_id}
 
@@ -545,7 +553,7 @@ class Builder:
         embedder: Embedder,
         report: BuildReport,
         *,
-        tier: str = "fast",
+        tier: str = "full",
         ids: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> int:
@@ -613,7 +621,7 @@ class Builder:
         cache_name: str,
         report: BuildReport,
         progressive: bool,
-        tier: str = "fast",
+        tier: str = "full",
     ) -> None:
         dim = embedder.dimension
         vschema, cschema = vectors_schema(dim), cache_schema(dim)

@@ -3,10 +3,12 @@
 Two tiers of vectors are kept per index, each in its own table (``vectors_<model>``):
 
 * ``fast``: a static model distilled from the configured transformer (:mod:`models.static`),
-  inputs truncated to 128 tokens — thousands of chunks per second, so ``plait index`` has a
-  complete semantic index in seconds;
-* ``full``: the configured transformer itself, filled in behind it (``plait index --tier full``,
-  or in the background by ``plait watch`` and ``plait serve --watch``).
+  inputs truncated to 128 tokens — thousands of chunks per second, so ``plait index --tier fast``
+  has a complete semantic index in seconds, upgraded in the background by ``plait watch`` and
+  ``plait serve --watch``;
+* ``full`` (the default): the configured transformer itself. It stays the default because the
+  static model is close on the peer suite (0.906 vs 0.916 NDCG@10 on 8 repositories) but far on
+  sentences that describe one function (docstring → function MRR@10 0.41 vs 0.79).
 
 A search ranks with one tier only: the full tier once it covers every chunk, else the fast one.
 """

@@ -270,7 +270,7 @@ class Index:
         paths: Iterable[str] | None = None,
         progress: Progress | None = None,
         wait: float = 0.0,
-        tier: str = "fast",
+        tier: str = "full",
     ) -> BuildReport:
         """Bring the index up to date (incrementally unless ``full``); ``paths`` limits the check.
 

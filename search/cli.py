@@ -316,8 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = parser(sub, "index", "build or update the index")
     sp.add_argument("--full", action="store_true", help="rebuild from scratch (the embedding cache is kept)")
     sp.add_argument("--no-vectors", action="store_true", help="build the symbol index only")
-    sp.add_argument("--tier", choices=["fast", "full"], default="fast",
-                    help="fast: static vectors in seconds (default); full: the transformer's too")  # fmt: skip
+    sp.add_argument("--tier", choices=["fast", "full"], default="full",
+                    help="full: the transformer's vectors (default); fast: only static ones, in seconds")  # fmt: skip
     sp.add_argument("--wait", type=float, default=0.0, help="seconds to wait for another writer")
     sp.add_argument("--json", action="store_true", help="print the build report as one JSON object")
     sp.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")

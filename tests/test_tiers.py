@@ -70,23 +70,21 @@ def exact_scores(index: Index, tier: str, query: str, k: int) -> list[float]:
     return [round(float(x), 4) for x in np.sort(scores)[::-1][:k]]
 
 
-def test_default_build_is_the_fast_tier_and_full_is_asked_for(tmp_path: Path) -> None:
+def test_default_build_is_the_full_tier_and_fast_is_asked_for(tmp_path: Path) -> None:
     s = settings(repo(tmp_path / "repo", 6), tmp_path / "index")
     index = Index(s)
     report = index.build()
-    assert set(report.tiers) == {"fast"} and report.tiers["fast"]["model"] == "hashing-v1-128"
+    assert set(report.tiers) == {"full"} and report.tiers["full"]["model"] == "hashing-v1-256"
     status = index.status()
-    assert status.search_tier == "fast" and status.model == "hashing-v1-128"
-    assert status.tiers == {
-        "fast": {"model": "hashing-v1-128", "vectors": status.chunks, "complete": True},
-        "full": {"model": "hashing-v1-256", "vectors": 0, "complete": False},
-    }
+    assert status.search_tier == "full" and status.model == "hashing-v1-256"
+    assert status.tiers["full"] == {"model": "hashing-v1-256", "vectors": status.chunks, "complete": True}
+    assert status.tiers.get("fast", {}).get("vectors", 0) == 0  # a full build never makes the static model
     assert status.vectors == status.chunks > 0
 
-    report = Index(s).build(tier="full")
-    assert report.tiers["full"]["embedded"] == status.chunks and report.tiers["fast"]["embedded"] == 0
+    report = Index(s).build(tier="fast")
+    assert report.tiers["fast"]["embedded"] == status.chunks
     status = Index(s).status()
-    assert status.search_tier == "full" and status.model == "hashing-v1-256"
+    assert status.search_tier == "full"  # complete: searches keep ranking with it
     assert {t: e["complete"] for t, e in status.tiers.items()} == {"fast": True, "full": True}
     with pytest.raises(ValueError, match="tier must be one of"):
         Index(s).build(tier="medium")
@@ -97,7 +95,7 @@ def test_a_small_change_keeps_a_complete_full_tier_complete(tmp_path: Path) -> N
     s = settings(root, tmp_path / "index")
     Index(s).build(tier="full")
     (root / "pkg/m000.py").write_text(source(0) + "\n\ndef extra():\n    return 'a new helper'\n")
-    report = Index(s).build()  # the default tier: the full one is topped up, a few chunks only
+    report = Index(s).build(tier="fast")  # the full tier is topped up, a few chunks only
     assert report.tiers["full"]["embedded"] >= 1
     status = Index(s).status()
     assert status.search_tier == "full" and all(e["complete"] for e in status.tiers.values())
@@ -106,7 +104,7 @@ def test_a_small_change_keeps_a_complete_full_tier_complete(tmp_path: Path) -> N
 def test_a_search_ranks_with_one_complete_tier_never_two(tmp_path: Path) -> None:
     s = settings(repo(tmp_path / "repo", 40), tmp_path / "index")
     index = Index(s)
-    index.build()
+    index.build(tier="fast")
     query = "retry a failed upload"
     k = 5
 
@@ -132,7 +130,7 @@ def test_a_search_ranks_with_one_complete_tier_never_two(tmp_path: Path) -> None
 
 def test_watcher_upgrades_to_the_full_tier_in_the_background(tmp_path: Path) -> None:
     s = settings(repo(tmp_path / "repo", 30), tmp_path / "index")
-    Index(s).build()
+    Index(s).build(tier="fast")
     assert Index(s).status().search_tier == "fast"
     stop = start_background_watcher(s)
     try:
@@ -233,10 +231,10 @@ def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:
             [sys.executable, "-m", "search.cli", *args], capture_output=True, text=True, env=env, timeout=120
         )
 
-    built = json.loads(plait("index", str(root), "--json").stdout)
+    built = json.loads(plait("index", str(root), "--tier", "fast", "--json").stdout)
     n = built["chunks_total"]
     assert set(built["tiers"]) == {"fast"} and built["vectors"] == n > 0
-    assert f"tiers:     fast {n}/{n} (searched), full 0/{n}" in plait("status", str(root)).stdout
+    assert f"tiers:     fast {n}/{n} (searched)" in plait("status", str(root)).stdout  # full: never built
     human = plait("index", str(root), "--tier", "full").stdout
     assert f"fast tier {n}, full tier {n}" in human
     status = json.loads(plait("status", str(root), "--json").stdout)
