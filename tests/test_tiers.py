@@ -257,6 +257,7 @@ def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:
     finally:
         state.close()
     chunks = out["chunks"]
-    assert out["search_tier"] == "fast" and out["tiers"]["fast"]["vectors"] == chunks
-    assert out["tiers"]["full"]["vectors"] == 0 and out["tiers"]["full"]["complete"] is False
-    assert f"vector tiers: fast {chunks}/{chunks}, full 0/{chunks}; searches use fast" in text(result)
+    # build_index builds the default (full) tier only
+    assert out["search_tier"] == "full" and out["tiers"]["full"]["vectors"] == chunks
+    assert out["tiers"]["full"]["complete"] is True
+    assert f"full {chunks}/{chunks}" in text(result) and "searches use full" in text(result)
