@@ -105,6 +105,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--out", type=Path, required=True, help="PNG to write")
     sp.set_defaults(func=cmd_plot)
 
+    sp = sub.add_parser(
+        "peer-replay", help="the peer suite's NDCG@10 by replaying plait's ranking (see module)"
+    )
+    sp.add_argument(
+        "--suite", type=Path, default=Path("../shared/peer-bench"), help="the peer suite's folder"
+    )
+    sp.add_argument("--half", choices=["tuning", "report", "all"], default="tuning", help="default: tuning")
+    sp.add_argument("--variants", default="hybrid,lexical", help="hybrid, lexical (no vectors), semantic")
+    sp.add_argument("--repo", action="append", help="only this repository (repeatable)")
+    sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.set_defaults(func=cmd_peer_replay)
+
     sub.add_parser("embed", help="compare embedding models (see `python -m benchmarks embed --help`)",
                    add_help=False)  # fmt: skip
     sub.add_parser("freshness", help="reindex daemon freshness (see `python -m benchmarks freshness --help`)",
@@ -112,6 +124,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("ann", help="ANN index vs exact search (see `python -m benchmarks ann --help`)",
                    add_help=False)  # fmt: skip
     return p
+
+
+def cmd_peer_replay(args: argparse.Namespace) -> int:
+    from benchmarks.peer_replay import run
+
+    data = run(args.suite.resolve(), args.half, args.variants.split(","), args.repo)
+    lines = [
+        f"{v}: {d['ndcg10_mean_of_repos']:.4f} over {d['repos']} repos; "
+        + ", ".join(f"{c} {x:.3f}" for c, x in d["by_category"].items())
+        for v, d in data.items()
+    ]
+    _emit(args, data, "\n".join(lines))
+    return 0
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:

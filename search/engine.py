@@ -227,6 +227,21 @@ class Engine:
             notes.append("some results come from files changed since the last index (stale: true)")
         return SearchResponse(results, degraded, timings, coverage, notes)
 
+    def rankings(
+        self, text: str, *, regex: bool = False, mode: str = "hybrid", depth: int | None = None
+    ) -> dict[str, list[Hit]]:
+        """Each retriever's own ranking for ``text`` over the whole workspace (``depth`` hits each, the
+        ranking's pool by default), before fusion: what :meth:`order` fuses and ranks. Benchmarks record
+        these once and replay the ranking over them; a degraded retriever is left out."""
+        analysed = analyse(text.strip(), regex=regex)
+        index = self.index.pinned() if self.index.exists() else self.index
+        active = retrievers_for(mode, self.settings, index)
+        degraded: dict[str, str] = {}
+        found, _ = self._fan_out(
+            active, analysed, self.resolve_scope(Scope()), depth or self.ranking.pool, degraded
+        )
+        return found
+
     def order(
         self,
         query: AnalysedQuery,

@@ -1,0 +1,74 @@
+"""``peer-replay``: the peer suite (``../shared/peer-bench``) scored by replaying plait's ranking.
+
+Each corpus's queries are asked once of every retriever (:meth:`search.Engine.rankings`); the
+recorded rankings are then fused and ranked by :meth:`search.Engine.order` exactly as a search does,
+with the retrievers a variant keeps (``hybrid``: all three; ``lexical``: text and symbol only, the
+"no vectors" figure). The scores equal the suite's own MCP run of ``plait serve`` on the same indexes
+(checked: 0.8582 both, all 39 repositories), at a fraction of the cost, so a ranking variant can be
+measured on the tuning half in seconds. Needs the corpora fetched and indexed (``plait index ROOT``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+VARIANTS = {"hybrid": ("text", "symbol", "vector"), "lexical": ("text", "symbol"), "semantic": ("vector",)}
+
+
+def run(suite: Path, half: str, variants: list[str], repos: list[str] | None = None) -> dict[str, Any]:
+    """Mean NDCG@10 of repositories (and by category) per variant over ``half`` of the suite."""
+    sys.path.insert(0, str(suite))
+    from peerbench.common import DEFAULT_CACHE, corpus_root, manifest_repos
+    from peerbench.metric import Hit, mean, score_query
+    from peerbench.tasks import build_tasks
+
+    from indexer import load_settings
+    from search import Engine
+    from search.query import analyse
+
+    specs = manifest_repos()
+    chosen = {"tuning": specs[0::2], "report": specs[1::2]}.get(half, specs)
+    out: dict[str, Any] = {}
+    per: dict[str, dict[str, float]] = defaultdict(dict)
+    cats: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for spec in chosen:
+        name = spec["name"]
+        if repos and name not in repos:
+            continue
+        root = corpus_root(DEFAULT_CACHE, name)
+        engine = Engine(load_settings(root, env={}), timeouts={"text": 60, "symbol": 60, "vector": 120})
+        try:
+            if not engine.index.exists():
+                print(f"peer-replay: {name} has no index; run plait index {root}", file=sys.stderr)
+                continue
+            prefix = (spec["semble_pin"]["benchmark_root"] or "").strip("/")
+            tasks = build_tasks(name, root, prefix).tasks
+            recorded = [(t, engine.rankings(t.query)) for t in tasks]
+            for variant in variants:
+                scores: dict[str, list[float]] = defaultdict(list)
+                for task, rankings in recorded:
+                    kept = {k: v for k, v in rankings.items() if k in VARIANTS[variant]}
+                    ranked = engine.order(analyse(task.query), kept, limit=10)
+                    hits = [
+                        Hit(f"{prefix}/{r.fused.span.path}" if prefix else r.fused.span.path,
+                            r.fused.span.start_line, r.fused.span.end_line)
+                        for r in ranked
+                    ]  # fmt: skip
+                    scores[task.category].append(score_query(hits, task.targets)[0])
+                per[variant][name] = mean([s for v in scores.values() for s in v])
+                for c, v in scores.items():
+                    cats[variant][c].append(mean(v))
+            print(f"peer-replay: {name} done", file=sys.stderr)
+        finally:
+            engine.close()
+    for variant in variants:
+        out[variant] = {
+            "repos": len(per[variant]),
+            "ndcg10_mean_of_repos": round(mean(list(per[variant].values())), 4),
+            "by_category": {c: round(mean(v), 4) for c, v in sorted(cats[variant].items())},
+            "per_repo": {k: round(v, 4) for k, v in per[variant].items()},
+        }
+    return out
