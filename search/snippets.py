@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from indexer.beneath import open_beneath
 from search.query import analyse
 from search.types import Result
 
@@ -120,13 +121,15 @@ def definition_line(lines: Sequence[str], symbol: str | None) -> int | None:
 def read_span(root: str, path: str, start: int, end: int) -> list[str]:
     """Lines ``start..end`` (1-based, inclusive) of a file, without line ends; ``[]`` if unreadable.
 
-    Only a regular file is read: a file replaced by a FIFO or a device since it was indexed is opened
-    without blocking and refused, and a final symlink is not followed.
+    Only a regular file beneath ``root`` is read: a file replaced by a FIFO or a device since it was
+    indexed is opened without blocking and refused, and no symlink on the way is followed.
     """
     end = min(end, start + MAX_SPAN_LINES - 1)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(os.path.join(root, path), flags)
+        # resolved beneath the root, component by component: a directory swapped for a symlink
+        # during the call is refused, not followed out of the workspace
+        fd = open_beneath(root, path, flags)
     except OSError:
         return []
     try:

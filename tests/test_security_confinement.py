@@ -187,7 +187,7 @@ def test_the_changed_scope_and_guard_never_follow_an_untracked_symlink(
              "--root", str(root), "--json"],
             capture_output=True, text=True, env=env, timeout=300,
         )  # fmt: skip
-        assert cli.returncode == 0, cli.stderr
+        assert cli.returncode in (0, 1), cli.stderr  # rg's convention: 1 when nothing is found
         assert cli.stdout.strip() == "[]" and SECRET not in cli.stderr  # nothing found, nothing shown
     finally:
         link.unlink()

@@ -225,7 +225,8 @@ def _reference(
     kind = "usage"
     for s in symbols or ():
         if s.start_line <= line <= s.end_line:
-            if s.name == name and s.start_line <= line <= s.start_line + _signature_lines(s):
+            head = s.name_line or s.start_line  # the name's line, below any doc comment and decorators
+            if s.name == name and head <= line <= head + _signature_lines(s):
                 kind = "definition"
                 continue  # its own definition is not what it is "in"
             if enclosing is None or s.end_line - s.start_line <= enclosing.end_line - enclosing.start_line:
