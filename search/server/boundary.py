@@ -69,13 +69,24 @@ class _Call:
         self.error: BaseException | None = None
 
 
+try:  # anyio's per-thread record of the event loop a worker thread belongs to (not public API)
+    from anyio._core._eventloop import threadlocals as _anyio_threadlocals
+except ImportError:  # another anyio layout: tools still run, progress notifications are not sent
+    _anyio_threadlocals = threading.local()
+
+
 def _within(deadline: float, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     """``fn(*args, **kwargs)`` in a daemon thread (with the caller's context variables); raises
     :class:`TimeoutError` when it has not returned within ``deadline`` seconds (it is left to finish)."""
     call = _Call()
     context = contextvars.copy_context()
+    # anyio knows its event loop in the worker thread that called us through a thread-local; the
+    # tool's own thread needs it too (progress notifications go back through anyio.from_thread).
+    token = getattr(_anyio_threadlocals, "current_token", None)
 
     def target() -> None:
+        if token is not None:
+            _anyio_threadlocals.current_token = token
         try:
             call.result = context.run(fn, *args, **kwargs)
         except BaseException as exc:  # handed to the caller's thread, which raises it
