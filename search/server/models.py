@@ -29,6 +29,7 @@ class SearchResultOut(BaseModel):
         description="With explain=true: each retriever's rank, the fused score and every ranking rule applied.",
     )
     root: str
+    repo: str = Field(description="The repository's short name (pass it in `repos` to search only it).")
 
 
 class SearchOutput(BaseModel):
@@ -50,6 +51,7 @@ class GrepLine(BaseModel):
 class GrepFile(BaseModel):
     path: str
     root: str
+    repo: str = Field(description="The repository's short name.")
     count: int | None = Field(description="Matching lines in the file (content and count modes).")
     lines: list[GrepLine] = Field(description="Matching and context lines (content mode only).")
 
@@ -70,6 +72,7 @@ class SymbolOut(BaseModel):
     kind: str
     path: str
     root: str
+    repo: str = Field(description="The repository's short name.")
     language: str
     start_line: int
     end_line: int
@@ -130,6 +133,7 @@ class AstQueryOutput(BaseModel):
 
 class IndexStatusOut(BaseModel):
     root: str
+    repo: str = Field(description="The repository's short name.")
     state: str = Field(description="missing, corrupt, schema_mismatch, stale or fresh.")
     location: str
     files: int

@@ -55,11 +55,12 @@ def register(add: ToolAdder, state: ServerState) -> None:
         for ws, _ in state.targets(path):
             data = ws.index.status(check_files=check_files).as_dict()
             data["watcher"] = read_watcher_state(ws.settings)
+            data["repo"] = state.repo(ws)
             roots.append(IndexStatusOut(**data))
         out = IndexStatusOutput(roots=roots)
         lines = []
         for r in roots:
-            lines.append(f"{r.root}: {r.state}" + (f" ({r.detail})" if r.detail else ""))
+            lines.append(f"{r.repo} ({r.root}): {r.state}" + (f" ({r.detail})" if r.detail else ""))
             lines.append(
                 f"  {r.files:,} files, {r.symbols:,} symbols, {r.chunks:,} chunks; {r.vector_coverage}"
                 + (f"; model {r.model}" if r.model else "")
