@@ -22,8 +22,10 @@ from indexer import Index, load_settings
 from indexer.errors import IndexLockedError, IndexStoreError
 from indexer.lease import ObjectLease
 from indexer.lock import writer_active
+from search.retrievers.listing import differing
+from search.server.main import build
 from tests.s3_server import S3, start_s3
-from tests.server_harness import make_workspace
+from tests.server_harness import connect, make_workspace, serve_args, server_env
 
 pytest.importorskip("moto", reason="the object-storage tests need the dev extra (moto[server])")
 
@@ -160,3 +162,45 @@ def test_object_store_errors_in_process_are_index_store_errors(aws: S3, tmp_path
     )
     with pytest.raises(IndexStoreError, match="does not exist; create it"):
         Index(settings).build()
+
+
+def test_a_readers_own_edits_are_searched_live_on_top_of_the_shared_index(aws: S3, tmp_path: Path) -> None:
+    ci = make_workspace(tmp_path, name="ci")
+    uri = f"s3://{aws.bucket}/shared"
+    built = plait(["index", str(ci), "--index-dir", uri], aws.env(), ci)
+    assert built.returncode == 0, built.stderr
+    # A laptop's checkout of the same commit: same contents, other mtimes; then one local edit.
+    laptop = make_workspace(tmp_path, name="laptop")
+    retry = laptop / "pkg/retry.py"
+    retry.write_text(retry.read_text() + "\n\ndef jitter_backoff(attempt: int) -> float:\n    return 0.1\n")
+    args = ["--root", str(laptop), "--index-dir", uri, "--no-daemon", "--json", "--limit", "5"]
+    edited = json.loads(plait(["search", "jitter_backoff", *args], aws.env(), laptop).stdout)
+    assert (edited[0]["path"], edited[0].get("stale")) == ("pkg/retry.py", True)
+    assert any("jitter_backoff" in r["snippet"] for r in edited[:2])
+    # files the laptop did not touch are answered from the shared index, not as local changes
+    untouched = json.loads(plait(["search", "fetch", *args], aws.env(), laptop).stdout)
+    client = [r for r in untouched if r["path"] == "pkg/client.py"]
+    assert client and not client[0].get("stale")
+    # the local delta is the one edited file, not every file whose mtime differs from CI's checkout
+    settings = load_settings(laptop, env={}, overrides={"index_dir": uri, "model_name": "hashing"})
+    manifest = Index(settings).whole_manifest()
+    assert manifest is not None
+    files = tuple(sorted(manifest))
+    assert {f: os.stat(laptop / f).st_mtime_ns for f in files} != {f: manifest[f][2] for f in files}
+    assert differing(str(laptop), files, manifest, settings.max_file_bytes) == ["pkg/retry.py"]
+
+
+def test_a_read_only_server_on_a_laptop_serves_the_shared_index(aws: S3, tmp_path: Path) -> None:
+    ci = make_workspace(tmp_path, name="ci")
+    uri = f"s3://{aws.bucket}/served"
+    assert plait(["index", str(ci), "--index-dir", uri], aws.env(), ci).returncode == 0
+    laptop = make_workspace(tmp_path, name="laptop")
+    env = {k: v for k, v in server_env(tmp_path / "unused").items() if k != "PLAIT_INDEX_DIR"}
+    state, server = build(serve_args([laptop], read_only=True, index_dir=uri), env=env)
+    with connect(server) as client:
+        status = client.ok("index_status")["roots"][0]
+        assert (status["location"], status["state"], status["changed_count"]) == (uri, "fresh", 0)
+        found = client.ok("search", {"query": "RetryPolicy", "limit": 3})["results"]
+        assert found[0]["path"] == "pkg/retry.py" and found[0]["root"] == str(laptop)
+        assert "read-only" in client.error("write_file", {"path": "x.py", "content": "x"}).lower()
+    state.close()
