@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -204,3 +205,22 @@ def test_a_read_only_server_on_a_laptop_serves_the_shared_index(aws: S3, tmp_pat
         assert found[0]["path"] == "pkg/retry.py" and found[0]["root"] == str(laptop)
         assert "read-only" in client.error("write_file", {"path": "x.py", "content": "x"}).lower()
     state.close()
+
+
+def test_a_held_lease_is_renewed_while_the_writer_works(aws: S3) -> None:
+    uri = f"s3://{aws.bucket}/renewed"
+    lease = ObjectLease(uri, ttl=0.9)  # renewed every 0.3 s
+    lease.acquire()
+    try:
+        first = lease.current()
+        assert first is not None and first.token == lease.token
+        deadline = time.monotonic() + 30
+        renewed = first
+        while renewed.expires == first.expires and time.monotonic() < deadline:
+            found = lease.read()
+            assert found is not None
+            renewed = found[0]
+        assert renewed.expires > first.expires and renewed.token == lease.token and not lease.lost
+    finally:
+        lease.release()
+    assert lease.read() is None
