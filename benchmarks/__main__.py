@@ -1,4 +1,4 @@
-"""``python -m benchmarks quality|latency|index|plot|embed|freshness|ann``: the benchmark CLI.
+"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann``: the benchmark CLI.
 
 Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
 one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.progress import phase, progress_to_stderr
 from models.errors import PlaitError
 
 MODES = ("text", "symbol", "semantic", "hybrid")
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
         sp.add_argument("--root", type=Path, default=Path("."), help="repository to benchmark (only read)")
         sp.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
         sp.add_argument("--markdown", action="store_true", help="print tables as GitHub markdown")
@@ -76,6 +78,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-cli", action="store_true", help="skip the CLI cold start")
     sp.set_defaults(func=cmd_latency)
 
+    sp = sub.add_parser("tokens", help="tokens an agent reads per query before the first relevant result")
+    common(sp)
+    sp.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    sp.add_argument("--size", type=int, default=100, help="queries per family at most (default 100)")
+    sp.add_argument("--min-words", type=int, default=4, help="words a doc's first sentence needs (default 4)")
+    sp.add_argument("--queries", type=Path, help="load the query set from this JSON file")
+    sp.add_argument("--save-queries", type=Path, help="save the query set to this JSON file")
+    sp.add_argument("--max-tokens", type=int, help="snippet budget per search (default: the search tool's)")
+    sp.add_argument("--budget", type=int, default=2000, help="report the share found within this many tokens")
+    sp.set_defaults(func=cmd_tokens)
+
     sp = sub.add_parser("index", help="build cost: full, no-change and one-file-edit builds, peak RSS")
     common(sp)
     sp.add_argument("--raw-sample", type=int, default=512, help="chunks for the model's raw throughput")
@@ -113,11 +126,14 @@ def cmd_quality(args: argparse.Namespace) -> int:
 
     root = _check_root(args.root)
     with workspace.workdir(args.workdir, keep=args.keep) as work:
+        phase(f"scanning {root}")
         corpus = workspace.scan_original(root, work, os.environ)
+        phase(f"{len(corpus.files):,} files; building the query set")
         es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
                                  load=args.queries, save=args.save_queries)  # fmt: skip
         if not es.queries:
             raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
+        phase("indexing a copy with the documentation blanked")
         prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model)
         rep = quality.run(prepared, es, modes=args.modes, baselines=args.baselines, rrf=not args.no_rrf)
     rep.setup = {"root": str(root), **rep.setup}
@@ -139,7 +155,9 @@ def cmd_latency(args: argparse.Namespace) -> int:
     if args.passes < 1:
         raise PlaitError(f"--passes must be at least 1, got {args.passes}.")
     with workspace.workdir(args.workdir, keep=args.keep) as work:
+        phase(f"scanning {root}")
         corpus = workspace.scan_original(root, work, os.environ)
+        phase(f"{len(corpus.files):,} files; building the query set")
         es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
                                  load=args.queries, save=args.save_queries)  # fmt: skip
         texts = [q.text for q in es.queries]
@@ -150,6 +168,7 @@ def cmd_latency(args: argparse.Namespace) -> int:
             raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
         # Speed is measured on the files as they are (no blanked docs), so an index of the same
         # repository built before (same work dir) supplies every vector from its embedding cache.
+        phase("indexing a copy")
         prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model, blanked=False)
         engine = Engine(prepared.settings)
         try:
@@ -164,11 +183,13 @@ def cmd_latency(args: argparse.Namespace) -> int:
         if args.no_mcp:
             rep.skipped["mcp-stdio"] = "--no-mcp"
         else:
+            phase("starting `plait serve` for the MCP timings")
             rep.rows += latency.time_mcp(prepared.root, flags, dict(os.environ), texts, args.modes,
                                          log_path=work / "serve.log", passes=args.passes)  # fmt: skip
         if args.no_cli:
             rep.skipped["cli-cold"] = "--no-cli"
         else:
+            rep.rows += latency.time_cli_start(prepared.root, repeats=max(args.repeats, 5))
             rep.rows += latency.time_cli_cold(prepared.root, flags, texts, args.modes, repeats=args.repeats)
     data = rep.as_dict()
     if args.plot:
@@ -179,12 +200,33 @@ def cmd_latency(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tokens(args: argparse.Namespace) -> int:
+    from benchmarks import tokens, workspace
+
+    root = _check_root(args.root)
+    with workspace.workdir(args.workdir, keep=args.keep) as work:
+        phase(f"scanning {root}")
+        corpus = workspace.scan_original(root, work, os.environ)
+        es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
+                                 load=args.queries, save=args.save_queries)  # fmt: skip
+        if not es.queries:
+            raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
+        phase("indexing a copy with the documentation blanked")
+        prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model)
+        rep = tokens.run(prepared, es, max_tokens=args.max_tokens, budget=args.budget)
+    rep.setup = {"root": str(root), **rep.setup}
+    _emit(args, rep.as_dict(), tokens.render(rep, markdown=args.markdown))
+    return 0
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     from benchmarks import index_cost, workspace
 
     root = _check_root(args.root)
     with workspace.workdir(args.workdir, keep=args.keep) as work:
+        phase(f"scanning {root}")
         corpus = workspace.scan_original(root, work, os.environ)
+        phase(f"{len(corpus.files):,} files; building the query set")
         if not corpus.files:
             raise PlaitError(f"{root} has no indexable files; pass a repository with source files.")
         cost = index_cost.measure(corpus, work, os.environ, model=args.model, raw_sample=args.raw_sample,
@@ -239,8 +281,10 @@ def _delegate(command: str, rest: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in DELEGATED:
+        progress_to_stderr(quiet=False)
         return _delegate(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
+    progress_to_stderr(quiet=getattr(args, "quiet", False))
     try:
         code: int = args.func(args)
         return code

@@ -91,8 +91,11 @@ def measure(
     index = prepared.index()
     cost = IndexCost(setup={"files": len(corpus.files), "model": prepared.settings.model.name})
 
+    from benchmarks.progress import BuildProgress, phase
+
+    phase("index cost: full build")
     start = time.perf_counter()
-    full = index.build(full=True)
+    full = index.build(full=True, progress=BuildProgress("full build"))
     seconds = time.perf_counter() - start
     cost.full = {
         **_build_row(full, seconds),
@@ -119,6 +122,7 @@ def measure(
     }
 
     start = time.perf_counter()
+    phase("index cost: no-change build, then a one-file edit")
     noop = index.build()
     cost.no_change = _build_row(noop, time.perf_counter() - start)
 

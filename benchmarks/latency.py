@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import report
+from benchmarks.progress import Ticker
 from benchmarks.systems import System
 from indexer.procs import run
 from models.errors import PlaitError
@@ -85,9 +86,11 @@ def time_systems(
     if queries:
         for system in systems:
             system.search(queries[0], limit)
+    ticker = Ticker("latency library", passes * len(queries) * len(systems))
     for _ in range(passes):
         for q in queries:
             for system in systems:
+                ticker.tick()
                 start = time.perf_counter()
                 system.search(q, limit)
                 rows[system.name].samples_ms.append((time.perf_counter() - start) * 1000)
@@ -115,9 +118,11 @@ def time_cli_cold(
 ) -> list[LatencyRow]:
     """Wall time of ``plait search`` as a fresh process, ``repeats`` times per mode."""
     rows = []
+    ticker = Ticker("latency cli-cold", len(modes) * repeats)
     for mode in modes:
         row = LatencyRow(f"plait-{mode}", "cli-cold")
         for i in range(repeats):
+            ticker.tick()
             q = queries[i % len(queries)]
             args = [
                 *plait_command(),
@@ -133,12 +138,41 @@ def time_cli_cold(
             start = time.perf_counter()
             res = run([*args, *flags], cwd=root, timeout=timeout)
             elapsed = (time.perf_counter() - start) * 1000
-            if res.returncode != 0 or res.timed_out:
+            if res.returncode not in (0, 1) or res.timed_out:  # 1: nothing found, as rg
                 raise LatencyError(
                     f"`plait search --mode {mode}` failed (exit {res.returncode}): {res.stderr[-500:]}"
                 )
             row.samples_ms.append(elapsed)
         rows.append(row)
+    return rows
+
+
+def time_cli_start(root: Path, *, repeats: int = 5, timeout: float = 60.0) -> list[LatencyRow]:
+    """Wall time of ``plait --version``, ``plait --help`` and a text search of a tree with no index, each
+    as a fresh process ``repeats`` times: interpreter start plus imports, what every CLI call pays."""
+    import tempfile
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="plait-bench-start-") as empty:
+        runs = {
+            "plait --version": ["--version"],
+            "plait --help": ["--help"],
+            "plait search --mode text (no index)": [
+                "search", "def ", "--mode", "text", "--root", str(root), "--json", "--no-daemon",
+                "--index-dir", empty,
+            ],
+        }  # fmt: skip
+        ticker = Ticker("latency cli-start", len(runs) * repeats)
+        for name, args in runs.items():
+            row = LatencyRow(name, "cli-start")
+            for _ in range(repeats):
+                ticker.tick()
+                start = time.perf_counter()
+                res = run([*plait_command(), *args], cwd=root, timeout=timeout)
+                row.samples_ms.append((time.perf_counter() - start) * 1000)
+                if res.returncode not in (0, 1) or res.timed_out:
+                    raise LatencyError(f"`{name}` failed (exit {res.returncode}): {res.stderr[-500:]}")
+            rows.append(row)
     return rows
 
 
@@ -188,9 +222,11 @@ def time_mcp(
 
                 for mode in modes if queries else ():
                     await call(queries[0], mode)  # warm-up, untimed
+                ticker = Ticker("latency mcp-stdio", passes * len(queries) * len(modes))
                 for _ in range(passes):
                     for q in queries:
                         for mode in modes:
+                            ticker.tick()
                             timed[mode].samples_ms.append(await call(q, mode))
                 rows += timed.values()
         return rows

@@ -72,10 +72,14 @@ def evaluate_system(
     system: System, queries: Sequence[EvalQuery], families: Sequence[str], *, limit: int = 10
 ) -> SystemResult:
     """Run every query through ``system``; a query that raises a ``PlaitError`` counts as a miss."""
+    from benchmarks.progress import Ticker
+
     outcomes: list[metrics.Outcome] = []
     errors: list[str] = []
     start = time.perf_counter()
+    ticker = Ticker(f"quality {system.name}", len(queries))
     for q in queries:
+        ticker.tick()
         try:
             hits = system.search(query_text(q), limit)
         except PlaitError as exc:

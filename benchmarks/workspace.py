@@ -84,7 +84,9 @@ def prepare_copy(
     prepared = Prepared(root, settings_for(root, work / "index", env, model), corpus)
     if build:
         start = time.perf_counter()
-        prepared.build = prepared.index().build(full=True, vectors=vectors)
+        from benchmarks.progress import BuildProgress
+
+        prepared.build = prepared.index().build(full=True, vectors=vectors, progress=BuildProgress("index"))
         prepared.build_seconds = time.perf_counter() - start
     return prepared
 

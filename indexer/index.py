@@ -217,8 +217,8 @@ class Index:
     def exists(self) -> bool:
         if self._exists:
             return True  # an index does not disappear under a reader (a rebuild keeps its tables)
-        if self.settings.index_is_local and not Path(self.location).exists():
-            return False
+        if self.settings.index_is_local and not _has_tables(Path(self.location)):
+            return False  # decided without opening LanceDB, which takes seconds to import
         try:
             self._exists = self.store.has("files")
         except IndexStoreError:
@@ -719,3 +719,11 @@ def _dir_size(path: Path) -> int:
             except OSError:
                 pass
     return total
+
+
+def _has_tables(location: Path) -> bool:
+    """Whether a local index directory holds any LanceDB table (``NAME.lance``) yet."""
+    try:
+        return any(entry.name.endswith(".lance") for entry in os.scandir(location))
+    except OSError:
+        return False

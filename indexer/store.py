@@ -25,7 +25,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
-import lancedb
 import pyarrow as pa
 
 from indexer.errors import IndexCorruptError, IndexStoreError
@@ -125,6 +124,8 @@ class Store:
 
     def __init__(self, location: str) -> None:
         self.location = location
+        import lancedb  # 2-3 s to import: only when an index is opened, never for `plait --help`
+
         try:
             # Strong consistency: a long-lived reader (the server) sees each commit of another
             # process (the daemon, `plait index`) at its next read.

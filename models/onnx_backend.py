@@ -26,6 +26,8 @@ from models.base import Vectors
 from models.errors import ModelError
 from models.resolve import Pooling
 
+log = logging.getLogger(__name__)
+
 #: Bump when the exported graph changes; it is part of the export folder and of the model id.
 EXPORT_VERSION = 1
 _FP32_FILE = "model.onnx"
@@ -45,6 +47,7 @@ def ensure_export(model_dir: str, export_dir: Path, pooling: Pooling, *, int8: b
     if wanted.is_file():
         return wanted
     if not fp32_path.is_file():
+        log.warning("exporting the embedding model to ONNX once (about 30 s); later starts reuse it")
         _export_fp32(model_dir, fp32_path, pooling)
     if int8:
         _quantize_int8(fp32_path, int8_path)

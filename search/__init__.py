@@ -2,13 +2,29 @@
 and its tools, and the CLI.
 
 May import ``indexer`` and ``models``; nothing imports ``search`` but its entry points (the CLI, the
-server) and the benchmarks. The public surface is listed in ``__all__``.
+server) and the benchmarks. The public surface is listed in ``__all__``; its names are imported on
+first use, so ``plait --version`` and ``--help`` (which import ``search.cli``) load no index code.
 """
 
-from search.engine import Engine, parse_scope
-from search.errors import QueryError
-from search.fusion import fuse, rrf
-from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse, Span
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from search.engine import Engine, parse_scope
+    from search.errors import QueryError
+    from search.fusion import fuse, rrf
+    from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse, Span
+
+_WHERE = {
+    "Engine": "search.engine",
+    "parse_scope": "search.engine",
+    "QueryError": "search.errors",
+    "fuse": "search.fusion",
+    "rrf": "search.fusion",
+    **{n: "search.types" for n in ("Coverage", "Hit", "Query", "Result", "Scope", "SearchResponse", "Span")},
+}
 
 __all__ = [
     "Coverage",
@@ -24,3 +40,12 @@ __all__ = [
     "parse_scope",
     "rrf",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'search' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

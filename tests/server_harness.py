@@ -213,7 +213,8 @@ class HttpServer:
 # --- checks shared by the stdio and HTTP tests ---------------------------------------------------------
 
 ALL_TOOLS = frozenset({
-    "search", "grep", "find_symbol", "outline", "ast_query", "read_file", "write_file", "list_directory",
+    "search", "grep", "find_symbol", "find_references", "related", "outline", "ast_query", "read_file",
+    "write_file", "list_directory",
     "file_info", "glob", "edit_replace", "edit_insert", "edit_delete", "guard", "index_status", "reindex",
     "server_info",
 })  # fmt: skip
@@ -266,8 +267,8 @@ def check_symbols_outline_ast(client: SyncClient) -> None:
 
 def check_index_tools(client: SyncClient, root: Path) -> None:
     assert client.ok("index_status")["roots"][0]["state"] in ("fresh", "stale")
-    report = client.ok("reindex")["roots"][0]
-    assert report["root"] == str(root) and report["scope"] == "root"
+    job = client.ok("reindex", {"wait": True})["jobs"][0]
+    assert job["root"] == str(root) and job["scope"] == "root" and job["state"] == "done"
     info = client.ok("server_info")
     assert info["roots"][0]["index_state"] == "fresh" and info["model"] == "hashing"
 

@@ -109,6 +109,7 @@ def test_quality_scores_the_ripgrep_baseline_as_computed_by_hand(
     #    cart.py's best line is again line 1, outside 8-12 -> no span hit; the file is rank 1.
     #  symbol-001 checkout: cart.py, best line 8 -> rank 1.  symbol-002 formatprice: format.js line 4 -> 1.
     #  literal-001 payment/gateway/unreachable: pay.go line 5 (the comment is blanked) -> rank 1.
+    #  phrase-001, the same words unquoted (derived from literal-001): the same -> rank 1.
     rg = {q["qid"]: (q["span_rank"], q["file_rank"]) for q in data["per_query"]["ripgrep"]}
     assert rg == {
         "docstring-001": (1, 1),
@@ -116,6 +117,7 @@ def test_quality_scores_the_ripgrep_baseline_as_computed_by_hand(
         "symbol-001": (1, 1),
         "symbol-002": (1, 1),
         "literal-001": (1, 1),
+        "phrase-001": (1, 1),
     }
     scores = data["systems"]["ripgrep"]["scores"]
     assert scores["docstring"] == {
@@ -140,10 +142,10 @@ def test_quality_scores_the_ripgrep_baseline_as_computed_by_hand(
         "file_recall@10": 1.0,
     }
     assert scores["overall"] == {
-        "n": 5,
-        "mrr@10": 0.8,
-        "recall@1": 0.8,
-        "recall@10": 0.8,
+        "n": 6,  # the five queries and phrase-001
+        "mrr@10": 0.8333,
+        "recall@1": 0.8333,
+        "recall@10": 0.8333,
         "file_recall@10": 1.0,
     }
     # plait's symbol mode finds both definitions by exact name at rank 1
@@ -173,10 +175,13 @@ def test_quality_prints_a_table_and_builds_its_own_query_set(
         "3",
     ]
     assert main([*args, "--save-queries", str(saved)]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "benchmarks: scanning" in captured.err and "benchmarks: quality plait-text" in captured.err
+    assert "benchmarks:" not in out
     assert "MRR@10" in out and "plait-text" in out and "ripgrep" in out and "Findings" in out
     queries = json.loads(saved.read_text())["queries"]
-    assert {q["family"] for q in queries} == {"docstring", "symbol", "literal"}
+    assert {q["family"] for q in queries} == {"docstring", "symbol", "literal", "phrase"}
     docs = {q["text"] for q in queries if q["family"] == "docstring"}
     assert "Put an item into the shopping cart and update the total." in docs
     assert "Format a price in cents as a currency string." in docs
@@ -221,12 +226,15 @@ def test_latency_times_every_mode_through_library_mcp_and_cli(
         str(png),
     )
     rows = {(r["system"], r["path"]): r for r in data["rows"]}
+    asked = 2 * (len(QUERIES) + 1)  # two passes over the five queries and the phrase derived from the literal
     for mode in ("text", "symbol", "semantic", "hybrid"):
-        assert rows[(f"plait-{mode}", "library")]["n"] == 2 * len(QUERIES)
-        assert rows[(f"plait-{mode}", "mcp-stdio")]["n"] == 2 * len(QUERIES)
+        assert rows[(f"plait-{mode}", "library")]["n"] == asked
+        assert rows[(f"plait-{mode}", "mcp-stdio")]["n"] == asked
         assert rows[(f"plait-{mode}", "cli-cold")]["n"] == 1
-    assert rows[("ripgrep", "library")]["n"] == 2 * len(QUERIES)
+    assert rows[("ripgrep", "library")]["n"] == asked
     assert rows[("plait-serve", "mcp-start")]["n"] == 1
+    for name in ("plait --version", "plait --help", "plait search --mode text (no index)"):
+        assert rows[(name, "cli-start")]["n"] == 5
     for r in data["rows"]:
         assert 0 < r["p50_ms"] <= r["p95_ms"] <= r["max_ms"]
     assert png.read_bytes()[:4] == b"\x89PNG"
@@ -271,3 +279,22 @@ def test_delegated_sub_commands_reach_their_own_parsers(
         main([command, "--help"])
     assert exc.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(
+    repo: Path, query_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, "tokens", "--root", str(repo), "--queries", str(query_file))
+    per_query = data["per_query"]
+    asked = {q["qid"] for q in json.loads(query_file.read_text())["queries"]}
+    assert asked <= {q["qid"] for q in per_query}  # the loaded set may derive more (a phrase family)
+    for q in per_query:
+        assert 0 < q["tokens_to_first"] <= q["tokens_shown"]
+        if q["rank"] is None:
+            assert q["tokens_to_first"] == q["tokens_shown"]
+    found = [q for q in per_query if q["rank"] is not None]
+    assert found, "the fixture's queries must find their targets"
+    overall = data["overall"]
+    n = len(per_query)
+    assert overall["n"] == n and overall["found@10"] == round(len(found) / n, 4)
+    assert overall["tokens_to_first_found"] == round(sum(q["tokens_to_first"] for q in found) / len(found), 1)

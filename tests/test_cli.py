@@ -47,7 +47,7 @@ def test_index_status_search_round_trip(make_repo, cli_env: dict[str, str]) -> N
     results = json.loads(found.stdout)
     assert results[0]["path"] == "app/session.py" and results[0]["symbol"] == "UploadSession"
     assert set(results[0]) == {"path", "start_line", "end_line", "score", "symbol", "kind", "language", "snippet",
-                               "sources"}  # fmt: skip
+                               "snippet_line", "sources"}  # fmt: skip
     assert results[0]["sources"]["symbol"] == 1
 
     (root / "app/new.py").write_text("X = 1\n")

@@ -172,8 +172,8 @@ def test_ast_query_returns_captures_and_malformed_queries_name_the_position(mcp:
 def test_index_status_reindex_and_server_info(mcp: SyncClient, workspace: tuple[Path, Path]) -> None:
     status = mcp.ok("index_status")["roots"][0]
     assert status["state"] == "fresh" and status["symbols"] > 0
-    report = mcp.ok("reindex", {"path": "pkg/retry.py"})["roots"][0]
-    assert report["scope"] == "pkg/retry.py" and report["report"]["changed"] == 0
+    job = mcp.ok("reindex", {"path": "pkg/retry.py", "wait": True})["jobs"][0]
+    assert job["scope"] == "pkg/retry.py" and job["state"] == "done" and job["report"]["changed"] == 0
     info = mcp.ok("server_info")
     assert info["roots"][0]["path"] == str(workspace[0]) and info["read_only"] is False
     assert {t["name"] for t in info["tools"]} == ALL_TOOLS
@@ -240,8 +240,8 @@ def test_disabled_tools_are_absent_and_refused_by_name(workspace: tuple[Path, Pa
 
 def test_tool_selection_resolves_flags_categories_and_plait_toml() -> None:
     only = resolve_tools(enable=["search", "read_file"], disable=None, read_only=False)
-    assert set(only.enabled) == {"search", "grep", "find_symbol", "outline", "ast_query", "read_file",
-                                 "server_info"}  # fmt: skip
+    assert set(only.enabled) == {"search", "grep", "find_symbol", "find_references", "related", "outline",
+                                 "ast_query", "read_file", "server_info"}  # fmt: skip
     assert resolve_tools(enable=["tool:search,index"], disable=None, read_only=False).enabled == (
         "search", "index_status", "reindex", "server_info",
     )  # fmt: skip
@@ -267,8 +267,9 @@ def test_several_roots_each_get_their_own_index(tmp_path: Path, monkeypatch: pyt
     state, server = build(serve_args([one, two]), env=env)
     assert len({ws.settings.index_dir for ws in state.workspaces.values()}) == 2
     with connect(server) as client:
-        reports = client.ok("reindex")["roots"]
-        assert {r["root"] for r in reports} == {str(one), str(two)}
+        jobs = client.ok("reindex", {"wait": True})["jobs"]
+        assert {j["root"] for j in jobs} == {str(one), str(two)}
+        assert {j["state"] for j in jobs} == {"done"}
         found = client.ok("find_symbol", {"name": "WidgetFactory"})["symbols"]
         assert [(s["root"], s["path"]) for s in found] == [(str(two), "lib/widget.py")]
         assert client.ok("outline", {"path": str(two / "lib/widget.py")})["root"] == str(two)

@@ -15,7 +15,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
-from search.server import tools_edit, tools_files, tools_guard, tools_index, tools_search, tools_structure
+from search.server import (
+    tools_edit,
+    tools_files,
+    tools_guard,
+    tools_index,
+    tools_refs,
+    tools_search,
+    tools_structure,
+)
 from search.server.boundary import REINDEX_DEADLINE, clip, tool_errors
 from search.server.prompts import register_prompts
 from search.server.registry import TOOLS
@@ -23,10 +31,13 @@ from search.server.state import ServerState
 from search.server.tools_index import SERVER_NAME, plait_version
 
 INSTRUCTIONS = (
-    "plait: code search over this workspace. Start with `search` (hybrid: text + symbols + semantic); "
-    "use `grep` for every occurrence of an exact string or regex, `find_symbol` for definitions by name, "
-    "`outline` for a file's structure. Paths are relative to the workspace root. The `search_guide` "
-    "prompt explains more; `server_info` lists roots and tools."
+    "plait: code search over this workspace. Start with `search` (hybrid: text + symbols + semantic; "
+    "snippets are numbered and centred on the match); use `grep` for every occurrence of an exact string "
+    "or regex, `find_symbol` for definitions by name (include_body for the source), `find_references` "
+    "for the callers and usages of a name, `related` for code like a given path:line, and `outline` for "
+    "a file's structure. Paths are relative to the workspace root. A missing or stale index is built in "
+    "the background (index_status follows it) while search answers from text and symbols. The "
+    "`search_guide` prompt explains more; `server_info` lists roots and tools."
 )
 
 
@@ -66,6 +77,12 @@ def describe_invalid_arguments(tool: str, error: ValidationError) -> str:
     )
 
 
+def flowing(doc: str) -> str:
+    """A docstring as flowing text: the source's line breaks inside a paragraph become spaces."""
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
+
+
 def create_server(state: ServerState) -> PlaitMCP:
     """The server with every enabled tool of ``state.selection`` registered."""
     server = PlaitMCP(
@@ -86,12 +103,20 @@ def create_server(state: ServerState) -> PlaitMCP:
             tool_errors(fn, REINDEX_DEADLINE if name == "reindex" else state.tool_deadline),
             name=name,
             title=spec.annotations.title,
-            description=inspect.cleandoc(fn.__doc__ or ""),
+            description=flowing(fn.__doc__ or ""),
             annotations=spec.annotations,
             structured_output=True,
         )
 
-    for module in (tools_search, tools_structure, tools_files, tools_edit, tools_guard, tools_index):
+    for module in (
+        tools_search,
+        tools_refs,
+        tools_structure,
+        tools_files,
+        tools_edit,
+        tools_guard,
+        tools_index,
+    ):
         module.register(add, state)
     register_prompts(server, state)
     return server

@@ -11,10 +11,12 @@ default, or streamable HTTP at ``http://HOST:PORT/mcp`` (loopback unless a token
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import signal
 import sys
+import threading
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,10 +30,11 @@ from models.errors import ConfigError, PlaitError
 from search.cli import flag_overrides
 from search.server.app import PlaitMCP, create_server
 from search.server.http import MCP_PATH, build_app, check_bind
-from search.server.registry import resolve_tools
+from search.server.registry import SEARCH_PROFILE, resolve_tools
 from search.server.state import ServerState
 
 log = logging.getLogger(__name__)
+BUSY_THREADS = frozenset({"plait-preload", "plait-index", "plait-auto-index", "plait-reindex"})
 
 
 def root_settings(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> list[Settings]:
@@ -99,9 +102,12 @@ def server_table(settings: Sequence[Settings]) -> dict[str, Any]:
 def build(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> tuple[ServerState, PlaitMCP]:
     """State and server from parsed ``plait serve`` arguments (nothing started yet)."""
     settings = root_settings(args, env)
+    enable, disable = args.enable, args.disable
+    if getattr(args, "profile", "full") == "search" and not enable:
+        enable, disable = list(SEARCH_PROFILE), [*(disable or []), "tool:server_info"]
     selection = resolve_tools(
-        enable=args.enable,
-        disable=args.disable,
+        enable=enable,
+        disable=disable,
         read_only=bool(args.read_only),
         config=server_table(settings),
     )
@@ -115,20 +121,63 @@ def serve(args: argparse.Namespace) -> int:
     if args.transport == "http":
         check_bind(args.host, token)
     state, server = build(args)
-    state.start(preload=not args.no_preload, endpoint=True, watch=bool(args.watch))
+    state.start(
+        preload=not args.no_preload,
+        endpoint=True,
+        watch=bool(args.watch),
+        auto_index=not getattr(args, "no_auto_index", False),
+    )
+    signal.signal(signal.SIGTERM, functools.partial(_terminate, state))
     try:
         if args.transport == "http":
             anyio.run(_run_http, server, args.host, args.port, token)
         else:
-            signal.signal(signal.SIGTERM, _interrupt)
+            roots = ", ".join(str(r) for r in state.workspaces)
+            # The ready line goes to stderr: stdout carries the protocol.
+            sys.stderr.write(f"plait: MCP over stdio for {roots} ({len(state.selection.enabled)} tools)\n")
+            sys.stderr.flush()
             anyio.run(server.run_stdio_async)
+    except KeyboardInterrupt:
+        pass
     finally:
         state.close()
+    _exit_now_if_busy()
     return 0
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+def _terminate(state: ServerState, signum: int, frame: FrameType | None) -> None:
+    """SIGTERM in any phase: drop the endpoint files and leave at once.
+
+    The stdio transport reads stdin in a worker thread that no cancellation reaches, and the model may
+    be loading in native code; an orderly shutdown could wait on either. A killed index build is safe
+    (the previous commit stays, the next build completes it), so leaving at once loses nothing.
+    """
+    try:
+        state.close_endpoint()
+    finally:
+        _flush_and_exit(0)
+
+
+def _exit_now_if_busy() -> None:
+    """Leave without interpreter finalization while background threads run native code.
+
+    A client that closes stdin while the model loads (or an index builds) would otherwise see the
+    process abort ("terminate called without an active exception", SIGABRT) as Python tears down
+    under a thread that is inside torch or onnxruntime.
+    """
+    busy = [t.name for t in threading.enumerate() if t.name in BUSY_THREADS and t.is_alive()]
+    if busy:
+        log.info("leaving while %s still run", ", ".join(busy))
+        _flush_and_exit(0)
+
+
+def _flush_and_exit(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 async def _run_http(server: PlaitMCP, host: str, port: int, token: str | None) -> None:

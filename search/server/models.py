@@ -21,7 +21,11 @@ class SearchResultOut(BaseModel):
     symbol: str | None = Field(description="Enclosing definition (qualified name), if any.")
     kind: str | None
     language: str | None
-    snippet: str = Field(description="The lines of the span, trimmed to a sensible size.")
+    snippet: str = Field(
+        description="Numbered lines around the match (or the definition line) within the span; a last line "
+        "says where to read on (read_file offset=N) when the span continues."
+    )
+    snippet_line: int | None = Field(None, description="The file's line number of the snippet's first line.")
     sources: dict[str, int | None] = Field(description="1-based rank per retriever (text, symbol, vector).")
     stale: bool = Field(False, description="The file changed since it was indexed.")
     explain: dict[str, Any] | None = Field(
@@ -79,6 +83,7 @@ class SymbolOut(BaseModel):
     signature: str
     score: float
     match: str = Field(description="How the name matched: exact, qualified, case, prefix, fuzzy, ...")
+    body: str | None = Field(default=None, description="The definition's numbered lines (include_body=true).")
 
 
 class FindSymbolOutput(BaseModel):
@@ -86,6 +91,46 @@ class FindSymbolOutput(BaseModel):
     symbols: list[SymbolOut]
     truncated: bool
     note: str | None
+
+
+class ReferenceOut(BaseModel):
+    path: str
+    root: str
+    line: int
+    column: int = Field(description="1-based column (in characters) where the name starts.")
+    text: str = Field(description="The line, trimmed to 300 characters.")
+    kind: str = Field(description="definition (where the symbol is defined) or usage.")
+    enclosing: str | None = Field(description="The definition the line is in (qualified name), if any.")
+    enclosing_kind: str | None
+    enclosing_line: int | None = Field(description="First line of the enclosing definition.")
+
+
+class FindReferencesOutput(BaseModel):
+    name: str
+    definitions: int = Field(description="How many of the references are definitions of the name.")
+    references: list[ReferenceOut]
+    total: int
+    truncated: bool
+    note: str | None
+
+
+class RelatedOut(BaseModel):
+    path: str
+    root: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str | None
+    language: str | None
+    distance: float = Field(description="Cosine distance of the embeddings (0: same direction).")
+    snippet: str
+
+
+class RelatedOutput(BaseModel):
+    path: str
+    line: int
+    anchor: str = Field(description="The indexed chunk the location is in (path:start-end).")
+    results: list[RelatedOut]
 
 
 class OutlineNode(BaseModel):
@@ -152,18 +197,32 @@ class IndexStatusOut(BaseModel):
     watcher: dict[str, Any] | None
 
 
+class IndexJobOut(BaseModel):
+    root: str
+    reason: str = Field(description="Why it runs: missing, stale, schema_mismatch or reindex.")
+    scope: str = Field(description="root, or the directory or file reindexed.")
+    state: str = Field(description="running, done or failed.")
+    phase: str = Field(description="parsing, embedding, ... while running; done or failed at the end.")
+    done: int
+    total: int
+    started: float = Field(description="Unix time the job started.")
+    finished: float | None
+    error: str | None
+    report: dict[str, Any] | None = Field(description="The build report once done.")
+
+
 class IndexStatusOutput(BaseModel):
     roots: list[IndexStatusOut]
-
-
-class ReindexRootOut(BaseModel):
-    root: str
-    scope: str
-    report: dict[str, Any]
+    jobs: list[IndexJobOut] = Field(
+        description="Background index builds, running or last finished, per root."
+    )
 
 
 class ReindexOutput(BaseModel):
-    roots: list[ReindexRootOut]
+    jobs: list[IndexJobOut] = Field(
+        description="One job per root; state running unless wait=true let it end."
+    )
+    started: list[str] = Field(description="Roots whose job this call started (others were already running).")
 
 
 class ToolInfo(BaseModel):
@@ -176,7 +235,10 @@ class ToolInfo(BaseModel):
 class RootInfo(BaseModel):
     path: str
     index_dir: str
-    index_state: str
+    index_state: str = Field(
+        description="Same answer as index_status: missing, corrupt, schema_mismatch, stale, fresh."
+    )
+    indexing: str | None = Field(None, description="A background build of this root, while it runs.")
     files: int
     symbols: int
     chunks: int

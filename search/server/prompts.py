@@ -15,9 +15,13 @@ You are working in a code workspace served by plait ({roots}). Search it well:
 
 1. Start with `search` (hybrid): it runs ripgrep, the symbol index and embeddings together and fuses
    them, so it works for words ("where are retries configured"), identifiers ("RetryPolicy") and
-   literals alike. Read the snippets before opening files; `sources` shows which retrievers agreed.
+   literals alike. Snippets are numbered lines centred on the match (or the definition) and say where
+   to read on (read_file offset=N); `max_tokens` sets their shared budget. `sources` shows which
+   retrievers agreed.
 2. Use `find_symbol` when you know (part of) a name and want its definition: it matches exact,
-   qualified (Class.method), case/underscore-insensitive, prefix and fuzzy names.
+   qualified (Class.method), case/underscore-insensitive, prefix and fuzzy names; include_body=true
+   returns the source. `find_references` lists its callers and usages, each with the definition it
+   sits in; `related` finds code similar to a path:line.
 3. Use `grep` when you need every occurrence of an exact string or regex (renames, call sites,
    config keys): output_mode=files_with_matches for the file list, count for numbers, content with
    context lines to read them. It searches the live files, so it is never stale.
@@ -27,7 +31,9 @@ You are working in a code workspace served by plait ({roots}). Search it well:
 5. Scope early: `scope="dir:src/pkg"` or `file:PATH` for search, `path` for grep / find_symbol /
    ast_query, `glob` ("*.py", "!tests/**") and `language` everywhere; `scope="changed"` limits search
    to git-modified and untracked files. Narrow instead of raising limits when output is truncated.
-6. If results look stale or `degraded` mentions the index, call `index_status`, then `reindex`.
+6. A missing or stale index is built in the background when the server starts; meanwhile search
+   answers from text and symbols. If results look stale or `degraded` mentions the index, call
+   `index_status`, then `reindex` (it returns at once; wait=true waits with progress).
 {edit_hint}
 Available tools: {tools}.
 """

@@ -59,6 +59,8 @@ TOOLS: dict[str, ToolSpec] = {
         _spec("search", "search", "Hybrid code search", read_only=True),
         _spec("grep", "search", "Regex / literal search (ripgrep)", read_only=True),
         _spec("find_symbol", "search", "Find definitions by name", read_only=True),
+        _spec("find_references", "search", "Find usages of a symbol", read_only=True),
+        _spec("related", "search", "Code similar to a location", read_only=True),
         _spec("outline", "search", "Outline of a file's definitions", read_only=True),
         _spec("ast_query", "search", "Tree-sitter structural query", read_only=True),
         _spec("read_file", "files", "Read a file with line numbers", read_only=True),
@@ -93,6 +95,12 @@ TOOLS: dict[str, ToolSpec] = {
         _spec("server_info", "info", "Server configuration", read_only=True),
     )
 }
+
+
+#: ``plait serve --profile search``: the search tools alone, for hosts that bring their own file tools.
+SEARCH_PROFILE: tuple[str, ...] = (
+    "tool:search", "tool:grep", "tool:find_symbol", "tool:find_references", "tool:outline", "tool:ast_query",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

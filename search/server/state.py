@@ -6,6 +6,9 @@ Background work, all in daemon threads:
 
 * preload — ``Engine.warm()`` per root at start, so the first search does not pay the model load;
   searches that need the model wait for it instead of loading a second copy;
+* index jobs — a missing or stale index is built in the background at start (unless turned off),
+  and the ``reindex`` tool starts a job and returns at once; each job's phase and counts are what
+  ``index_status`` and the search notes report, and what ``reindex(wait=true)`` sends as MCP progress;
 * reindex after writes — the write and edit tools report each changed file; a worker coalesces them
   per root and calls ``Index.build(paths=..., vectors=True)`` so the next search sees the change;
 * the local endpoint (:mod:`search.remote`) that lets ``plait search`` use this process's warm model;
@@ -18,11 +21,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexer import Index, Settings
+from indexer import Index, IndexState, IndexStatus, Settings
 from models.errors import ConfigError, PlaitError
 from search.confine import Confined, Roots
 from search.engine import Engine
@@ -127,6 +130,153 @@ class Reindexer:
             log.exception("reindexing %d file(s) of %s failed", len(paths), ws.root)
 
 
+@dataclass
+class IndexJob:
+    """One background build of a root's index, as ``index_status`` and ``reindex`` report it."""
+
+    root: str
+    reason: str  # missing | stale | reindex | schema_mismatch | corrupt
+    scope: str = "root"
+    state: str = "running"  # running | done | failed
+    phase: str = "starting"
+    done: int = 0
+    total: int = 0
+    started: float = field(default_factory=time.time)
+    finished: float | None = None
+    error: str | None = None
+    report: dict[str, Any] | None = None
+
+    def describe(self) -> str:
+        if self.state == "running":
+            counts = f" {self.done:,}/{self.total:,}" if self.total else ""
+            return f"indexing ({self.reason}): {self.phase}{counts}, {time.time() - self.started:.0f}s so far"
+        if self.state == "failed":
+            return f"indexing failed: {self.error}"
+        took = (self.finished or self.started) - self.started
+        return f"indexed ({self.reason}) in {took:.1f}s"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "root": self.root, "reason": self.reason, "scope": self.scope, "state": self.state,
+            "phase": self.phase, "done": self.done, "total": self.total, "started": self.started,
+            "finished": self.finished, "error": self.error, "report": self.report,
+        }  # fmt: skip
+
+
+class _JobProgress:
+    """``indexer.Progress`` that records a job's phase and counts and wakes the waiters."""
+
+    def __init__(self, job: IndexJob, cond: threading.Condition) -> None:
+        self.job = job
+        self.cond = cond
+
+    def start(self, phase: str, total: int) -> None:
+        with self.cond:
+            self.job.phase, self.job.total, self.job.done = phase, total, 0
+            self.cond.notify_all()
+
+    def advance(self, n: int = 1) -> None:
+        with self.cond:
+            self.job.done += n
+            self.cond.notify_all()
+
+
+class IndexJobs:
+    """Background builds, at most one per root at a time; a thread per running build."""
+
+    def __init__(self, workspaces: dict[Path, Workspace]) -> None:
+        self.workspaces = workspaces
+        self.jobs: dict[Path, IndexJob] = {}
+        self.cond = threading.Condition()
+        self.closed = False
+
+    def running(self, root: Path) -> IndexJob | None:
+        with self.cond:
+            job = self.jobs.get(root)
+            return job if job is not None and job.state == "running" else None
+
+    def start(
+        self,
+        root: Path,
+        *,
+        reason: str,
+        full: bool = False,
+        vectors: bool = True,
+        paths: list[str] | None = None,
+        scope: str = "root",
+    ) -> tuple[IndexJob, bool]:
+        """Start a build of ``root`` unless one runs; returns (the job, whether it was started now)."""
+        with self.cond:
+            job = self.jobs.get(root)
+            if job is not None and job.state == "running":
+                return job, False
+            job = IndexJob(str(root), reason, scope)
+            self.jobs[root] = job
+        ws = self.workspaces[root]
+        thread = threading.Thread(
+            target=self._run, args=(ws, job, full, vectors, paths), name="plait-index", daemon=True
+        )
+        thread.start()
+        return job, True
+
+    def _run(self, ws: Workspace, job: IndexJob, full: bool, vectors: bool, paths: list[str] | None) -> None:
+        try:
+            report = ws.index.build(
+                full=full,
+                vectors=vectors,
+                paths=paths,
+                progress=_JobProgress(job, self.cond),
+                wait=REINDEX_WAIT_SECONDS,
+            )
+            outcome, error, data = "done", None, report.as_dict()
+        except PlaitError as exc:
+            outcome, error, data = "failed", str(exc), None
+        except Exception as exc:  # top of a thread: report it on the job, never kill the server
+            log.warning("indexing %s failed: %s", ws.root, exc, exc_info=True)
+            outcome, error, data = "failed", f"{type(exc).__name__}: {exc}", None
+        with self.cond:
+            job.state, job.error, job.report = outcome, error, data
+            job.phase = outcome
+            job.finished = time.time()
+            self.cond.notify_all()
+        if error is not None:
+            log.warning("indexing %s failed: %s", ws.root, error)
+
+    def wait(
+        self,
+        jobs: Sequence[IndexJob],
+        timeout: float,
+        on_change: Callable[[], None] | None = None,
+        every: float = 0.5,
+    ) -> bool:
+        """Wait until ``jobs`` are finished or ``timeout`` passes, calling ``on_change`` as they advance;
+        returns whether all finished."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.cond:
+                if all(j.state != "running" for j in jobs) or self.closed:
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.cond.wait(min(every, left))
+            if on_change is not None:
+                on_change()
+        return all(j.state != "running" for j in jobs)
+
+    def close(self) -> None:
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
+
+
+def needs_build(status: IndexStatus) -> str | None:
+    """Why an index should be built now (its state), or ``None`` when it is fresh."""
+    if status.state == IndexState.FRESH:
+        return None
+    return status.state.value
+
+
 class ServerState:
     """Everything the tools share (see the module docstring)."""
 
@@ -151,6 +301,7 @@ class ServerState:
         self.max_write_bytes = _limit(table, "max_write_bytes", DEFAULT_MAX_WRITE_BYTES)
         self.tool_deadline = float(_limit(table, "tool_timeout", int(DEFAULT_DEADLINE), "seconds"))
         self.reindexer = Reindexer(self.workspaces)
+        self.jobs = IndexJobs(self.workspaces)
         self.watching = False
         self.preload_error: str | None = None
         self.preloaded = False  # the model and tables of at least one index are loaded
@@ -226,7 +377,34 @@ class ServerState:
             return (False, False)
         return (True, not index.is_stale(relpath, manifest))
 
-    def start(self, *, preload: bool, endpoint: bool, watch: bool) -> None:
+    def freshness(self, ws: Workspace) -> IndexStatus:
+        """The one answer to "is this index fresh?" that every tool gives: files on disk compared."""
+        return ws.index.status(check_files=True)
+
+    def index_note(self, ws: Workspace) -> str | None:
+        """What a search should tell about the root's index while a build runs or when there is none."""
+        job = self.jobs.running(ws.root)
+        if job is not None:
+            return f"{ws.root}: {job.describe()}; call index_status to follow it"
+        return None
+
+    def auto_index(self) -> None:
+        """Build every missing or stale index in the background (``plait serve`` without --no-auto-index)."""
+        threading.Thread(target=self._auto_index, name="plait-auto-index", daemon=True).start()
+
+    def _auto_index(self) -> None:
+        for root, ws in self.workspaces.items():
+            try:
+                reason = needs_build(self.freshness(ws))
+                # A corrupt index is left for a person to look at (index_status says why).
+                if reason not in (None, "corrupt") and not self.jobs.closed:
+                    self.jobs.start(root, reason=str(reason))
+            except Exception as exc:  # top of a thread: log it, the tools still answer
+                log.warning("checking the index of %s failed: %s", root, exc)
+
+    def start(self, *, preload: bool, endpoint: bool, watch: bool, auto_index: bool = False) -> None:
+        if auto_index:
+            self.auto_index()
         if preload:
             self._warm.clear()
             threading.Thread(target=self._preload, name="plait-preload", daemon=True).start()
@@ -271,15 +449,20 @@ class ServerState:
                 log.warning("--watch: not watching %s: %s", ws.root, exc)
         self.watching = bool(self._stop_watch)
 
-    def close(self) -> None:
-        """Stop the background work: the endpoint first (quick), then the watchers (they finish a batch)."""
+    def close_endpoint(self) -> None:
+        """Stop advertising (and serving) the local endpoint for ``plait search``."""
         if self._endpoint is not None:
             from search.remote import remove_endpoints
 
+            endpoint, self._endpoint = self._endpoint, None
             remove_endpoints({str(r): w.engine for r, w in self.workspaces.items()})
-            self._endpoint.shutdown()
-            self._endpoint = None
+            endpoint.shutdown()
+
+    def close(self) -> None:
+        """Stop the background work: the endpoint first (quick), then the watchers (they finish a batch)."""
+        self.close_endpoint()
         self.reindexer.close()
+        self.jobs.close()
         for stop in self._stop_watch:
             stop()
         self._stop_watch.clear()

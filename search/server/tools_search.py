@@ -34,6 +34,7 @@ from search.server.models import (
     SymbolOut,
 )
 from search.server.state import ServerState, Workspace
+from search.snippets import DECORATOR, DEFAULT_MAX_TOKENS, focus_spans, monotonic_scores, read_span
 from search.types import Query
 
 Mode = Literal["hybrid", "text", "symbol", "semantic"]
@@ -42,6 +43,8 @@ GREP_TIMEOUT = 30.0
 GREP_MAX_OUTPUT = 32 * 1024 * 1024
 GREP_LINE_CHARS = 500
 COUNT_CAP = 100_000  # matching lines counted per file in count mode
+BODY_LINES = 200  # lines of a definition's body find_symbol returns
+DECORATOR_LINES = 6  # lines above a definition searched for its decorators
 
 Globs = Annotated[
     list[str] | str | None,
@@ -90,6 +93,15 @@ def register(add: ToolAdder, state: ServerState) -> None:
         glob: Globs = None,
         language: Language = None,
         regex: Annotated[bool, Field(description="Treat the query as a regular expression.")] = False,
+        max_tokens: Annotated[
+            int,
+            Field(
+                ge=100,
+                le=20000,
+                description="Budget for all snippets together, in tokens (about 4 characters each); "
+                "the first results get their share first.",
+            ),
+        ] = DEFAULT_MAX_TOKENS,
         explain: Annotated[
             bool,
             Field(description="Add to each result why it ranks there: retriever ranks and ranking rules."),
@@ -97,14 +109,17 @@ def register(add: ToolAdder, state: ServerState) -> None:
         repos: Repos = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
-        with reciprocal-rank fusion. Returns ranked chunk-sized spans (path, line range, enclosing
-        symbol, snippet, and each retriever's rank). Use it first for any question about the code,
-        in words or identifiers. Prefer grep for exhaustive lists of an exact string or regex,
-        find_symbol for where a name is defined, and outline to see a file's structure. Results from
-        files changed since the last index are marked stale; a retriever that failed is listed in
-        'degraded' while the others still answer. With several repositories, each ranks its own
-        results and the lists are fused (tier first, then rank within each repository), so a large
-        repository does not drown a small one; `repos` picks a subset, and each result names its `repo`."""
+        with reciprocal-rank fusion. Each result is a chunk-sized span (path, line range, enclosing
+        symbol, each retriever's rank) with a numbered snippet centred on the matching line or the
+        definition, cut to a shared token budget and ending with where to read on. Use it first for
+        any question about the code, in words or identifiers; prefer grep for every occurrence of an
+        exact string or regex, find_symbol for where a name is defined, find_references for its
+        usages, and outline for a file's structure. Results from files changed since the last index
+        are marked stale; a retriever that failed is listed in degraded while the others answer, and
+        while the index is being built the text and symbol retrievers answer at once. With several
+        repositories, each ranks its own results and the lists are fused (tier first, then rank within
+        each repository), so a large repository does not drown a small one; `repos` picks a subset,
+        and each result names its `repo`."""
         globs = as_list(glob)
         plan = _search_plan(state, scope, as_list(repos))
         if mode in ("hybrid", "semantic"):
@@ -119,19 +134,31 @@ def register(add: ToolAdder, state: ServerState) -> None:
                 parse_scope(scope_text, globs, language),
             )
             name = state.repo(ws)
+            # Scores that fall with the rank: each engine's order is what the fusion across roots reads.
             per_root.append(
-                [SearchResultOut(**r.to_json(), root=str(ws.root), repo=name) for r in resp.results]
+                [
+                    SearchResultOut(**r.to_json(), root=str(ws.root), repo=name)
+                    for r in monotonic_scores(resp.results)
+                ]
             )
             prefix = "" if len(plan) == 1 else f"{name}: "
-            degraded.update({k: prefix + why for k, why in resp.degraded.items()})
+            degraded.update({k: prefix + _agent_advice(state, ws, why) for k, why in resp.degraded.items()})
+            building = state.index_note(ws)
+            if building:
+                notes.append(building)
             notes += [prefix + n for n in resp.notes]
             if resp.coverage is not None:
                 coverage.append(prefix + resp.coverage.describe())
         results = _rank_across_roots(per_root)[:limit]
+        snippets = focus_spans(results, lambda r: r.root, query, regex=regex, max_tokens=max_tokens)
+        results = [
+            r.model_copy(update={"snippet": snip.numbered(), "snippet_line": snip.start_line})
+            for r, snip in zip(results, snippets, strict=True)
+        ]
         shown: list[SearchResultOut] = []
         size = 0
         for r in results:
-            size += len(r.snippet) + 200
+            size += 2 * len(r.snippet) + len(r.path) + len(r.root) + 300  # text and structured content
             if shown and size > MAX_OUTPUT_CHARS:
                 break
             shown.append(r)
@@ -240,10 +267,18 @@ def register(add: ToolAdder, state: ServerState) -> None:
         ] = None,
         glob: Globs = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum definitions (1-200).")] = 20,
+        include_body: Annotated[
+            bool,
+            Field(
+                description="Also return each definition's source (numbered lines, decorators included, "
+                f"up to {BODY_LINES} lines each)."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, FindSymbolOutput]:
         """Find where a class, function, method, type or constant is defined, from the symbol index:
-        name, kind, qualified name, file, line range and signature. Use it when you know (part of) a
-        name; use search for behaviour described in words and grep for usages of a name."""
+        name, kind, qualified name, file, line range and signature, and with include_body the source
+        of each definition. Use it when you know (part of) a name; use search for behaviour described
+        in words and find_references for the places that use a name."""
         symbols: list[SymbolOut] = []
         missing: list[str] = []
         check_language(language)
@@ -280,10 +315,22 @@ def register(add: ToolAdder, state: ServerState) -> None:
             )
         symbols.sort(key=lambda s: -s.score)
         note = f"no index yet for {', '.join(missing)}; call reindex to build it" if missing else None
-        out = FindSymbolOutput(name=name, symbols=symbols[:limit], truncated=len(symbols) > limit, note=note)
+        symbols, cut = symbols[:limit], len(symbols) > limit
+        if include_body:
+            symbols, capped = _with_bodies(symbols)
+            if capped:
+                cut = True
+                note = (note + "; " if note else "") + truncation_note(
+                    len(symbols),
+                    "more",
+                    "definitions with bodies (output cap)",
+                    "kind, path or a lower limit",
+                )
+        out = FindSymbolOutput(name=name, symbols=symbols, truncated=cut, note=note)
         lines = [
             f"{state.display(s.root, s.path)}:{s.start_line}-{s.end_line}  {s.kind} {s.qualified_name}"
-            f"  [{s.match}]\n    {s.signature}"
+            f"  [{s.match}]\n"
+            + ("\n".join("  " + b for b in s.body.split("\n")) if s.body else f"    {s.signature}")
             for s in out.symbols
         ] or [f"no definitions match {name!r}; try search, or grep for the name"]
         if note:
@@ -296,6 +343,30 @@ def register(add: ToolAdder, state: ServerState) -> None:
 
 
 # --- search --------------------------------------------------------------------------------------------
+
+
+def _with_bodies(symbols: list[SymbolOut]) -> tuple[list[SymbolOut], bool]:
+    """Each definition with its numbered source (decorators above it included), within the output cap."""
+    out: list[SymbolOut] = []
+    size = 0
+    for s in symbols:
+        top = max(1, s.start_line - DECORATOR_LINES)
+        lines = read_span(s.root, s.path, top, min(s.end_line, s.start_line + BODY_LINES - 1))
+        above = lines[: s.start_line - top]
+        keep = len(above)
+        while keep > 0 and DECORATOR.match(above[keep - 1]):
+            keep -= 1
+        first = top + keep
+        body = lines[keep:]
+        width = len(str(first + len(body)))
+        text = "\n".join(f"{n:>{width}}│ {line}" for n, line in enumerate(body, start=first))
+        if s.end_line > s.start_line + BODY_LINES - 1:
+            text += f"\n{'':>{width}}┆ … read on with read_file offset={s.start_line + BODY_LINES}"
+        size += 2 * len(text) + 300
+        if out and size > MAX_OUTPUT_CHARS:
+            return out, True
+        out.append(s.model_copy(update={"body": text}))
+    return out, False
 
 
 def _search_plan(
@@ -330,6 +401,18 @@ def _rank_across_roots(per_root: list[list[SearchResultOut]]) -> list[SearchResu
     return [m.item.model_copy(update={"score": round(m.score, 6)}) for m in merge_roots(per_root)]
 
 
+def _agent_advice(state: ServerState, ws: Workspace, why: str) -> str:
+    """A degraded retriever's reason, told in the tools an agent has rather than shell commands."""
+    if "no index yet" not in why:
+        return why
+    job = state.jobs.running(ws.root)
+    if job is not None:
+        return (
+            f"the index is being built in the background ({job.describe()}); call index_status to follow it"
+        )
+    return "no index yet; call reindex to build it (it runs in the background)"
+
+
 def _render_search(state: ServerState, out: SearchOutput) -> str:
     parts: list[str] = []
     for i, r in enumerate(out.results, start=1):
@@ -337,7 +420,7 @@ def _render_search(state: ServerState, out: SearchOutput) -> str:
         sym = f"  {r.symbol} ({r.kind})" if r.symbol else ""
         stale = "  [stale]" if r.stale else ""
         head = f"{i}. {state.display(r.root, r.path)}:{r.start_line}-{r.end_line}{sym}  score {r.score:.4f}"
-        body = "\n".join("    " + line for line in r.snippet.split("\n"))
+        body = "\n".join("  " + line for line in r.snippet.split("\n"))
         parts.append(f"{head}  via {ranks}{stale}\n{body}")
     if not out.results:
         parts.append(f"no results for {out.query!r}; try other words, mode=text, or a wider scope")
@@ -398,7 +481,7 @@ def _grep(
         )
         if include_ignored:
             argv.keep = None  # asked for: no re-check against the ignore rules
-        found, cut = _run_rg(ws, argv)
+        found, cut = run_rg_lines(ws, argv)
         capped = capped or cut
         for file_path, lines in found.items():
             count = sum(1 for ln in lines if ln.match)
@@ -413,6 +496,7 @@ def _grep(
                     lines=keep,
                 )
             )
+    files.sort(key=lambda f: (f.root, f.path))  # ripgrep's threads finish in any order
     total_files = len(files)
     shown, truncated = _limit_grep(files, mode, head_limit)
     notes = []
@@ -444,7 +528,7 @@ def _grep(
     return respond(out, _render_grep(state, out))
 
 
-def _run_rg(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], bool]:
+def run_rg_lines(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], bool]:
     """Run ripgrep (``--json``) and collect match and context lines per file, in order."""
     res = run_beneath(ws.root, argv, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)  # confined rg
     keep = getattr(argv, "keep", None) or bool  # positive globs: matched paths re-checked for ignores
@@ -488,7 +572,8 @@ def _limit_grep(files: list[GrepFile], mode: str, head_limit: int) -> tuple[list
     size = 0
     matches = 0
     for f in files:
-        size += len(f.path) + 20
+        # What a file costs in the text and the structured content together.
+        size += 2 * len(f.path) + len(f.root) + 60
         if mode != "content":
             if len(kept) >= head_limit or size > MAX_OUTPUT_CHARS:
                 return kept, True
@@ -502,7 +587,7 @@ def _limit_grep(files: list[GrepFile], mode: str, head_limit: int) -> tuple[list
                     stop = True
                     break
                 matches += 1
-            size += len(ln.text) + 10
+            size += 2 * len(ln.text) + len(f.path) + 50
             lines.append(ln)
         if lines:
             kept.append(f.model_copy(update={"lines": lines}))

@@ -1,0 +1,73 @@
+"""Which heavy modules each CLI path imports: ``--version``, ``--help`` and a text search import none
+of LanceDB, torch, sentence-transformers, onnxruntime or the MCP server; a hybrid search over an index
+does import LanceDB (so the check below can tell the two apart).
+
+Each path runs ``search.cli.main`` in a fresh interpreter and prints ``sys.modules`` afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("lancedb", "torch", "sentence_transformers", "onnxruntime", "transformers", "mcp", "rich")
+PROBE = """
+import json, sys
+from search.cli import main
+try:
+    code = main(json.loads(sys.argv[1]))
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(json.loads(sys.argv[2])))
+sys.stderr.write("\\nLOADED " + json.dumps(heavy) + "\\n")
+"""
+
+
+def loaded(args: list[str], env: dict[str, str]) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    line = [ln for ln in out.stderr.splitlines() if ln.startswith("LOADED ")]
+    assert line, out.stderr
+    return set(json.loads(line[-1].removeprefix("LOADED ")))
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    e = dict(os.environ)
+    e.update(PLAIT_INDEX_DIR=str(tmp_path / "index"), PLAIT_MODEL="hashing", HF_HUB_OFFLINE="1")
+    return e
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["search", "--help"], ["serve", "--help"]])
+def test_version_and_help_import_nothing_heavy(env: dict[str, str], args: list[str]) -> None:
+    assert loaded(args, env) == set()
+
+
+def test_text_search_without_an_index_imports_nothing_heavy(make_repo, env: dict[str, str]) -> None:
+    root = make_repo({"a.py": "def alpha():\n    return 'needle'\n"})
+    args = ["search", "needle", "--mode", "text", "--root", str(root), "--color", "never"]
+    assert loaded(args, env) == set()
+    Path(env["PLAIT_INDEX_DIR"]).mkdir()  # an index directory without tables yet: still no LanceDB
+    assert loaded(args, env) == set()
+    # Coloured output needs rich, and nothing else heavy.
+    assert loaded([*args[:-1], "always"], env) == {"rich"}
+
+
+def test_hybrid_search_over_an_index_imports_lancedb_but_no_model_runtime(
+    make_repo, env: dict[str, str]
+) -> None:
+    root = make_repo({"a.py": "def alpha():\n    return 'needle'\n"})
+    subprocess.run(
+        [sys.executable, "-m", "search.cli", "index", str(root), "--quiet"], env=env, check=True, timeout=300
+    )
+    modules = loaded(["search", "alpha", "--root", str(root), "--no-daemon", "--json"], env)
+    assert "lancedb" in modules
+    assert not modules & {"torch", "sentence_transformers", "onnxruntime", "mcp"}  # the hashing embedder
