@@ -113,7 +113,7 @@ def test_a_small_repositorys_best_hit_ranks_first_and_results_name_their_repo(
     big, small, base = two_repos
     state, server = build(serve_args([big, small]), env=_env(base, monkeypatch))
     with connect(server) as client:
-        client.ok("reindex")
+        client.ok("reindex", {"wait": True})
         statuses = client.ok("index_status")["roots"]
         assert {(s["repo"], s["state"]) for s in statuses} == {("platform", "fresh"), ("billing", "fresh")}
         for query in ("compound interest on the principal", "compound_interest"):
@@ -149,7 +149,7 @@ def test_repos_picks_a_subset_by_name_or_path_and_unknown_names_are_listed(
     big, small, base = two_repos
     state, server = build(serve_args([big, small]), env=_env(base, monkeypatch))
     with connect(server) as client:
-        client.ok("reindex")
+        client.ok("reindex", {"wait": True})
         only_big = client.ok("search", {"query": "compound interest", "repos": ["platform"], "limit": 20})
         assert only_big["results"] and {r["repo"] for r in only_big["results"]} == {"platform"}
         by_path = client.ok("search", {"query": "request", "repos": [str(small)], "mode": "text"})
