@@ -1,4 +1,4 @@
-"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann``: the benchmark CLI.
+"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage``: the benchmark CLI.
 
 Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
 one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
@@ -22,7 +22,12 @@ from models.errors import PlaitError
 MODES = ("text", "symbol", "semantic", "hybrid")
 BASELINES = ("ripgrep", "bm25")
 # Sub-commands that live in their own modules, with their own options.
-DELEGATED = {"embed": "benchmarks.embedders", "freshness": "benchmarks.freshness", "ann": "benchmarks.ann"}
+DELEGATED = {
+    "embed": "benchmarks.embedders",
+    "freshness": "benchmarks.freshness",
+    "ann": "benchmarks.ann",
+    "object-storage": "benchmarks.object_storage",
+}
 
 
 def _names(value: str, allowed: Sequence[str], what: str) -> list[str]:

@@ -1,8 +1,8 @@
 """One writer at a time per index: an advisory ``flock`` on a lock file; readers never take it.
 
-For a local index the lock file lives beside the tables; for an object-store URI it lives in the
-local cache (one machine's writers exclude each other; across machines, LanceDB's commit
-protocol keeps each table consistent).
+For a local index the lock file lives beside the tables. An index on object storage (a URI) is
+guarded by a lease object beside its tables instead (:mod:`indexer.lease`), so writers on different
+machines exclude each other; its local lock path only names the watcher's lock file.
 """
 
 from __future__ import annotations
@@ -30,6 +30,16 @@ def lock_path(index_dir: str) -> Path:
 @contextlib.contextmanager
 def writer_lock(index_dir: str, *, wait: float = 0.0, poll: float = 0.1) -> Iterator[None]:
     """Hold the index's writer lock; wait up to ``wait`` seconds, then raise IndexLockedError."""
+    if "://" in index_dir:
+        from indexer.lease import ObjectLease
+
+        lease = ObjectLease(index_dir)
+        lease.acquire(wait=wait, poll=max(poll, 0.5))
+        try:
+            yield
+        finally:
+            lease.release()
+        return
     path = lock_path(index_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -57,6 +67,10 @@ def writer_lock(index_dir: str, *, wait: float = 0.0, poll: float = 0.1) -> Iter
 
 def writer_active(index_dir: str) -> bool:
     """Whether some process holds the index's writer lock now (a build is running)."""
+    if "://" in index_dir:
+        from indexer.lease import ObjectLease
+
+        return ObjectLease(index_dir).current() is not None
     path = lock_path(index_dir)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)

@@ -131,7 +131,7 @@ class Store:
             # process (the daemon, `plait index`) at its next read.
             self.db = lancedb.connect(location, read_consistency_interval=timedelta(0))
         except Exception as exc:  # LanceDB raises bare Exceptions/ValueErrors/OSErrors
-            raise IndexStoreError(f"cannot open the index at {location}: {exc}") from exc
+            raise self._remote(exc) or IndexStoreError(f"cannot open the index at {location}: {exc}") from exc
         self._tables: dict[str, Any] = {}
         # Read-only handles checked out at one version (snapshot reads), and what is known of them.
         self._lock = threading.Lock()
@@ -147,7 +147,17 @@ class Store:
             names = getattr(result, "tables", result)
             return set(names)
         except Exception as exc:
-            raise IndexCorruptError(self.location, str(exc)) from exc
+            raise self._remote(exc) or IndexCorruptError(self.location, str(exc)) from exc
+
+    def _remote(self, exc: Exception) -> IndexStoreError | None:
+        """An object store's missing bucket, refused credentials or unreachable endpoint, said
+        plainly (instead of "corrupt"); ``None`` for anything else."""
+        if "://" not in self.location:
+            return None
+        from indexer.lease import remote_hint
+
+        hint = remote_hint(self.location, exc)
+        return IndexStoreError(hint + ".") if hint else None
 
     def has(self, name: str) -> bool:
         return name in self._tables or name in self.table_names()
@@ -166,7 +176,7 @@ class Store:
         except IndexStoreError:
             raise
         except Exception as exc:
-            raise IndexCorruptError(self.location, f"table {name}: {exc}") from exc
+            raise self._remote(exc) or IndexCorruptError(self.location, f"table {name}: {exc}") from exc
         self._tables[name] = tbl
         return tbl
 

@@ -32,7 +32,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from indexer import Settings, skips_content
+from indexer.beneath import read_beneath
 from indexer.sandbox import run_beneath
+from indexer.types import sha256_hex
 from search.retrievers import ResolvedScope
 from search.retrievers.inotify import ADDED, GONE, REMOVED, WRITTEN, DirWatch, open_watch
 from search.retrievers.rg import MAX_OUTPUT, rg_files_command
@@ -227,9 +229,31 @@ def differing(root: str, paths: tuple[str, ...], manifest: Manifest, max_bytes: 
         if known is None:
             if not _skipped(prefix + path, st.st_size, st.st_mtime_ns, max_bytes):
                 changed.append(path)
-        elif st.st_size != known[1] or st.st_mtime_ns != known[2]:
+        elif st.st_size != known[1] or (
+            st.st_mtime_ns != known[2] and not _same_content(root, path, st.st_size, st.st_mtime_ns, known[0])
+        ):
             changed.append(path)
     return changed
+
+
+_digests: dict[str, tuple[int, int, str]] = {}  # absolute path → (size, mtime_ns, sha256)
+
+
+def _same_content(root: str, path: str, size: int, mtime_ns: int, indexed_sha: str) -> bool:
+    """Whether a file whose mtime differs from the indexed copy still holds the same bytes (a checkout
+    on another machine of the commit a shared index was built from, a ``touch``): hashed once per
+    size and mtime, so such files are not searched live on every query."""
+    key = f"{root}{os.sep}{path}"
+    kept = _digests.get(key)
+    if kept is None or kept[0] != size or kept[1] != mtime_ns:
+        try:
+            digest = sha256_hex(read_beneath(root, path, 1 << 30))  # no symlink, no FIFO
+        except OSError:
+            return False
+        if len(_digests) >= MAX_VERDICTS:
+            _digests.clear()
+        kept = _digests[key] = (size, mtime_ns, digest)
+    return kept[2] == indexed_sha
 
 
 _verdicts: dict[str, tuple[int, int, bool]] = {}  # absolute path → (size, mtime_ns, skipped)

@@ -1,7 +1,7 @@
 """``plait serve``: resolve the configuration, build the state and the server, run a transport.
 
 Configuration is resolved once, here: the roots (``--root``, repeatable; default the workspace
-around the current directory), each root's ``Settings`` (flags > env > ``plait.toml``), and the tool
+around the current directory; more from ``[server] workspaces`` of the first root's ``plait.toml``), each root's ``Settings`` (flags > env > ``plait.toml``), and the tool
 selection (``--enable``/``--disable``/``--read-only`` and ``[server]`` of the roots' ``plait.toml``).
 Then the model and tables are preloaded in the background (unless ``--no-preload``), the local
 endpoint for ``plait search`` starts, and the transport runs until the client goes away: stdio by
@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import threading
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
@@ -45,6 +46,7 @@ def root_settings(args: argparse.Namespace, env: Mapping[str, str] = os.environ)
         if not path.is_dir():
             raise PlaitError(f"{path} is not a directory; pass an existing workspace root with --root.")
     roots = list(dict.fromkeys(p.resolve() for p in paths))
+    roots += [r for r in configured_workspaces(roots[0]) if r not in roots]
     shared = overrides.get("index_dir") or env.get("PLAIT_INDEX_DIR")
     if shared and len(roots) > 1:
         # --index-dir and PLAIT_INDEX_DIR name the index of one workspace, everywhere (indexer.config)
@@ -54,6 +56,31 @@ def root_settings(args: argparse.Namespace, env: Mapping[str, str] = os.environ)
             "directory) or serve each root with its own --index-dir."
         )
     return [load_settings(root, env=env, overrides=overrides) for root in roots]
+
+
+def configured_workspaces(root: Path) -> list[Path]:
+    """More roots to serve from ``[server] workspaces = [...]`` in the first root's ``plait.toml``
+    (paths relative to that root, or absolute); each must be an existing directory."""
+    config = root / "plait.toml"
+    if not config.is_file():
+        return []
+    try:
+        table = tomllib.loads(config.read_text(encoding="utf-8")).get("server", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []  # load_settings reports a broken plait.toml with its own message
+    value = table.get("workspaces", []) if isinstance(table, dict) else []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"[server] workspaces in {config} must be a list of paths, got {value!r}.")
+    found = []
+    for entry in value:
+        path = (root / Path(entry).expanduser()).resolve()
+        if not path.is_dir():
+            raise ConfigError(
+                f"[server] workspaces in {config} names {entry!r}, which is not a directory; "
+                "fix the path or remove it."
+            )
+        found.append(path)
+    return found
 
 
 def server_table(settings: Sequence[Settings]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ class SearchResultOut(BaseModel):
         description="With explain=true: each retriever's rank, the fused score and every ranking rule applied.",
     )
     root: str
+    repo: str = Field(description="The repository's short name (pass it in `repos` to search only it).")
 
 
 class SearchOutput(BaseModel):
@@ -54,6 +55,7 @@ class GrepLine(BaseModel):
 class GrepFile(BaseModel):
     path: str
     root: str
+    repo: str = Field(description="The repository's short name.")
     count: int | None = Field(description="Matching lines in the file (content and count modes).")
     lines: list[GrepLine] = Field(description="Matching and context lines (content mode only).")
 
@@ -74,6 +76,7 @@ class SymbolOut(BaseModel):
     kind: str
     path: str
     root: str
+    repo: str = Field(description="The repository's short name.")
     language: str
     start_line: int
     end_line: int
@@ -175,6 +178,7 @@ class AstQueryOutput(BaseModel):
 
 class IndexStatusOut(BaseModel):
     root: str
+    repo: str = Field(description="The repository's short name.")
     state: str = Field(description="missing, corrupt, schema_mismatch, stale or fresh.")
     location: str
     files: int

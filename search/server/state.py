@@ -29,6 +29,7 @@ from indexer import Index, IndexState, IndexStatus, Settings
 from models.errors import ConfigError, PlaitError
 from search.confine import Confined, Roots
 from search.engine import Engine
+from search.errors import QueryError
 from search.files import DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_WRITE_BYTES
 from search.server.boundary import DEFAULT_DEADLINE
 from search.server.registry import ToolSelection
@@ -60,6 +61,17 @@ class Workspace:
     @property
     def index(self) -> Index:
         return self.engine.index
+
+
+def repo_names(roots: Sequence[Path]) -> dict[Path, str]:
+    """A short, unique name per root: its directory name, with parent directories added while two
+    roots would share one (``a/app`` and ``b/app``)."""
+    depth = 1
+    while True:
+        names = {r: "/".join(r.parts[-depth:]) or str(r) for r in roots}
+        if len(set(names.values())) == len(names) or depth >= max((len(r.parts) for r in roots), default=1):
+            return names
+        depth += 1
 
 
 class Reindexer:
@@ -281,6 +293,7 @@ class ServerState:
             root = s.root.resolve()
             if root not in self.workspaces:
                 self.workspaces[root] = Workspace(s, Engine(s))
+        self.repos = repo_names(list(self.workspaces))
         self.selection = selection
         self.transport = transport
         table = settings[0].server if settings else {}
@@ -317,6 +330,30 @@ class ServerState:
             return [(ws, None) for ws in self.workspaces.values()]
         ws, confined = self.resolve(path)
         return [(ws, confined)]
+
+    def repo(self, ws: Workspace) -> str:
+        """The short name of a root's repository (``repo`` in results, ``repos`` in calls)."""
+        return self.repos[ws.root.resolve()]
+
+    def select(self, repos: Sequence[str] | None) -> list[Workspace]:
+        """The roots named by ``repos`` (short names or root paths), all of them for none; an unknown
+        name raises :class:`~search.errors.QueryError` listing the known ones."""
+        if not repos:
+            return list(self.workspaces.values())
+        by_name = {name: root for root, name in self.repos.items()}
+        chosen: dict[Path, Workspace] = {}
+        for given in repos:
+            text = given.strip().rstrip("/") or given
+            root = by_name.get(text)
+            if root is None and text:
+                candidate = Path(text).expanduser()
+                resolved = candidate.resolve() if candidate.is_absolute() else None
+                root = resolved if resolved in self.workspaces else None
+            if root is None:
+                known = ", ".join(sorted(by_name))
+                raise QueryError(f"no repository named {given!r} is served; pick from: {known}.")
+            chosen[root] = self.workspaces[root]
+        return list(chosen.values())
 
     def display(self, root: Path | str, rel: str) -> str:
         """How a path is shown in text: relative for the first root, absolute for the others."""

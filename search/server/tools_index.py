@@ -64,6 +64,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             st = state.freshness(ws) if check_files else ws.index.status(check_files=False)
             data = st.as_dict()
             data["watcher"] = read_watcher_state(ws.settings)
+            data["repo"] = state.repo(ws)
             roots.append(IndexStatusOut(**data))
             job = state.jobs.jobs.get(ws.root)
             if job is not None:
@@ -71,7 +72,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
         out = IndexStatusOutput(roots=roots, jobs=jobs)
         lines = []
         for r in roots:
-            lines.append(f"{r.root}: {r.state}" + (f" ({r.detail})" if r.detail else ""))
+            lines.append(f"{r.repo} ({r.root}): {r.state}" + (f" ({r.detail})" if r.detail else ""))
             lines.append(
                 f"  {r.files:,} files, {r.symbols:,} symbols, {r.chunks:,} chunks; {r.vector_coverage}"
                 + (f"; model {r.model}" if r.model else "")

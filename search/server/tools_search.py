@@ -19,6 +19,7 @@ from indexer.types import SymbolKind
 from search.confine import target_kind
 from search.engine import MAX_LIMIT, parse_scope
 from search.errors import QueryError
+from search.federation import merge_roots
 from search.ignores import check_language
 from search.retrievers import ResolvedScope
 from search.retrievers.rg import rg_command, rg_text
@@ -54,6 +55,13 @@ Globs = Annotated[
 Language = Annotated[
     str | None,
     Field(description="Only files of this language (python, go, typescript, tsx, rust, java, c, cpp, ...)."),
+]
+Repos = Annotated[
+    list[str] | str | None,
+    Field(
+        description="Only these repositories, by short name (the `repo` of results) or root path; "
+        "default: every root this server serves, ranked together."
+    ),
 ]
 
 
@@ -98,6 +106,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             bool,
             Field(description="Add to each result why it ranks there: retriever ranks and ranking rules."),
         ] = False,
+        repos: Repos = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
         with reciprocal-rank fusion. Each result is a chunk-sized span (path, line range, enclosing
@@ -107,12 +116,15 @@ def register(add: ToolAdder, state: ServerState) -> None:
         exact string or regex, find_symbol for where a name is defined, find_references for its
         usages, and outline for a file's structure. Results from files changed since the last index
         are marked stale; a retriever that failed is listed in degraded while the others answer, and
-        while the index is being built the text and symbol retrievers answer at once."""
+        while the index is being built the text and symbol retrievers answer at once. With several
+        repositories, each ranks its own results and the lists are fused (tier first, then rank within
+        each repository), so a large repository does not drown a small one; `repos` picks a subset,
+        and each result names its `repo`."""
         globs = as_list(glob)
-        plan = _search_plan(state, scope)
+        plan = _search_plan(state, scope, as_list(repos))
         if mode in ("hybrid", "semantic"):
             state.wait_warm()
-        results: list[SearchResultOut] = []
+        per_root: list[list[SearchResultOut]] = []
         degraded: dict[str, str] = {}
         notes: list[str] = []
         coverage: list[str] = []
@@ -121,22 +133,23 @@ def register(add: ToolAdder, state: ServerState) -> None:
                 Query(query, mode=mode, limit=limit, regex=regex, explain=explain),
                 parse_scope(scope_text, globs, language),
             )
-            # Scores that fall with the rank, so that merging by score keeps each engine's order.
-            results += [
-                SearchResultOut(**r.to_json(), root=str(ws.root)) for r in monotonic_scores(resp.results)
-            ]
-            prefix = "" if len(plan) == 1 else f"{ws.root}: "
-            degraded.update(
-                {name: prefix + _agent_advice(state, ws, why) for name, why in resp.degraded.items()}
+            name = state.repo(ws)
+            # Scores that fall with the rank: each engine's order is what the fusion across roots reads.
+            per_root.append(
+                [
+                    SearchResultOut(**r.to_json(), root=str(ws.root), repo=name)
+                    for r in monotonic_scores(resp.results)
+                ]
             )
+            prefix = "" if len(plan) == 1 else f"{name}: "
+            degraded.update({k: prefix + _agent_advice(state, ws, why) for k, why in resp.degraded.items()})
             building = state.index_note(ws)
             if building:
                 notes.append(building)
             notes += [prefix + n for n in resp.notes]
             if resp.coverage is not None:
                 coverage.append(prefix + resp.coverage.describe())
-        results.sort(key=lambda r: -r.score)
-        results = results[:limit]
+        results = _rank_across_roots(per_root)[:limit]
         snippets = focus_spans(results, lambda r: r.root, query, regex=regex, max_tokens=max_tokens)
         results = [
             r.model_copy(update={"snippet": snip.numbered(), "snippet_line": snip.start_line})
@@ -212,13 +225,15 @@ def register(add: ToolAdder, state: ServerState) -> None:
         include_ignored: Annotated[
             bool, Field(description="Also search files .gitignore/.ignore leave out (never .git, .hg, .svn).")
         ] = False,
+        repos: Repos = None,
     ) -> Annotated[CallToolResult, GrepOutput]:
         """Exhaustive text search with ripgrep over the live files (respects .gitignore; never reads
         .git). Use it to list every occurrence of an exact string or regex, to count them, or to find
         which files contain them; use search instead for ranked, fuzzy or natural-language queries.
         Output modes: content (path, line number and text, with optional context lines),
         files_with_matches (just paths) and count (matching lines per file). Results are capped by
-        head_limit and the output size, with a note saying how to narrow."""
+        head_limit and the output size, with a note saying how to narrow. `repos` picks some of the
+        served repositories."""
         return _grep(
             state,
             pattern,
@@ -231,6 +246,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             context,
             head_limit,
             include_ignored,
+            as_list(repos),
         )
 
     def find_symbol(
@@ -283,6 +299,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
                         kind=s.kind,
                         path=s.path,
                         root=str(ws.root),
+                        repo=state.repo(ws),
                         language=s.language,
                         start_line=s.start_line,
                         end_line=s.end_line,
@@ -352,17 +369,36 @@ def _with_bodies(symbols: list[SymbolOut]) -> tuple[list[SymbolOut], bool]:
     return out, False
 
 
-def _search_plan(state: ServerState, scope: str) -> list[tuple[Workspace, str]]:
+def _search_plan(
+    state: ServerState, scope: str, repos: list[str] | None = None
+) -> list[tuple[Workspace, str]]:
     """Which engines to ask, with the scope text for each (dir:/file: paths made root-relative)."""
+    chosen = state.select(repos)
     text = (scope or "ws").strip()
     kind, sep, arg = text.partition(":")
     if sep and kind in ("dir", "file") and arg:
         ws, confined = state.resolve(arg)
+        _check_chosen(state, ws, chosen, arg)
         if confined.relpath == ".":
             return [(ws, "ws")]
         return [(ws, f"{kind}:{confined.relpath}")]
     parse_scope(text)  # raises the actionable error for anything else but ws / changed
-    return [(ws, text) for ws in state.workspaces.values()]
+    return [(ws, text) for ws in chosen]
+
+
+def _check_chosen(state: ServerState, ws: Workspace, chosen: list[Workspace], path: str) -> None:
+    if ws not in chosen:
+        raise QueryError(
+            f"{path} is in repository {state.repo(ws)!r}, which `repos` leaves out; add it to repos "
+            "or drop the path."
+        )
+
+
+def _rank_across_roots(per_root: list[list[SearchResultOut]]) -> list[SearchResultOut]:
+    """One ranking: a single root keeps its own; several are fused per :mod:`search.federation`."""
+    if len(per_root) == 1:
+        return per_root[0]
+    return [m.item.model_copy(update={"score": round(m.score, 6)}) for m in merge_roots(per_root)]
 
 
 def _agent_advice(state: ServerState, ws: Workspace, why: str) -> str:
@@ -408,6 +444,7 @@ def _grep(
     context: int,
     head_limit: int,
     include_ignored: bool = False,
+    repos: list[str] | None = None,
 ) -> CallToolResult:
     if not pattern:
         raise QueryError("the pattern is empty; pass a regex or, with fixed_strings=true, a literal string.")
@@ -427,7 +464,11 @@ def _grep(
     files: list[GrepFile] = []
     total_matches = 0
     capped = False
-    for ws, confined in state.targets(path):
+    chosen = state.select(repos)
+    targets = [(ws, None) for ws in chosen] if not path else state.targets(path)
+    for ws, confined in targets:
+        if path:
+            _check_chosen(state, ws, chosen, path)
         rel = None if confined is None or confined.relpath == "." else confined.relpath
         kind = "ws" if rel is None or confined is None else target_kind(confined)  # FIFOs refused
         argv = rg_command(
@@ -450,6 +491,7 @@ def _grep(
                 GrepFile(
                     path=file_path,
                     root=str(ws.root),
+                    repo=state.repo(ws),
                     count=None if mode == "files_with_matches" else count,
                     lines=keep,
                 )
