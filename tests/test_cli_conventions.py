@@ -124,7 +124,7 @@ def test_index_without_a_terminal_prints_progress_lines_on_stderr(make_repo, cli
     root = make_repo(SRC)
     out = plait("index", str(root), env=cli_env)
     assert out.returncode == 0, out.stderr
-    assert "plait: parsing" in out.stderr and "plait: embedding" in out.stderr
+    assert "plait: parsing" in out.stderr and "vectors" in out.stderr
     assert "indexed" in out.stdout and "plait:" not in out.stdout
     quiet = plait("index", str(root), "--full", "--quiet", env=cli_env)
     assert quiet.returncode == 0 and "plait: parsing" not in quiet.stderr
