@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from indexer import Index, IndexState, IndexStatus, Settings
 from models.errors import ConfigError, PlaitError
@@ -130,6 +130,31 @@ class Reindexer:
             log.exception("reindexing %d file(s) of %s failed", len(paths), ws.root)
 
 
+class JobView(Protocol):
+    """What a description of an index job reads: a live :class:`IndexJob` or its snapshot."""
+
+    reason: str
+    state: str
+    phase: str
+    done: int
+    total: int
+    started: float
+    finished: float | None
+    error: str | None
+
+
+def describe_job(job: JobView, *, now: float | None = None) -> str:
+    """One line on ``job``; with ``now``, a running job also says how long it has run."""
+    if job.state == "running":
+        counts = f" {job.done:,}/{job.total:,}" if job.total else ""
+        so_far = f", {now - job.started:.0f}s so far" if now is not None else ""
+        return f"indexing ({job.reason}): {job.phase}{counts}{so_far}"
+    if job.state == "failed":
+        return f"indexing failed: {job.error}"
+    took = (job.finished or job.started) - job.started
+    return f"indexed ({job.reason}) in {took:.1f}s"
+
+
 @dataclass
 class IndexJob:
     """One background build of a root's index, as ``index_status`` and ``reindex`` report it."""
@@ -147,13 +172,7 @@ class IndexJob:
     report: dict[str, Any] | None = None
 
     def describe(self) -> str:
-        if self.state == "running":
-            counts = f" {self.done:,}/{self.total:,}" if self.total else ""
-            return f"indexing ({self.reason}): {self.phase}{counts}, {time.time() - self.started:.0f}s so far"
-        if self.state == "failed":
-            return f"indexing failed: {self.error}"
-        took = (self.finished or self.started) - self.started
-        return f"indexed ({self.reason}) in {took:.1f}s"
+        return describe_job(self, now=time.time())
 
     def as_dict(self) -> dict[str, Any]:
         return {

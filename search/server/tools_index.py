@@ -27,7 +27,7 @@ from search.server.models import (
     ToolInfo,
 )
 from search.server.registry import TOOLS
-from search.server.state import IndexJob, ServerState, Workspace
+from search.server.state import IndexJob, ServerState, Workspace, describe_job
 
 log = logging.getLogger(__name__)
 REINDEX_WAIT_SECONDS = 50.0  # under the 60 s many clients allow a call
@@ -83,7 +83,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             if r.changed_count:
                 sample = (r.stale_files + r.new_files + r.deleted_files)[:5]
                 lines.append(f"  {r.changed_count} file(s) changed since the last build: {', '.join(sample)}")
-        lines += [f"{j.root}: {_describe(j)}" for j in jobs]
+        lines += [f"{j.root}: {describe_job(j)}" for j in jobs]
         return respond(out, "\n".join(lines))
 
     def reindex(
@@ -144,7 +144,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
         lines = []
         for j in out.jobs:
             was = "" if j.root in started else " (already running; not started again)"
-            lines.append(f"{j.root} ({j.scope}): {_describe(j)}{was}")
+            lines.append(f"{j.root} ({j.scope}): {describe_job(j)}{was}")
             d = j.report
             if d is not None:
                 lines.append(
@@ -218,16 +218,6 @@ def register(add: ToolAdder, state: ServerState) -> None:
     add("index_status", index_status)
     add("reindex", reindex)
     add("server_info", server_info)
-
-
-def _describe(job: IndexJobOut) -> str:
-    if job.state == "running":
-        counts = f" {job.done:,}/{job.total:,}" if job.total else ""
-        return f"indexing ({job.reason}): {job.phase}{counts}"
-    if job.state == "failed":
-        return f"indexing failed: {job.error}"
-    took = (job.finished or job.started) - job.started
-    return f"indexed ({job.reason}) in {took:.1f}s"
 
 
 def _progress_reporter(ctx: Context[Any, Any], jobs: list[IndexJob]) -> Callable[[], None]:
