@@ -14,10 +14,14 @@ import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.progress import phase, progress_to_stderr
 from models.errors import PlaitError
+
+if TYPE_CHECKING:
+    from benchmarks.evalset import Corpus, EvalSet
+    from benchmarks.workspace import Prepared
 
 MODES = ("text", "symbol", "semantic", "hybrid")
 BASELINES = ("ripgrep", "bm25")
@@ -154,20 +158,36 @@ def _check_root(root: Path) -> Path:
     return root.resolve()
 
 
+def _scan_and_queries(args: argparse.Namespace, root: Path, work: Path) -> tuple[Corpus, EvalSet]:
+    """The repository's indexable files and the query set (built, or loaded with ``--queries``)."""
+    from benchmarks import workspace
+
+    phase(f"scanning {root}")
+    corpus = workspace.scan_original(root, work, os.environ)
+    phase(f"{len(corpus.files):,} files; building the query set")
+    es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
+                             load=args.queries, save=args.save_queries)  # fmt: skip
+    return corpus, es
+
+
+def _blanked_copy(args: argparse.Namespace, root: Path, work: Path) -> tuple[EvalSet, Prepared]:
+    """The query set and an indexed copy of the repository with its documentation blanked (the
+    setting of ``quality`` and ``tokens``)."""
+    from benchmarks import workspace
+
+    corpus, es = _scan_and_queries(args, root, work)
+    if not es.queries:
+        raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
+    phase("indexing a copy with the documentation blanked")
+    return es, workspace.prepare_copy(corpus, work, os.environ, model=args.model)
+
+
 def cmd_quality(args: argparse.Namespace) -> int:
     from benchmarks import quality, workspace
 
     root = _check_root(args.root)
     with workspace.workdir(args.workdir, keep=args.keep) as work:
-        phase(f"scanning {root}")
-        corpus = workspace.scan_original(root, work, os.environ)
-        phase(f"{len(corpus.files):,} files; building the query set")
-        es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
-                                 load=args.queries, save=args.save_queries)  # fmt: skip
-        if not es.queries:
-            raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
-        phase("indexing a copy with the documentation blanked")
-        prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model)
+        es, prepared = _blanked_copy(args, root, work)
         rep = quality.run(prepared, es, modes=args.modes, baselines=args.baselines, rrf=not args.no_rrf)
     rep.setup = {"root": str(root), **rep.setup}
     data = rep.as_dict()
@@ -188,11 +208,7 @@ def cmd_latency(args: argparse.Namespace) -> int:
     if args.passes < 1:
         raise PlaitError(f"--passes must be at least 1, got {args.passes}.")
     with workspace.workdir(args.workdir, keep=args.keep) as work:
-        phase(f"scanning {root}")
-        corpus = workspace.scan_original(root, work, os.environ)
-        phase(f"{len(corpus.files):,} files; building the query set")
-        es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
-                                 load=args.queries, save=args.save_queries)  # fmt: skip
+        corpus, es = _scan_and_queries(args, root, work)
         texts = [q.text for q in es.queries]
         if len(texts) > args.max_queries:
             picked = sorted(random.Random(args.seed).sample(range(len(texts)), args.max_queries))
@@ -238,14 +254,7 @@ def cmd_tokens(args: argparse.Namespace) -> int:
 
     root = _check_root(args.root)
     with workspace.workdir(args.workdir, keep=args.keep) as work:
-        phase(f"scanning {root}")
-        corpus = workspace.scan_original(root, work, os.environ)
-        es = workspace.query_set(corpus, seed=args.seed, size=args.size, min_words=args.min_words,
-                                 load=args.queries, save=args.save_queries)  # fmt: skip
-        if not es.queries:
-            raise PlaitError(f"no queries could be built from {root}; does it hold documented functions?")
-        phase("indexing a copy with the documentation blanked")
-        prepared = workspace.prepare_copy(corpus, work, os.environ, model=args.model)
+        es, prepared = _blanked_copy(args, root, work)
         rep = tokens.run(prepared, es, max_tokens=args.max_tokens, budget=args.budget)
     rep.setup = {"root": str(root), **rep.setup}
     _emit(args, rep.as_dict(), tokens.render(rep, markdown=args.markdown))
