@@ -59,12 +59,18 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
+def identifier_parts(piece: str) -> list[str]:
+    """The words of one run of identifier characters as written: ``HTTPServer2`` → ``HTTP``,
+    ``Server``, ``2``; ``retry_policy`` → ``retry``, ``policy``."""
+    return _CAMEL.findall(piece)
+
+
 def _piece_tokens(piece: str) -> list[str]:
     """Raw tokens of one run of identifier characters: whole, and its snake/camel parts."""
     if piece.isalpha() and (piece.islower() or piece.isupper() or piece[1:].islower()):
         word = piece.lower()  # one plain word (the common case): nothing to split
         return [word] if len(word) > 1 and word not in STOP_WORDS else []
-    parts = _CAMEL.findall(piece)
+    parts = identifier_parts(piece)
     whole = piece.lower().strip("_")
     tokens = [whole] if len(parts) <= 1 else [whole, *(p.lower() for p in parts)]
     return [t for t in tokens if len(t) > 1 and t not in STOP_WORDS]

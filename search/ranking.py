@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import PurePosixPath
 from typing import Any
 
+from indexer.lexical import identifier_parts
 from models.errors import ConfigError
 from search.fusion import Fused
 from search.query import AnalysedQuery
@@ -155,8 +156,6 @@ def file_roles(path: str, generated: Callable[[str], bool] | None = None) -> tup
 
 # --- path words ------------------------------------------------------------------------------------
 
-_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
 
 def path_words(path: str) -> frozenset[str]:
     """Lower-cased words of a file's stem and of its parent directory's name (``http/RetryPolicy.py``
@@ -169,7 +168,7 @@ def path_words(path: str) -> frozenset[str]:
             if not chunk:
                 continue
             out.add(chunk.lower())
-            out.update(w.lower() for w in _PART.findall(chunk))
+            out.update(w.lower() for w in identifier_parts(chunk))
     return frozenset(w for w in out if len(w) >= 2)
 
 
