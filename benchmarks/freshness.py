@@ -98,7 +98,7 @@ class Daemon:
     proc: subprocess.Popen[bytes] = field(init=False)
 
     def __post_init__(self) -> None:
-        cmd = [sys.executable, "-m", "search.cli", "--verbose", "watch", str(self.root),
+        cmd = [sys.executable, "-m", "search.frontends.cli", "--verbose", "watch", str(self.root),
                "--index-dir", self.settings.index_dir, "--model", self.settings.model.name]  # fmt: skip
         with self.log_path.open("wb") as log:
             # A long-lived process: indexer.procs.run waits for exit, so Popen is used directly.

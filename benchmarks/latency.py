@@ -98,9 +98,9 @@ def time_systems(
 
 
 def plait_command() -> list[str]:
-    """How to start ``plait``: the console script beside this Python, else ``python -m search.cli``."""
+    """How to start ``plait``: the console script beside this Python, else ``python -m search.frontends.cli``."""
     script = Path(sys.executable).parent / "plait"
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "search.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "search.frontends.cli"]
 
 
 def common_flags(index_dir: str, model: str) -> list[str]:

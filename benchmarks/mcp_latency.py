@@ -69,7 +69,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
 
     from indexer import load_settings
-    from search.engine import Engine, parse_scope
+    from search.engine.engine import Engine, parse_scope
     from search.types import Query
 
     root = Path(args.root).resolve()
@@ -95,7 +95,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     flags += ["--index-dir", args.index_dir] if args.index_dir else []
     flags += ["--model", args.model] if args.model else []
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "search.cli", "serve", *flags], env=server_env()
+        command=sys.executable, args=["-m", "search.frontends.cli", "serve", *flags], env=server_env()
     )
     lib_samples: list[float] = []
     mcp_samples: list[float] = []

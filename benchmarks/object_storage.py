@@ -72,7 +72,7 @@ def _start_s3() -> tuple[subprocess.Popen[bytes], dict[str, str]]:
 
 def measure(source: Path, rounds: int, model: str) -> dict[str, Any]:
     from indexer import Index, load_settings
-    from search.engine import Engine, parse_scope
+    from search.engine.engine import Engine, parse_scope
     from search.types import Query
 
     server, env = _start_s3()

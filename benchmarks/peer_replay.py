@@ -27,7 +27,7 @@ def run(suite: Path, half: str, variants: list[str], repos: list[str] | None = N
 
     from indexer import load_settings
     from search import Engine
-    from search.query import analyse
+    from search.engine.query import analyse
 
     specs = manifest_repos()
     chosen = {"tuning": specs[0::2], "report": specs[1::2]}.get(half, specs)

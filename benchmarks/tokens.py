@@ -2,10 +2,10 @@
 
 Each query of the set goes through ``search.Engine`` in hybrid mode, and its results are rendered as
 the MCP ``search`` tool shows them to an agent: a heading line and the numbered snippet centred on the
-match, within the default per-search token budget (:mod:`search.snippets`). Reading in rank order,
+match, within the default per-search token budget (:mod:`search.engine.snippets`). Reading in rank order,
 the tokens read up to and including the first result that overlaps the query's target are its cost;
 a query whose target is not in the top ``limit`` costs everything shown (the agent read it all in
-vain). Tokens are estimated as characters / 4 (:func:`search.snippets.estimate_tokens`), the common
+vain). Tokens are estimated as characters / 4 (:func:`search.engine.snippets.estimate_tokens`), the common
 estimate for BPE tokenizers on code and English. Reported per query family: mean tokens to the first
 relevant result (over the queries that found it, and over all with misses at their full cost) and
 the share of queries whose first relevant result is reached within ``budget`` tokens.
@@ -78,7 +78,7 @@ def rendered_costs(
 ) -> tuple[list[Any], list[int]]:
     """The engine's results for ``query`` and the tokens of each as the MCP search tool renders it."""
     from search import Query, Scope
-    from search.snippets import estimate_tokens, focus_results, monotonic_scores
+    from search.engine.snippets import estimate_tokens, focus_results, monotonic_scores
 
     response = engine.search(Query(query.text, mode="hybrid", limit=limit), Scope())
     focused = focus_results(
@@ -97,7 +97,7 @@ def run(
     prepared: Prepared, es: EvalSet, *, limit: int = 10, max_tokens: int | None = None, budget: int = 2000
 ) -> TokensReport:
     from search import Engine
-    from search.snippets import DEFAULT_MAX_TOKENS
+    from search.engine.snippets import DEFAULT_MAX_TOKENS
 
     per_search = max_tokens or DEFAULT_MAX_TOKENS
     engine = Engine(prepared.settings)

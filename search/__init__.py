@@ -3,7 +3,7 @@ and its tools, and the CLI.
 
 May import ``indexer`` and ``models``; nothing imports ``search`` but its entry points (the CLI, the
 server) and the benchmarks. The public surface is listed in ``__all__``; its names are imported on
-first use, so ``plait --version`` and ``--help`` (which import ``search.cli``) load no index code.
+first use, so ``plait --version`` and ``--help`` (which import ``search.frontends.cli``) load no index code.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from search.engine import Engine, parse_scope
+    from search.engine.engine import Engine, parse_scope
+    from search.engine.fusion import fuse, rrf
     from search.errors import QueryError
-    from search.fusion import fuse, rrf
     from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse, Span
 
 _WHERE = {
-    "Engine": "search.engine",
-    "parse_scope": "search.engine",
+    "Engine": "search.engine.engine",
+    "parse_scope": "search.engine.engine",
     "QueryError": "search.errors",
-    "fuse": "search.fusion",
-    "rrf": "search.fusion",
+    "fuse": "search.engine.fusion",
+    "rrf": "search.engine.fusion",
     **{n: "search.types" for n in ("Coverage", "Hit", "Query", "Result", "Scope", "SearchResponse", "Span")},
 }
 

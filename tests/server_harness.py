@@ -169,7 +169,10 @@ def connect(target: Any) -> Iterator[SyncClient]:
 
 def stdio_params(args: Sequence[str], env: Mapping[str, str]) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "search.cli", "serve", *args], env=dict(env), cwd=os.getcwd()
+        command=sys.executable,
+        args=["-m", "search.frontends.cli", "serve", *args],
+        env=dict(env),
+        cwd=os.getcwd(),
     )
 
 
@@ -178,7 +181,7 @@ class HttpServer:
 
     def __init__(self, args: Sequence[str], env: Mapping[str, str], *, timeout: float = 180.0) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "search.cli", "serve", "--transport", "http", "--port", "0", *args],
+            [sys.executable, "-m", "search.frontends.cli", "serve", "--transport", "http", "--port", "0", *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env={**os.environ, **env}, text=True,
         )  # fmt: skip

@@ -10,8 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from search.confine import Roots
-from search.files import atomic_write, glob_files, is_temp_name, list_directory, read_file, write_file
+from search.workspace.confine import Roots
+from search.workspace.files import (
+    atomic_write,
+    glob_files,
+    is_temp_name,
+    list_directory,
+    read_file,
+    write_file,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -19,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 PAUSE_BEFORE_RENAME = """
 import sys
 from pathlib import Path
-from search.files import write_temp
+from search.workspace.files import write_temp
 tmp = write_temp(Path(sys.argv[1]), b"NEW CONTENT\\n")
 print(tmp, flush=True)
 sys.stdin.read()
@@ -29,7 +36,7 @@ sys.stdin.read()
 WRITE_LOOP = """
 import sys
 from pathlib import Path
-from search.files import atomic_write
+from search.workspace.files import atomic_write
 target = Path(sys.argv[1])
 print("ready", flush=True)
 i = 0

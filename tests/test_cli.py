@@ -19,7 +19,11 @@ SRC = {
 
 def plait(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "search.cli", *args], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "search.frontends.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
 
 
@@ -89,7 +93,7 @@ def test_hybrid_cli_search_uses_a_running_server(make_repo, cli_env: dict[str, s
     root = make_repo(SRC)
     assert plait("index", str(root), env=cli_env).returncode == 0
     server = subprocess.Popen(
-        [sys.executable, "-m", "search.cli", "serve", "--root", str(root), "--no-preload"],
+        [sys.executable, "-m", "search.frontends.cli", "serve", "--root", str(root), "--no-preload"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env,
     )  # fmt: skip
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from search.cli import build_parser
+from search.frontends.cli import build_parser
 
 LONG = "x" * 150
 SRC = {
@@ -30,7 +30,11 @@ ANSI = "\x1b["
 
 def plait(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "search.cli", *args], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "search.frontends.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
 
 
@@ -105,7 +109,7 @@ def test_every_command_takes_root_as_an_option(make_repo, cli_env: dict[str, str
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     built = subprocess.run(
-        [sys.executable, "-m", "search.cli", "index", "--root", str(root), "--json", "--no-vectors"],
+        [sys.executable, "-m", "search.frontends.cli", "index", "--root", str(root), "--json", "--no-vectors"],
         capture_output=True, text=True, env=cli_env, timeout=300, cwd=elsewhere,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr

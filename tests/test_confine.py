@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from models.errors import PathOutsideRootError, WorkspaceError
-from search.confine import Roots
 from search.errors import InvalidPathError, PathNotFoundError
+from search.workspace.confine import Roots
 
 
 @pytest.fixture

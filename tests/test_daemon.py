@@ -119,7 +119,7 @@ class Daemon:
         self._log = log.open("ab")
         self.offset = log.stat().st_size
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "search.cli", "--verbose", "watch", str(root)],
+            [sys.executable, "-m", "search.frontends.cli", "--verbose", "watch", str(root)],
             stdout=subprocess.DEVNULL, stderr=self._log, env=env,
         )  # fmt: skip
 

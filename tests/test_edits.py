@@ -15,18 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models.errors import PlaitError
-from search.confine import Roots
-from search.edits import (
-    EditResult,
-    Replacement,
-    delete_lines,
-    edit_delete,
-    edit_insert,
-    edit_replace,
-    insert_lines,
-    replace_text,
-    unified_diff,
-)
 from search.errors import (
     AmbiguousEditError,
     BinaryFileError,
@@ -38,8 +26,20 @@ from search.errors import (
     StaleEditError,
     UndecodableFileError,
 )
-from search.files import read_file
-from search.guard import parse_rules
+from search.workspace.confine import Roots
+from search.workspace.edits import (
+    EditResult,
+    Replacement,
+    delete_lines,
+    edit_delete,
+    edit_insert,
+    edit_replace,
+    insert_lines,
+    replace_text,
+    unified_diff,
+)
+from search.workspace.files import read_file
+from search.workspace.guard import parse_rules
 
 PY = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 1\n"
 

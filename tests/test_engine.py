@@ -204,8 +204,8 @@ def test_an_exact_case_definition_outranks_a_case_insensitive_one_that_text_pref
 
 
 def test_compact_rg_output_reads_the_same_matches_as_json(make_repo, settings_for) -> None:
-    from search.retrievers import ResolvedScope
-    from search.retrievers.rg import rg_command, run_rg
+    from search.engine.retrievers import ResolvedScope
+    from search.engine.retrievers.rg import rg_command, run_rg
 
     root = make_repo(
         {

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from models.errors import PathOutsideRootError, WorkspaceError
-from search.confine import Roots
 from search.errors import (
     BinaryFileError,
     FileTooLargeError,
@@ -23,8 +22,9 @@ from search.errors import (
     ReadOnlyError,
     StaleEditError,
 )
-from search.files import file_info, glob_files, list_directory, read_file, write_file
-from search.guard import parse_rules
+from search.workspace.confine import Roots
+from search.workspace.files import file_info, glob_files, list_directory, read_file, write_file
+from search.workspace.guard import parse_rules
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.engine import NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, fusion_weights
-from search.fusion import fuse, rrf
-from search.query import analyse
-from search.ranking import RankingConfig, rank
+from search.engine.engine import NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, fusion_weights
+from search.engine.fusion import fuse, rrf
+from search.engine.query import analyse
+from search.engine.ranking import RankingConfig, rank
 from search.types import Hit, Span
 
 A, B, C = Span("a.py", 1, 10), Span("b.py", 1, 10), Span("c.py", 5, 9)

@@ -105,7 +105,15 @@ def test_same_query_gives_the_same_list_in_one_process(engine: Engine) -> None:
 def test_cli_explain_prints_why_each_result_ranks_there(engine: Engine, shop: tuple[Path, Path]) -> None:
     root, index_dir = shop
     env = {**os.environ, "PLAIT_INDEX_DIR": str(index_dir), "PLAIT_MODEL": "hashing", "NO_COLOR": "1"}
-    args = [sys.executable, "-m", "search.cli", "search", "tests for the retry logic", "--root", str(root)]
+    args = [
+        sys.executable,
+        "-m",
+        "search.frontends.cli",
+        "search",
+        "tests for the retry logic",
+        "--root",
+        str(root),
+    ]
     args += ["--no-daemon", "--limit", "3", "--explain"]
     out = subprocess.run([*args, "--json"], capture_output=True, text=True, env=env, timeout=120, check=False)
     results = json.loads(out.stdout)
@@ -124,7 +132,7 @@ def test_same_query_gives_the_same_list_in_two_processes(engine: Engine, shop: t
 
     def cli(q: str) -> list[dict]:
         out = subprocess.run(
-            [sys.executable, "-m", "search.cli", "search", q, "--root", str(root), "--json", "--limit", "5",
+            [sys.executable, "-m", "search.frontends.cli", "search", q, "--root", str(root), "--json", "--limit", "5",
              "--no-daemon"],
             capture_output=True, text=True, env=env, timeout=120, check=False,
         )  # fmt: skip

@@ -12,7 +12,7 @@ import pytest
 from indexer.config import load_settings
 from models.errors import ConfigError, PathOutsideRootError
 from search.errors import GuardBlockedError, QueryError
-from search.guard import (
+from search.workspace.guard import (
     GuardRule,
     check_write_allowed,
     parse_rg_matches,

@@ -1,4 +1,4 @@
-"""Imports point one way: search → indexer → models; only search/server imports mcp; light imports stay light."""
+"""Imports point one way: search → indexer → models; only search/frontends/server imports mcp; light imports stay light."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_packages_import_only_downwards(package: str) -> None:
             if top in FORBIDDEN[package]:
                 bad.append(f"{path.relative_to(ROOT)} imports {mod}")
             if top == "mcp" and "server" not in path.relative_to(ROOT).parts:
-                bad.append(f"{path.relative_to(ROOT)} imports mcp outside search/server")
+                bad.append(f"{path.relative_to(ROOT)} imports mcp outside search/frontends/server")
     assert not bad, "\n".join(bad)
 
 
@@ -53,7 +53,7 @@ def test_only_the_gateway_calls_subprocess() -> None:
 
 def test_text_and_symbol_search_paths_do_not_import_torch() -> None:
     code = (
-        "import sys, search.cli, search.engine, indexer, models\n"
+        "import sys, search.frontends.cli, search.engine.engine, indexer, models\n"
         "heavy = [m for m in ('torch', 'sentence_transformers', 'transformers', 'onnxruntime', 'mcp') if m in sys.modules]\n"
         "print(','.join(heavy))"
     )

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from search.retrievers import ResolvedScope
-from search.retrievers import listing as listing_module
-from search.retrievers.inotify import ADDED, REMOVED, WRITTEN, open_watch
-from search.retrievers.listing import list_scope, live_files
+from search.engine.retrievers import ResolvedScope
+from search.engine.retrievers import listing as listing_module
+from search.engine.retrievers.inotify import ADDED, REMOVED, WRITTEN, open_watch
+from search.engine.retrievers.listing import list_scope, live_files
 
 WS = ResolvedScope("ws", None, None, (), None)
 

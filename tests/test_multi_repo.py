@@ -1,6 +1,6 @@
 """Several repositories in one server: one ranking, a subset per call, each result naming its repo.
 
-The fusion across roots is a pure function (:func:`search.federation.merge_roots`), tested with
+The fusion across roots is a pure function (:func:`search.engine.federation.merge_roots`), tested with
 hand-computed numbers; the server behaviour goes through the real ``mcp`` client in memory over two
 fixture roots, a large one and a small one, each with its own LanceDB index.
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from models.errors import ConfigError
-from search.federation import merge_roots, tier_of
-from search.server.main import build
-from search.server.state import repo_names
+from search.engine.federation import merge_roots, tier_of
+from search.frontends.server.main import build
+from search.frontends.server.state import repo_names
 from tests.server_harness import connect, make_workspace, serve_args, server_env
 
 # --- the fusion across roots, by hand ------------------------------------------------------------------

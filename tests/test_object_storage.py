@@ -23,8 +23,8 @@ from indexer import Index, load_settings
 from indexer.errors import IndexLockedError, IndexStoreError
 from indexer.lease import ObjectLease
 from indexer.lock import writer_active
-from search.retrievers.listing import differing
-from search.server.main import build
+from search.engine.retrievers.listing import differing
+from search.frontends.server.main import build
 from tests.s3_server import S3, start_s3
 from tests.server_harness import connect, make_workspace, serve_args, server_env
 
@@ -56,7 +56,7 @@ def plait(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.Comp
         "PYTHONHASHSEED": "0",
     }
     return subprocess.run(
-        [sys.executable, "-m", "search.cli", *args],
+        [sys.executable, "-m", "search.frontends.cli", *args],
         env=full, cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from models.errors import ConfigError
-from search.fusion import Fused
-from search.query import analyse
-from search.ranking import RankingConfig, file_roles, path_words, rank
+from search.engine.fusion import Fused
+from search.engine.query import analyse
+from search.engine.ranking import RankingConfig, file_roles, path_words, rank
 from search.types import Hit, Span
 
 OFF = RankingConfig(coherence=0, definition=0, path=0, saturation=1.0, keep_text_top=False, phrase_rule=False)

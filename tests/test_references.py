@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from server_harness import SyncClient, build_index, connect, make_workspace, serve_args, server_env
 
-from search.server.main import build
+from search.frontends.server.main import build
 
 SOURCES = {
     "py/billing.py": (

@@ -36,7 +36,7 @@ from indexer.beneath import has_openat2
 from indexer.daemon import start_background_watcher
 from indexer.index import Index
 from indexer.sandbox import landlock_available
-from search.server.main import build
+from search.frontends.server.main import build
 
 pytestmark = pytest.mark.slow
 
@@ -183,7 +183,7 @@ def test_the_changed_scope_and_guard_never_follow_an_untracked_symlink(
         assert report["violations"] == [] and not leaked(mcp.call("guard", {"target": "changed"}))
         env = {**os.environ, **server_env(index)}
         cli = subprocess.run(
-            [sys.executable, "-m", "search.cli", "search", SECRET, "--scope", "changed", "--mode", "text",
+            [sys.executable, "-m", "search.frontends.cli", "search", SECRET, "--scope", "changed", "--mode", "text",
              "--root", str(root), "--json"],
             capture_output=True, text=True, env=env, timeout=300,
         )  # fmt: skip

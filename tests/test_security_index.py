@@ -34,9 +34,9 @@ from indexer import load_settings
 from indexer.index import Index, IndexState
 from indexer.ownership import MARKER
 from models.errors import ConfigError
-from search.engine import Engine
-from search.server.http import check_bind
-from search.server.main import build, root_settings
+from search.engine.engine import Engine
+from search.frontends.server.http import check_bind
+from search.frontends.server.main import build, root_settings
 from search.types import Query
 
 pytestmark = pytest.mark.slow
@@ -52,7 +52,11 @@ USER_FILES = {
 
 def plait(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "search.cli", *args], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "search.frontends.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
 
 
@@ -173,7 +177,7 @@ def test_a_first_build_killed_before_it_published_is_reported_as_interrupted(
     root = make_workspace(tmp_path, files, name="repo")
     location = tmp_path / "index"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "search.cli", "index", str(root), "--index-dir", str(location)],
+        [sys.executable, "-m", "search.frontends.cli", "index", str(root), "--index-dir", str(location)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
     )  # fmt: skip
     try:

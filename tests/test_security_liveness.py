@@ -25,8 +25,8 @@ from indexer import load_settings
 from indexer.daemon import WatchOptions, start_background_watcher
 from indexer.daemon_state import read_watcher_state
 from indexer.index import Index
-from search.server.boundary import tool_errors
-from search.server.main import build
+from search.frontends.server.boundary import tool_errors
+from search.frontends.server.main import build
 
 pytestmark = pytest.mark.slow
 

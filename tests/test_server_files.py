@@ -24,7 +24,7 @@ from server_harness import (
     text,
 )
 
-from search.server.main import build
+from search.frontends.server.main import build
 
 pytestmark = pytest.mark.slow
 

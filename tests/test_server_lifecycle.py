@@ -22,7 +22,7 @@ from typing import TypeVar
 import pytest
 from server_harness import build_index, connect, make_workspace, server_env, stdio_params, text
 
-from search.server.boundary import MAX_OUTPUT_CHARS
+from search.frontends.server.boundary import MAX_OUTPUT_CHARS
 
 pytestmark = pytest.mark.slow
 T = TypeVar("T")
@@ -116,7 +116,7 @@ def test_grep_file_order_is_deterministic_and_structured_content_is_capped(tmp_p
 
 def _spawn(root: Path, env: dict[str, str], *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "search.cli", "serve", "--root", str(root), *extra],
+        [sys.executable, "-m", "search.frontends.cli", "serve", "--root", str(root), *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **env}, text=True,
     )  # fmt: skip
 

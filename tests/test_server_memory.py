@@ -19,9 +19,9 @@ from server_harness import (
 )
 
 from models.errors import ConfigError
-from search.server.http import check_bind, transport_security
-from search.server.main import build
-from search.server.registry import CATEGORIES, TOOLS, resolve_tools
+from search.frontends.server.http import check_bind, transport_security
+from search.frontends.server.main import build
+from search.frontends.server.registry import CATEGORIES, TOOLS, resolve_tools
 
 INTERNAL = {
     "state",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from search.snippets import (
+from search.engine.snippets import (
     CHARS_PER_TOKEN,
     focus,
     focus_results,
@@ -104,7 +104,7 @@ def test_scores_are_made_monotonic_without_changing_the_order() -> None:
 def test_a_fifo_or_a_symlink_in_place_of_a_result_is_not_read(tmp_path: Path) -> None:
     import os
 
-    from search.snippets import read_span
+    from search.engine.snippets import read_span
 
     os.mkfifo(tmp_path / "pipe.py")  # opening it for reading would block without O_NONBLOCK
     (tmp_path / "real.py").write_text("secret = 1\n")

@@ -2,7 +2,7 @@
 of LanceDB, torch, sentence-transformers, onnxruntime or the MCP server; a hybrid search over an index
 does import LanceDB (so the check below can tell the two apart).
 
-Each path runs ``search.cli.main`` in a fresh interpreter and prints ``sys.modules`` afterwards.
+Each path runs ``search.frontends.cli.main`` in a fresh interpreter and prints ``sys.modules`` afterwards.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 HEAVY = ("lancedb", "torch", "sentence_transformers", "onnxruntime", "transformers", "mcp", "rich")
 PROBE = """
 import json, sys
-from search.cli import main
+from search.frontends.cli import main
 try:
     code = main(json.loads(sys.argv[1]))
 except SystemExit as exc:
@@ -66,7 +66,10 @@ def test_hybrid_search_over_an_index_imports_lancedb_but_no_model_runtime(
 ) -> None:
     root = make_repo({"a.py": "def alpha():\n    return 'needle'\n"})
     subprocess.run(
-        [sys.executable, "-m", "search.cli", "index", str(root), "--quiet"], env=env, check=True, timeout=300
+        [sys.executable, "-m", "search.frontends.cli", "index", str(root), "--quiet"],
+        env=env,
+        check=True,
+        timeout=300,
     )
     modules = loaded(["search", "alpha", "--root", str(root), "--no-daemon", "--json"], env)
     assert "lancedb" in modules

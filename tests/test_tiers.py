@@ -228,7 +228,11 @@ def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:
 
     def plait(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "search.cli", *args], capture_output=True, text=True, env=env, timeout=120
+            [sys.executable, "-m", "search.frontends.cli", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
         )
 
     built = json.loads(plait("index", str(root), "--tier", "fast", "--json").stdout)
@@ -245,7 +249,7 @@ def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:
 
     from server_harness import build_index, connect, serve_args, server_env, text
 
-    from search.server.main import build
+    from search.frontends.server.main import build
 
     other = repo(tmp_path / "served", 3)
     build_index(other, tmp_path / "served-index")

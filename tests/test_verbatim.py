@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import search.retrievers.verbatim as verbatim
+import search.engine.retrievers.verbatim as verbatim
 from indexer import Settings
-from search.retrievers import ResolvedScope
-from search.retrievers.rg import rg_command, run_rg
-from search.retrievers.verbatim import MAX_FILES, find_verbatim
+from search.engine.retrievers import ResolvedScope
+from search.engine.retrievers.rg import rg_command, run_rg
+from search.engine.retrievers.verbatim import MAX_FILES, find_verbatim
 
 FILES: dict[str, str | bytes] = {
     "a.py": "x = 'Checksum Mismatch'  # checksum mismatch, CHECKSUM MISMATCH\nok\nchecksum  mismatch\n",

@@ -1,0 +1,357 @@
+"""The query engine: one request fans out to the retrievers in parallel and is fused with RRF.
+
+Each retriever runs in a worker thread with its own deadline; one that fails or times out is
+reported in ``SearchResponse.degraded`` and the others still answer. Input errors (empty query,
+invalid regex, a scope outside the root) raise :class:`QueryError` / ``PathOutsideRootError``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from indexer import Index, IndexStoreError, Settings, git_status
+from indexer.beneath import is_regular_beneath, lstat_kind, read_beneath
+from models.errors import PathOutsideRootError, PlaitError
+from search.engine.fusion import DEFAULT_K, fuse
+from search.engine.query import AnalysedQuery, analyse
+from search.engine.ranking import Ranked, RankingConfig, rank
+from search.engine.retrievers import ResolvedScope, Retriever
+from search.engine.retrievers.symbol import SymbolRetriever
+from search.engine.retrievers.text import TextRetriever
+from search.engine.retrievers.vector import VectorRetriever
+from search.errors import QueryError
+from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse
+from search.workspace.ignores import check_language
+
+if TYPE_CHECKING:
+    from search.workspace.guard import GuardRule
+
+log = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 2000
+MAX_LIMIT = 200
+SNIPPET_LINES = 24
+SNIPPET_CHARS = 1600
+MODE_RETRIEVERS: dict[str, tuple[str, ...]] = {
+    "hybrid": ("text", "symbol", "vector"),
+    "text": ("text",),
+    "symbol": ("symbol",),
+    "semantic": ("vector",),
+}
+# Query-aware weights for weighted RRF: set from the query shape by reasoning, checked on dev corpora
+# (rich, jinja2, click) that are not among the corpora reported in BENCHMARKS.md; plain RRF stays
+# selectable (--fusion rrf).
+WEIGHTS: dict[str, dict[str, float]] = {
+    "literal": {"text": 1.5, "symbol": 0.5, "vector": 0.5},
+    "regex": {"text": 1.5, "symbol": 0.3, "vector": 0.3},
+    "identifier": {"text": 0.8, "symbol": 1.6, "vector": 0.6},
+    # Sentences: the dense retriever leads. A plain word that happens to name a definition is weak
+    # evidence (symbol 0.05) unless the sentence holds an identifier; the text retriever's weight is
+    # scaled by how much of the query's term weight its best hits match (see fusion_weights).
+    "natural": {"text": 1.0, "symbol": 0.05, "vector": 2.0},
+}
+NATURAL_IDENTIFIER_SYMBOL = 0.4
+COVERAGE_HITS = 3  # text hits whose term coverage sets the text weight of a natural-language query
+
+
+def fusion_weights(
+    query: AnalysedQuery, rankings: Mapping[str, Sequence[Hit]]
+) -> tuple[str, dict[str, float]]:
+    """The effective query kind and the weighted-RRF weights for it.
+
+    A natural-language query that the text retriever found verbatim is fused as a literal. For other
+    sentences the text weight is scaled by the best idf-weighted share of the query's terms among the
+    text retriever's first hits: lexical hits that match one word in five do not outvote the dense ones.
+    """
+    kind = query.shape
+    text_hits = rankings.get("text", ())[:COVERAGE_HITS]
+    if kind == "natural" and any(h.exact for h in text_hits):
+        return "literal", dict(WEIGHTS["literal"])
+    weights = dict(WEIGHTS[kind])
+    if kind == "natural":
+        weights["text"] *= max((h.coverage for h in text_hits), default=0.0)
+        if query.identifiers:
+            weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
+    return kind, weights
+
+
+def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = None) -> Scope:
+    """``ws`` | ``changed`` | ``dir:P`` | ``file:P`` → :class:`Scope`."""
+    text = (text or "ws").strip()
+    check_language(language)
+    if text in ("ws", "changed"):
+        return Scope(text, None, tuple(globs), language)  # type: ignore[arg-type]
+    if text.startswith("dir:") and text[4:]:
+        return Scope("dir", text[4:], tuple(globs), language)
+    if text.startswith("file:") and text[5:]:
+        return Scope("file", text[5:], tuple(globs), language)
+    raise QueryError(f"unknown scope {text!r}; use ws, changed, dir:PATH or file:PATH.")
+
+
+def retrievers_for(mode: str, settings: Settings, index: Index) -> dict[str, Retriever]:
+    """The retrievers of a mode, listed explicitly."""
+    made: dict[str, Retriever] = {}
+    for name in MODE_RETRIEVERS[mode]:
+        if name == "text":
+            made[name] = TextRetriever(settings, index)
+        elif name == "symbol":
+            made[name] = SymbolRetriever(index)
+        else:
+            made[name] = VectorRetriever(index)
+    return made
+
+
+class Engine:
+    """Search one workspace. Thread-safe for concurrent ``search`` calls; keep one per process."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        index: Index | None = None,
+        timeouts: Mapping[str, float] | None = None,
+        workers: int = 6,
+    ) -> None:
+        self.settings = settings
+        self.index = index or Index(settings)
+        self.timeouts = {"text": 10.0, "symbol": 10.0, "vector": 30.0, **(timeouts or {})}
+        self.ranking = RankingConfig.from_table(settings.ranking)
+        self._generated_rules: list[GuardRule] | None = None
+        self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def warm(self) -> None:
+        """Load the model and the in-memory tables now, so the first search does not pay for it."""
+        if self.index.exists():
+            self.index.lookup_symbols("warm")
+            self.index.lexical()
+            self.index.chunk_spans(())
+            try:
+                self.index.nearest("warm up", limit=1)  # the model, the vector table and its row ids
+            except IndexStoreError:  # vectors of another model, say: the search will say so
+                self.index.embedder().embed_query("warm up")
+
+    def resolve_scope(self, scope: Scope) -> ResolvedScope:
+        root = self.settings.root
+        path = None
+        paths = None
+        if scope.kind in ("dir", "file"):
+            assert scope.path is not None
+            raw = scope.path.replace("\\", "/")
+            target = (root / raw).resolve() if not Path(raw).is_absolute() else Path(raw).resolve()
+            if target != root and root not in target.parents:
+                raise PathOutsideRootError(scope.path, [root])
+            if not target.exists():
+                raise QueryError(f"{scope.kind}:{scope.path} does not exist under {root}; check the path.")
+            path = target.relative_to(root).as_posix() if target != root else None
+            # Looked at again from a descriptor of the root, symlinks not followed: a FIFO handed to
+            # ripgrep would block it, and a symlink swapped in since the check is refused.
+            found = lstat_kind(root, path or ".")
+            if scope.kind == "file" and found != "file":
+                raise QueryError(
+                    f"file:{scope.path} is a {found}, not a regular file; use dir: for a directory."
+                )
+            if scope.kind == "dir" and found != "directory":
+                raise QueryError(f"dir:{scope.path} is a {found}, not a directory; use file: for a file.")
+            if scope.kind == "dir" and path is None:
+                return ResolvedScope("ws", None, None, scope.globs, scope.language)
+        elif scope.kind == "changed":
+            status = git_status(root)
+            if status is None:
+                raise QueryError(f"scope 'changed' needs a git work tree, and {root} is not in one; use ws.")
+            # Regular files reached without a symlink: an untracked link to a secret is not a file here.
+            paths = tuple(sorted(p for p in status.changed if is_regular_beneath(root, p)))
+        return ResolvedScope(scope.kind, path, paths, scope.globs, scope.language)
+
+    def search(
+        self,
+        query: Query,
+        scope: Scope | None = None,
+        *,
+        k: int = DEFAULT_K,
+        fusion: str = "weighted",
+    ) -> SearchResponse:
+        text = query.text.strip()
+        if not text:
+            raise QueryError("the query is empty; pass words, an identifier, a quoted string or a regex.")
+        if len(text) > MAX_QUERY_CHARS:
+            raise QueryError(
+                f"the query has {len(text):,} characters (limit {MAX_QUERY_CHARS:,}); "
+                "shorten it to the words or identifiers that matter."
+            )
+        if query.mode not in MODE_RETRIEVERS:
+            raise QueryError(f"unknown mode {query.mode!r}; use hybrid, text, symbol or semantic.")
+        if not 1 <= query.limit <= MAX_LIMIT:
+            raise QueryError(f"limit must be between 1 and {MAX_LIMIT}, got {query.limit}.")
+        if fusion not in ("weighted", "rrf"):
+            raise QueryError(f"unknown fusion {fusion!r}; use weighted or rrf.")
+        resolved = self.resolve_scope(scope or Scope())
+        analysed = analyse(text, regex=query.regex)
+        degraded: dict[str, str] = {}
+        notes: list[str] = []
+        has_index = self.index.exists()
+        # One snapshot for the whole search: every retriever reads the same published tables.
+        index = self.index.pinned() if has_index else self.index
+        active = retrievers_for(query.mode, self.settings, index)
+        if not has_index:
+            for name in ("symbol", "vector"):
+                if name in active:
+                    del active[name]
+                    degraded[name] = f"no index yet; run `plait index {self.settings.root}`"
+        if resolved.paths is not None and not resolved.paths:
+            notes.append("no changed files in this work tree")
+        # The ranking orders hybrid results; a single retriever's mode shows that retriever's own order.
+        plain = fusion != "weighted" or query.mode != "hybrid"
+        config = RankingConfig(enabled=False) if plain else self.ranking
+        depth = max(query.limit * 3, config.pool if config.enabled else 30)
+        rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
+        ranked = self.order(analysed, rankings, mode=query.mode, limit=query.limit, k=k, config=config)
+        coverage = None
+        if has_index and "vector" in MODE_RETRIEVERS[query.mode]:
+            try:
+                embedded, total = index.coverage()
+                coverage = Coverage(embedded, total)
+                if embedded < total:
+                    notes.append(f"semantic search covers {coverage.describe()}; indexing is still running")
+            except IndexStoreError as exc:
+                degraded.setdefault("vector", str(exc))
+        results = self._results(index, ranked, has_index, explain=query.explain)
+        if any(r.stale for r in results):
+            notes.append("some results come from files changed since the last index (stale: true)")
+        return SearchResponse(results, degraded, timings, coverage, notes)
+
+    def rankings(
+        self, text: str, *, regex: bool = False, mode: str = "hybrid", depth: int | None = None
+    ) -> dict[str, list[Hit]]:
+        """Each retriever's own ranking for ``text`` over the whole workspace (``depth`` hits each, the
+        ranking's pool by default), before fusion: what :meth:`order` fuses and ranks. Benchmarks record
+        these once and replay the ranking over them; a degraded retriever is left out."""
+        analysed = analyse(text.strip(), regex=regex)
+        index = self.index.pinned() if self.index.exists() else self.index
+        active = retrievers_for(mode, self.settings, index)
+        degraded: dict[str, str] = {}
+        found, _ = self._fan_out(
+            active, analysed, self.resolve_scope(Scope()), depth or self.ranking.pool, degraded
+        )
+        return found
+
+    def order(
+        self,
+        query: AnalysedQuery,
+        rankings: Mapping[str, Sequence[Hit]],
+        *,
+        mode: str = "hybrid",
+        limit: int = 10,
+        k: int = DEFAULT_K,
+        config: RankingConfig | None = None,
+    ) -> list[Ranked]:
+        """The first ``limit`` results from the retrievers' ``rankings``: weighted RRF (hybrid mode, with
+        the ranking on), then the file-aware rules of :mod:`search.engine.ranking`. Pure but for the guard's
+        generated-file rules, so that benchmarks can replay recorded rankings through it."""
+        config = config or self.ranking
+        weights = fusion_weights(query, rankings)[1] if config.enabled and mode == "hybrid" else None
+        fused = fuse(rankings, k=k, weights=weights)
+        text_top = None
+        if query.shape == "natural" and rankings.get("text"):
+            first = rankings["text"][0]
+            if first.coverage >= 0.999:
+                text_top = next((f for f in fused if f.span.overlaps(first.span)), None)
+        return rank(fused, query, config, generated=self._generated(), text_top=text_top, limit=limit)[:limit]
+
+    def _generated(self) -> Callable[[str], bool] | None:
+        """Paths that the guard's ``generated`` rules name (demoted by the ranking)."""
+        if self._generated_rules is None:
+            from search.workspace.guard import rules_for  # the guard's rules, parsed once per engine
+
+            try:
+                self._generated_rules = [r for r in rules_for(self.settings) if r.type == "generated"]
+            except PlaitError as exc:
+                log.warning("guard rules unreadable, generated files not demoted: %s", exc)
+                self._generated_rules = []
+        rules = self._generated_rules
+        return (lambda path: any(r.applies_to(path) for r in rules)) if rules else None
+
+    def _fan_out(
+        self,
+        active: Mapping[str, Retriever],
+        query: AnalysedQuery,
+        scope: ResolvedScope,
+        depth: int,
+        degraded: dict[str, str],
+    ) -> tuple[dict[str, list[Hit]], dict[str, float]]:
+        start = time.perf_counter()
+        # The vector leg first: it is the longest, and the others hold the GIL while they start.
+        first = sorted(active, key=lambda name: name != "vector")
+        futures = {name: self.pool.submit(_timed, active[name], query, scope, depth) for name in first}
+        rankings: dict[str, list[Hit]] = {}
+        timings: dict[str, float] = {}
+        for name in active:
+            fut = futures[name]
+            remaining = self.timeouts[name] - (time.perf_counter() - start)
+            try:
+                hits, ms = fut.result(timeout=max(0.01, remaining))
+                rankings[name] = list(hits)
+                timings[name] = ms
+            except cf.TimeoutError:
+                degraded[name] = f"timed out after {self.timeouts[name]:.0f}s"
+            except QueryError:
+                raise
+            except PlaitError as exc:
+                degraded[name] = str(exc)
+            except TimeoutError as exc:
+                degraded[name] = str(exc)
+            except Exception as exc:  # top of the retriever boundary: isolate, report, keep going
+                log.warning("retriever %s failed: %s", name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+                degraded[name] = f"{type(exc).__name__}: {exc}"
+        timings["total"] = (time.perf_counter() - start) * 1000
+        return rankings, timings
+
+    def _results(
+        self, index: Index, ranked: Sequence[Ranked], has_index: bool, *, explain: bool = False
+    ) -> list[Result]:
+        manifest = index.manifest_for(r.fused.span.path for r in ranked) if has_index and ranked else {}
+        out = []
+        for r in ranked:
+            f = r.fused
+            snippet, end = self._snippet(f.span.path, f.span.start_line, f.span.end_line)
+            stale = index.is_stale(f.span.path, manifest) if has_index else False
+            out.append(
+                Result(
+                    f.span.path, f.span.start_line, end, r.score, f.hit.symbol, f.hit.kind, f.hit.language,
+                    snippet, dict(f.ranks), stale, r.explain() if explain else None,
+                )
+            )  # fmt: skip
+        return out
+
+    def _snippet(self, path: str, start: int, end: int) -> tuple[str, int]:
+        try:  # from a descriptor of the root: no symlink followed, no FIFO opened
+            data = read_beneath(self.settings.root, path, 1 << 26)
+        except OSError:
+            return "", end
+        lines = data.decode("utf-8", "replace").split("\n", end)  # split no further than the span's end
+        if len(lines) <= end and lines[-1] == "":
+            lines.pop()  # at the end of the file, its final newline ends the last line: no line after it
+        del lines[end:]
+        end = min(end, max(start, len(lines)))
+        body = lines[start - 1 : min(end, start - 1 + SNIPPET_LINES)]
+        text = "\n".join(line.rstrip("\r") for line in body)
+        if len(text) > SNIPPET_CHARS:
+            text = text[:SNIPPET_CHARS] + "…"
+        elif end - start + 1 > SNIPPET_LINES:
+            text += "\n…"
+        return text, end
+
+
+def _timed(
+    retriever: Retriever, query: AnalysedQuery, scope: ResolvedScope, depth: int
+) -> tuple[Sequence[Hit], float]:
+    t = time.perf_counter()
+    hits = retriever.search(query, scope, limit=depth)
+    return hits, (time.perf_counter() - t) * 1000

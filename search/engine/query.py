@@ -1,0 +1,155 @@
+"""A query decoded once: its shape, literal, search terms, BM25 tokens, words and the roles it asks for.
+
+:func:`analyse` runs at the edge of :meth:`search.engine.engine.Engine.search`; every retriever and the
+ranking stage receive the resulting :class:`AnalysedQuery` and never tokenise the raw string again.
+The lexical side has one pipeline (:mod:`indexer.lexical`): the same tokenizer, stop list and stemmer
+make the BM25 tokens of the query and of every chunk, and ripgrep's search terms are the prefixes
+those tokens share with the words as written, so that a substring search finds every inflection the
+stemmer folds together ("retries", "retrying" → ``retr``… → token ``retri``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from indexer.lexical import STOP_WORDS, code_tokens, stem_words
+
+Shape = Literal["literal", "regex", "identifier", "natural"]
+# What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies
+# stored", "request routing"): a file, a module. ``function``: what one piece of code does, written
+# as the sentence that would document it ("Return the running event loop or None.", "Wake up the
+# first waiter"): that definition. Other shapes are ``None``.
+Form = Literal["area", "function"]
+_QUESTION_WORDS = frozenset(
+    "how where what which why when who whose whom is are does do did can could should would".split()  # noqa: SIM905
+)
+_DETERMINERS = frozenset("the a an this that these those its their each every given".split())  # noqa: SIM905
+_PARTICLES = frozenset("up down out off on in into for to from with of over back all".split())  # noqa: SIM905
+
+# ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
+_IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_TERMS = 12
+
+# Words that ask for a kind of file the ranking otherwise demotes ("tests for the retry logic").
+ROLE_WORDS: dict[str, frozenset[str]] = {
+    "test": frozenset({"test", "tests", "testing", "tested", "spec", "specs", "unittest", "pytest"}),
+    "fixture": frozenset({"fixture", "fixtures", "testdata", "mock", "mocks", "snapshot", "snapshots"}),
+    "example": frozenset({"example", "examples", "sample", "samples", "demo", "demos", "tutorial"}),
+    "docs": frozenset({"doc", "docs", "documentation", "readme", "changelog", "guide", "manual"}),
+    "vendored": frozenset({"vendor", "vendored", "third", "thirdparty"}),
+    "generated": frozenset({"generated", "codegen", "protobuf", "pb"}),
+    "compat": frozenset({"compat", "compatibility", "legacy", "deprecated", "shim", "polyfill"}),
+    "stub": frozenset({"stub", "stubs", "declaration", "declarations", "typings"}),
+    "reexport": frozenset({"init", "barrel", "exports", "reexport", "package"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysedQuery:
+    """What every retriever and the ranking receive instead of the raw string."""
+
+    text: str  # the query as given, stripped
+    shape: Shape
+    literal: str | None  # the text to search verbatim (literal and regex shapes)
+    terms: tuple[str, ...]  # ripgrep search terms, lower-cased, most specific first
+    identifiers: tuple[str, ...]  # identifier-like tokens, as written
+    tokens: tuple[str, ...]  # BM25 tokens (indexer.lexical.code_tokens), distinct, in query order
+    words: tuple[str, ...]  # content words (three letters or more, no stop word), lower-cased
+    wants: frozenset[str]  # roles the query asks for (test, docs, example, …)
+    form: Form | None = None  # natural language only: what the sentence asks for (see Form)
+
+    @property
+    def phrase(self) -> str:
+        """The query with its whitespace normalised: what "occurs verbatim" means for a sentence."""
+        return " ".join(self.text.split())
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names a symbol lookup should try: the identifiers, else the whole identifier query."""
+        if self.identifiers:
+            return self.identifiers
+        return (self.text,) if self.shape == "identifier" else ()
+
+
+def looks_like_identifier(token: str) -> bool:
+    """``UploadSession``, ``upload_session``, ``pkg.Type.Method``, ``ns::f``, ``getX`` (not ``upload``)."""
+    if not _IDENT.fullmatch(token):
+        return False
+    if any(sep in token for sep in (".", "::", "->", "#")) or "_" in token.strip("_"):
+        return True
+    # camelCase, PascalCase with a second capital, ACRONYMWord, name2: a capitalised word is not enough
+    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]\d", token))
+
+
+def content_words(text: str) -> list[str]:
+    """Words of three or more letters that are not stop words, as written."""
+    return [w for w in _WORD.findall(text) if len(w) >= 3 and w.lower() not in STOP_WORDS]
+
+
+def search_term(word: str) -> str:
+    """The substring ripgrep looks for so that every word the stemmer folds with ``word`` matches:
+    the prefix the word shares with its stem (``configuration`` → ``configur``), at least 4 letters."""
+    low = word.lower()
+    stem = stem_words([low])[0] if low.isalpha() else low
+    n = next((i for i, (a, b) in enumerate(zip(low, stem, strict=False)) if a != b), min(len(low), len(stem)))
+    common = low[:n]
+    return common if len(common) >= 4 else low
+
+
+def _roles(words: list[str]) -> frozenset[str]:
+    low = {w.lower() for w in words}
+    return frozenset(role for role, asks in ROLE_WORDS.items() if low & asks)
+
+
+def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
+    """Decode ``text``: quoted → literal; ``regex`` → regex; one identifier (or up to three
+    identifier-like tokens) → identifier; anything else → natural language."""
+    q = text.strip()
+    all_words = _WORD.findall(q)
+    wants = _roles(all_words)
+    tokens = tuple(dict.fromkeys(code_tokens(q)))
+    words = tuple(dict.fromkeys(w.lower() for w in content_words(q)))
+    if regex:
+        return AnalysedQuery(q, "regex", q, (), (), tokens, words, wants)
+    if len(q) >= 2 and q[0] == q[-1] and q[0] in "\"'`":
+        inner = q[1:-1]
+        idents = tuple(_IDENT.findall(inner))
+        return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, words, wants)
+    spaced = q.split()
+    identifiers = tuple(t for t in _IDENT.findall(q) if looks_like_identifier(t))
+    if len(spaced) == 1 and _IDENT.fullmatch(q):
+        return AnalysedQuery(q, "identifier", None, (q.lower(),), (q,), tokens, words, wants)
+    terms: list[str] = []
+    for w in all_words:
+        low = w.lower()
+        if low in STOP_WORDS or len(low) < 3:
+            continue
+        t = low if looks_like_identifier(w) else search_term(low)
+        if t not in terms:
+            terms.append(t)
+    if not terms:
+        terms = [w.lower() for w in all_words if len(w) >= 2][:8]
+    if len(spaced) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced):
+        return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, words, wants)
+    form = sentence_form(q)
+    return AnalysedQuery(
+        q, "natural", None, tuple(terms[:MAX_TERMS]), identifiers, tokens, words, wants, form
+    )
+
+
+def sentence_form(text: str) -> Form:
+    """``function`` for a sentence written as one piece of code's documentation: it opens with a verb
+    (not a question word, not a gerund naming a topic: "parsing a JSON field") and reads as a full
+    sentence, ending with a period or with a determiner right after the verb ("Return the …", "Wake up
+    the …"); ``area`` for questions ("how does …") and topics ("cookie persistence")."""
+    spaced = text.split()
+    low = [w.strip(".,;:!?()`'\"").lower() for w in spaced]
+    if len(low) < 3 or low[0] in _QUESTION_WORDS or low[0].endswith("ing") or text.rstrip().endswith("?"):
+        return "area"
+    if text.rstrip().endswith("."):
+        return "function"
+    after_verb = low[2] if low[1] in _PARTICLES else low[1]
+    return "function" if after_verb in _DETERMINERS else "area"

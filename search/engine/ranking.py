@@ -1,0 +1,412 @@
+"""File-aware ranking after fusion: RRF chooses the candidates, these rules order them.
+
+Fusion scores chunks one by one, but a person looking for code is looking for a *file* and a place in
+it. The rules below judge each candidate with what the fused list knows about its file and its path.
+Each is a pure function of the fused candidates and the :class:`~search.engine.query.AnalysedQuery`, each
+can be switched off or re-weighted under ``[ranking]`` in ``plait.toml``, and each records what it did
+in the candidate's explanation (``plait search --explain``). In order:
+
+1. **coherence** — a file with several candidates is likely the right file: its best chunk gains
+   ``coherence × top score × file sum / largest file sum``.
+2. **definition** — for an identifier query, a chunk that defines the name asked for gains
+   ``definition × top score`` (half as much for an identifier inside a sentence); ×1.5 when the
+   file's stem is the name too (``router.go`` for ``Router``); a chunk of a file named after the
+   identifier that defines nothing of that name gains half.
+3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
+   words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
+   each word weighted by how few of the candidate files it names.
+4. **roles** — tests, fixtures, examples, vendored, generated and compat code, docs, the import
+   blocks of package ``__init__`` files (not the definitions some of them hold) and type stubs are
+   multiplied by a penalty, unless the query asks for that role ("tests for the retry logic").
+5. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
+   multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
+   not fill the page.
+6. **tiers** — results that hold the query itself come first: for literal and regex queries the
+   chunks ripgrep verified; for identifiers the definitions of that exact name; for an unquoted
+   phrase of two words or more that occurs verbatim in a few places (``phrase_places``), those places
+   (the *phrase rule*). Within a tier the score decides.
+7. **keep** — the text retriever's best hit for a sentence, when it holds every word of the query,
+   keeps a place on the first page.
+
+Scores stay monotonic in rank: a tier adds a whole number to the score (1 per tier above the rest),
+and within a tier a result shows at least the score of any result below it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import PurePosixPath
+from typing import Any
+
+from indexer.lexical import identifier_parts
+from models.errors import ConfigError
+from search.engine.fusion import Fused
+from search.engine.query import AnalysedQuery
+
+# --- configuration -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RankingConfig:
+    """The ``[ranking]`` table. Weights are multiples of the best fused score; penalties multiply."""
+
+    enabled: bool = True
+    pool: int = 60  # candidates asked of each retriever (at least 3 × the limit)
+    coherence: float = 0.2
+    definition: float = 3.0
+    path: float = 1.0
+    saturation: float = 0.5
+    saturation_after: int = 1  # chunks of a file listed before the decay starts
+    test_penalty: float = 0.3
+    example_penalty: float = 0.3
+    fixture_penalty: float = 0.3
+    vendored_penalty: float = 0.3
+    generated_penalty: float = 0.3
+    compat_penalty: float = 0.3
+    docs_penalty: float = 0.5
+    reexport_penalty: float = 0.5
+    stub_penalty: float = 0.7
+    phrase_rule: bool = True
+    phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
+    keep_text_top: bool = True
+    # A sentence that documents one function ("Return the running loop.") asks for that definition:
+    # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
+    function_sentences_by_span: bool = True
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any]) -> RankingConfig:
+        """Validate the raw ``[ranking]`` table: unknown keys and wrong types are errors."""
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in table.items():
+            if key not in known:
+                raise ConfigError(
+                    f"[ranking] has no setting {key!r}; known settings: {', '.join(sorted(known))}."
+                )
+            default = getattr(cls(), key)
+            if isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise ConfigError(f"[ranking] {key} must be true or false, got {value!r}")
+            elif isinstance(default, int):
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise ConfigError(f"[ranking] {key} must be a positive integer, got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ConfigError(f"[ranking] {key} must be a number ≥ 0, got {value!r}")
+            values[key] = float(value) if isinstance(default, float) else value
+        return cls(**values)
+
+
+# --- roles of files, read from their paths --------------------------------------------------------
+
+# Test files by each language's own convention (a bash library named test_functions.bash is not a
+# test: its language has no such convention, its tests are *.bats files).
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:"
+    r"(?:test_[^/]+|[^/]+_test)\.(?:py|go|c|cc|cpp|cxx|h|hpp|lua|dart|rb|rs|exs?)"
+    r"|[^/]+[._-](?:test|spec)\.(?:[cm]?[jt]sx?|vue|svelte)"
+    r"|[^/]*[a-z0-9](?:Tests?|IT|Spec|Suite)\.(?:java|kt|kts|scala|groovy|cs|swift|php|m|hs)"
+    r"|[^/]+_spec\.(?:rb|lua|ex|exs)|[^/]+\.bats|conftest\.py|test_helpers?\.[a-z]+|Spec\.hs"
+    r")$"
+)
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/")
+_FIXTURE_DIR = re.compile(
+    r"(?:^|/)(?:fixtures?|__fixtures__|testdata|test-data|__snapshots__|__mocks__|mocks?)/"
+)
+_EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|docs_src|tutorials?)/")
+_VENDORED_DIR = re.compile(r"(?:^|/)(?:vendor|vendored|third[_-]?party|node_modules|external|extern)/")
+_GENERATED_FILE = re.compile(
+    r"(?:_pb2(?:_grpc)?\.pyi?|\.pb\.(?:go|cc|h)|\.g\.dart|\.generated\.[A-Za-z]+|\.min\.(?:js|css)|_generated\.[A-Za-z]+)$"
+)
+_COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy|deprecated|polyfills?)/")
+_DOCS_FILE = re.compile(r"\.(?:md|mdx|rst|txt|adoc|asciidoc|texi|pod|[1-9])$|(?:^|/)(?:docs?|man|doc-src)/")
+# Package markers that mostly re-export. JavaScript's index.js is left alone: it is as often a
+# directory's real module (axios's lib/defaults/index.js) as a barrel.
+_REEXPORT_NAMES = frozenset({"__init__.py", "package-info.java", "module-info.java"})
+_STUB_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
+
+ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub")
+
+
+def file_roles(path: str, generated: Callable[[str], bool] | None = None) -> tuple[str, ...]:
+    """The roles of a workspace-relative path that the ranking demotes (see the module docstring)."""
+    roles = []
+    if _TEST_FILE.search(path) or _TEST_DIR.search(path):
+        roles.append("test")
+    if _FIXTURE_DIR.search(path):
+        roles.append("fixture")
+    if _EXAMPLE_DIR.search(path):
+        roles.append("example")
+    if _VENDORED_DIR.search(path):
+        roles.append("vendored")
+    if _GENERATED_FILE.search(path) or (generated is not None and generated(path)):
+        roles.append("generated")
+    if _COMPAT_DIR.search(path):
+        roles.append("compat")
+    if _DOCS_FILE.search(path):
+        roles.append("docs")
+    if PurePosixPath(path).name in _REEXPORT_NAMES:
+        roles.append("reexport")
+    if _STUB_FILE.search(path):
+        roles.append("stub")
+    return tuple(roles)
+
+
+# --- path words ------------------------------------------------------------------------------------
+
+
+def path_words(path: str) -> frozenset[str]:
+    """Lower-cased words of a file's stem and of its parent directory's name (``http/RetryPolicy.py``
+    → ``http``, ``retry``, ``policy``, ``retrypolicy``)."""
+    p = PurePosixPath(path)
+    stem = p.name.split(".", 1)[0] if not p.name.startswith(".") else p.name
+    out: set[str] = set()
+    for piece in (stem, p.parent.name):
+        for chunk in re.split(r"[^A-Za-z0-9]+", piece):
+            if not chunk:
+                continue
+            out.add(chunk.lower())
+            out.update(w.lower() for w in identifier_parts(chunk))
+    return frozenset(w for w in out if len(w) >= 2)
+
+
+def _word_matches(word: str, parts: frozenset[str]) -> bool:
+    """``word`` is one of ``parts``, or one is a prefix (3+ letters) of the other (``config`` and
+    ``configuration``, ``dependency`` and ``dependencies`` through ``dependenc``)."""
+    if word in parts:
+        return True
+    for part in parts:
+        short, long = (word, part) if len(word) <= len(part) else (part, word)
+        if len(short) >= 4 and long.startswith(short):
+            return True
+        if len(short) >= 5 and long.startswith(short[:-1]) and len(long) - len(short) <= 3:
+            return True  # dependency / dependencies, query / queries
+    return False
+
+
+def _stem_is(path: str, name: str) -> bool:
+    stem = PurePosixPath(path).name.split(".", 1)[0].lower()
+    bare = name.rsplit(".", 1)[-1].rsplit("::", 1)[-1].rsplit("->", 1)[-1].lstrip("$").lower()
+    flat = stem.replace("_", "").replace("-", "")
+    return bare in (stem, flat, stem.rstrip("s"), flat.rstrip("s"))
+
+
+# --- the ranking ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Ranked:
+    """One candidate after the rules: the fused candidate, its final score and what was done to it."""
+
+    fused: Fused
+    score: float
+    tier: int = 0  # 0: ordinary; 1 and up: holds the query itself (see the module docstring)
+    lead: tuple[int, int] = (0, 0)  # order within a tier: (file stem is the name, verifier's rank)
+    steps: list[tuple[str, str]] = field(default_factory=list)  # (rule, effect) in the order applied
+
+    def explain(self) -> dict[str, Any]:
+        """Why this result ranks where it does: each retriever's rank, the fused score and each rule."""
+        return {
+            "ranks": dict(self.fused.ranks),
+            "fused": round(self.fused.score, 6),
+            "rules": [{"rule": r, "effect": e} for r, e in self.steps],
+            "tier": self.tier,
+        }
+
+
+def rank(
+    fused: Sequence[Fused],
+    query: AnalysedQuery,
+    config: RankingConfig,
+    *,
+    generated: Callable[[str], bool] | None = None,
+    text_top: Fused | None = None,
+    limit: int = 10,
+) -> list[Ranked]:
+    """Order fused candidates by the rules of the module docstring. Deterministic: ties go by span."""
+    ranked = [Ranked(f, f.score) for f in fused]
+    if not ranked:
+        return []
+    by_file = not (config.function_sentences_by_span and query.form == "function")
+    if config.enabled:
+        top = max(r.score for r in ranked) or 1.0
+        if by_file:
+            _coherence(ranked, config, top)
+        _definition(ranked, query, config, top)
+        if by_file:
+            _path(ranked, query, config, top)
+        _roles(ranked, query, config, generated)
+        _tiers(ranked, query, config)
+    ranked.sort(key=_order)
+    if config.enabled and by_file and config.saturation < 1.0:
+        ranked = _saturate(ranked, config)
+    if config.enabled and config.keep_text_top and text_top is not None:
+        _keep(ranked, text_top, limit)
+    _monotonic(ranked)
+    return ranked
+
+
+def _order(r: Ranked) -> tuple[int, tuple[int, int], float, Any]:
+    return (-r.tier, r.lead if r.tier else (0, 0), -r.score, r.fused.span)
+
+
+def _monotonic(ranked: list[Ranked]) -> None:
+    """Final scores that never rise down the list: a tier adds a whole number (scores below it are
+    < 1), and within a tier ordered by its verifier a result shows at least the score of any below it."""
+    floor = 0.0
+    for r in reversed(ranked):
+        floor = max(floor, r.score + r.tier)
+        r.score = floor
+
+
+def _coherence(ranked: list[Ranked], config: RankingConfig, top: float) -> None:
+    if not config.coherence:
+        return
+    file_sum: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
+    best: dict[str, Ranked] = {}
+    for r in ranked:
+        path = r.fused.span.path
+        file_sum[path] += r.score
+        count[path] += 1
+        if path not in best or (r.score, best[path].fused.span) > (best[path].score, r.fused.span):
+            best[path] = r
+    largest = max(file_sum.values())
+    if largest <= 0:
+        return
+    for path, r in best.items():
+        if count[path] < 2:
+            continue  # one candidate: nothing cohering
+        gain = config.coherence * top * file_sum[path] / largest
+        r.score += gain
+        r.steps.append(("coherence", f"+{gain:.4f}"))
+
+
+def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
+    if not config.definition or query.shape not in ("identifier", "natural") or not query.names:
+        return
+    scale = 1.0 if query.shape == "identifier" else 0.5
+    wanted = {_bare(n).lower() for n in query.names}
+    for r in ranked:
+        symbol = r.fused.hit.symbol
+        stem = any(_stem_is(r.fused.span.path, n) for n in query.names)
+        verified = r.fused.exact or r.fused.ranks.get("symbol") is not None
+        if symbol and verified and _bare(symbol).lower() in wanted:
+            gain = config.definition * top * scale * (1.5 if stem else 1.0)
+            r.score += gain
+            r.steps.append(("definition" + ("+stem" if stem else ""), f"+{gain:.4f}"))
+        elif stem and query.shape == "identifier":
+            # A file named after the name (tokenizer.py for Tokenizer) is its module even where no
+            # single definition there carries the name.
+            gain = config.definition * top * 0.5
+            r.score += gain
+            r.steps.append(("file named after it", f"+{gain:.4f}"))
+
+
+def _bare(name: str) -> str:
+    for sep in ("::", "->", "#", "."):
+        name = name.rsplit(sep, 1)[-1]
+    return name.lstrip("$")
+
+
+def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
+    """A word counts by how few candidate files it names: "event" in nearly every file of an asyncio
+    package tells nothing, "cookie" in one file of forty tells a lot (1 - files matched / files)."""
+    if not config.path or query.shape != "natural" or not query.words:
+        return
+    files = sorted({r.fused.span.path for r in ranked})
+    matched = {p: [_word_matches(w, path_words(p)) for w in query.words] for p in files}
+    named = [sum(m[i] for m in matched.values()) for i in range(len(query.words))]
+    specific = [1.0 - n / len(files) if len(files) > 1 else 1.0 for n in named]
+    share_of = {
+        p: sum(s for s, hit in zip(specific, m, strict=True) if hit) / len(query.words)
+        for p, m in matched.items()
+    }
+    for r in ranked:
+        share = share_of[r.fused.span.path]
+        if share > 0:
+            gain = config.path * top * share
+            r.score += gain
+            r.steps.append(("path", f"+{gain:.4f}"))
+
+
+def _roles(
+    ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, generated: Callable[[str], bool] | None
+) -> None:
+    cache: dict[str, tuple[str, ...]] = {}
+    for r in ranked:
+        path = r.fused.span.path
+        roles = cache.get(path)
+        if roles is None:
+            roles = cache[path] = file_roles(path, generated)
+        for role in roles:
+            if role in query.wants or (role == "fixture" and "test" in query.wants):
+                continue
+            if role == "reexport" and r.fused.hit.symbol:
+                continue  # a definition in __init__.py (all of logging lives there) is real code
+            if any(rule.startswith("definition") for rule, _ in r.steps):
+                continue  # it defines a name the query asks for: the query asks for this file
+            penalty = float(getattr(config, f"{role}_penalty"))
+            if penalty != 1.0:
+                r.score *= penalty
+                r.steps.append((f"role:{role}", f"×{penalty:g}"))
+
+
+def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
+    """Literal/regex: the chunks ripgrep verified, in its order; identifiers: the definitions of the
+    name, those in a file named after it first, then in the symbol index's order; a rare verbatim
+    phrase: its places, in the text retriever's (BM25's) order. Only the verifier can tell one exact
+    result from another: a chunk that mentions a name often is no better a definition of it."""
+    unranked = 10**6
+    if query.shape in ("literal", "regex", "identifier"):
+        leader = "symbol" if query.shape == "identifier" else "text"
+        for r in ranked:
+            if r.fused.exact:
+                stem = query.shape == "identifier" and any(
+                    _stem_is(r.fused.span.path, n) for n in query.names
+                )
+                r.tier = 1
+                r.lead = (0 if stem else 1, r.fused.ranks.get(leader) or unranked)
+                r.steps.append(("exact", "first" + (", file named after it" if stem else "")))
+        return
+    if not config.phrase_rule or len(query.phrase.split()) < 2:
+        return
+    places = [r for r in ranked if r.fused.exact]
+    if 0 < len({(r.fused.span.path, r.fused.span.start_line) for r in places}) <= config.phrase_places:
+        for r in places:
+            r.tier = 1
+            r.lead = (0, r.fused.ranks.get("text") or unranked)
+            r.steps.append(("phrase", "first"))
+
+
+def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
+    """Greedy: take the best remaining candidate, decaying each file's later chunks, so the list is
+    re-sorted after every decay (a decayed chunk may fall below another file's)."""
+    seen: dict[str, int] = defaultdict(int)
+    for r in ranked:
+        n = seen[r.fused.span.path]
+        seen[r.fused.span.path] = n + 1
+        excess = n - config.saturation_after + 1
+        if excess > 0 and not r.tier:
+            factor = config.saturation**excess
+            r.score *= factor
+            r.steps.append(("saturation", f"×{factor:g}"))
+    return sorted(ranked, key=_order)
+
+
+def _keep(ranked: list[Ranked], text_top: Fused, limit: int) -> None:
+    """The text retriever's best hit keeps a place in the first ``limit``: moved to the last slot."""
+    at = next((i for i, r in enumerate(ranked) if r.fused.span == text_top.span), None)
+    if at is None or at < limit or limit < 1:
+        return
+    kept = ranked.pop(at)
+    slot = limit - 1
+    if slot >= 1 and ranked[slot - 1].tier:
+        ranked.insert(at, kept)  # the first page is all verified results: they stay
+        return
+    kept.score = max(kept.score, ranked[slot].score)  # ranked[slot] will follow it
+    kept.tier = 0
+    kept.steps.append(("keep", f"moved from {at + 1} to {slot + 1}"))
+    ranked.insert(slot, kept)

@@ -1,0 +1,90 @@
+"""What the index cannot know: which files changed since it was built, and how to weave ripgrep's
+view of them into the BM25 ranking of the indexed chunks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import zip_longest
+
+import numpy as np
+
+from indexer import Index, Settings, glob_matcher
+from indexer.lexical import LexicalIndex
+from search.engine.retrievers import ResolvedScope
+from search.engine.retrievers.listing import live_files
+from search.types import Hit, Span
+
+_NOTHING: dict[str, tuple[str, int, int]] = {}  # the manifest before anything was indexed
+
+
+@dataclass(frozen=True, slots=True)
+class LiveChanges:
+    changed: list[str]  # files in scope that are new or differ (size or mtime) from the indexed copy
+    present: frozenset[str]  # every file in scope that a search would read
+
+
+def live_changes(
+    settings: Settings, index: Index, scope: ResolvedScope, *, timeout: float
+) -> LiveChanges | None:
+    """The files of ``scope`` and those that differ from the index (see :mod:`search.engine.retrievers.listing`);
+    ``None`` when ripgrep could not list them."""
+    found = live_files(settings, scope, index.whole_manifest() or _NOTHING, timeout=timeout)
+    if found is None:
+        return None
+    listing, changed = found
+    return LiveChanges(changed or [], listing.present)
+
+
+def scope_mask(lexical: LexicalIndex, scope: ResolvedScope) -> np.ndarray | None:
+    """Which indexed chunks lie in ``scope`` (``None``: all of them)."""
+    if scope.kind == "ws" and not scope.globs and not scope.language:
+        return None
+    glob_ok = glob_matcher(scope.globs)
+
+    def keep(path: str, language: str | None) -> bool:
+        if scope.language and language != scope.language:
+            return False
+        return scope.allows(path) and (glob_ok is None or glob_ok(path))
+
+    return lexical.file_mask(keep)
+
+
+def bm25_hits(
+    lexical: LexicalIndex, tokens: tuple[str, ...], allow: np.ndarray | None, limit: int
+) -> list[Hit]:
+    """BM25 of the query's ``tokens`` over the indexed chunks that ``allow`` lets through (see
+    :mod:`indexer.lexical`)."""
+    return [
+        Hit(
+            Span(h.path, h.start_line, h.end_line), h.score, h.symbol, h.kind, h.language, coverage=h.coverage
+        )
+        for h in lexical.search(tokens, limit, allow=allow)
+    ]
+
+
+def merge_live(ranked: list[Hit], found: list[Hit], changes: LiveChanges, limit: int) -> list[Hit]:
+    """The BM25 ranking of indexed chunks, corrected by what ripgrep saw in the live files.
+
+    Chunks holding the whole query verbatim (``found`` hits marked exact) come first, in BM25's order
+    where it ranks them. Files changed
+    since indexing, or never indexed, are ranked by ripgrep instead of by their stale chunks, and
+    interleaved by rank (at equal rank the hit holding more of the query's term weight goes first);
+    chunks of files that are gone are dropped.
+    """
+    changed = set(changes.changed)
+    order = {h.span: i for i, h in enumerate(ranked)}  # verbatim holders in BM25's order, then ripgrep's
+    verbatim = sorted((h for h in found if h.exact), key=lambda h: order.get(h.span, len(order)))
+    live = [h for h in found if h.span.path in changed and not h.exact]
+    indexed = [h for h in ranked if h.span.path not in changed and h.span.path in changes.present]
+    woven = [
+        h
+        for pair in zip_longest(indexed, live)
+        for h in sorted((h for h in pair if h is not None), key=lambda h: -h.coverage)
+    ]
+    out: list[Hit] = []
+    seen: set[Span] = set()
+    for h in verbatim + woven:
+        if h.span not in seen:
+            seen.add(h.span)
+            out.append(h)
+    return out[:limit]

@@ -1,0 +1,71 @@
+"""Symbol retrieval from the tree-sitter symbol index.
+
+An identifier query is looked up as a name (exact, qualified, case/underscore-insensitive, prefix,
+fuzzy). In a natural-language query, identifier-like tokens are looked up the same way and plain
+words only by exact or normalised name, so a sentence does not flood results with prefix matches.
+Each definition maps to the chunk holding its first line, so it fuses with the other retrievers.
+For an identifier query, a definition of exactly that name (case included) is marked ``exact``: the
+engine puts such definitions above mere mentions.
+"""
+
+from __future__ import annotations
+
+from indexer import Index
+from search.engine.query import AnalysedQuery
+from search.engine.retrievers import ResolvedScope
+from search.engine.retrievers.text import SpanMapper
+from search.types import Hit, Span
+
+STRONG_MATCH = 0.8
+EXACT_MATCHES = frozenset({"exact", "qualified"})
+KEEP_RATIO = 0.8
+
+
+class SymbolRetriever:
+    name = "symbol"
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> list[Hit]:
+        names: list[tuple[str, bool]] = []  # (name, strict only)
+        if query.shape == "identifier":
+            names = [(i, False) for i in query.names]
+        elif query.shape == "literal":
+            names = [(i, True) for i in query.identifiers]
+        elif query.shape == "natural":
+            names = [(i, False) for i in query.identifiers]
+            lowered = {i.lower() for i in query.identifiers}
+            names += [(w, True) for w in query.words if w not in lowered]
+        if not names:
+            return []
+        path_prefix = scope.path if scope.kind in ("dir", "file") else None
+        best: dict[tuple[str, int], tuple[float, Hit]] = {}
+        found = []
+        mark_exact = query.shape == "identifier"
+        per_name = self.index.lookup_many(
+            names, language=scope.language, globs=scope.globs, path_prefix=path_prefix, limit=limit * 2
+        )
+        for n, matches in enumerate(per_name):
+            weight = 1.0 / (1 + 0.15 * n)
+            found += [(m, weight) for m in matches if scope.allows(m.symbol.path)]
+        mapper = SpanMapper(self.index, 50, {m.symbol.path for m, _ in found})
+        for m, weight in found:
+            row = m.symbol
+            span, _sym, _kind, _lang = mapper.span(row.path, row.start_line)
+            if span.start_line > row.start_line or span.end_line < row.start_line:
+                span = Span(row.path, row.start_line, row.end_line)
+            exact = mark_exact and m.match in EXACT_MATCHES
+            hit = Hit(span, m.score * weight, row.qualified_name, row.kind, row.language, exact=exact)
+            key = (span.path, span.start_line)
+            prev = best.get(key)
+            score = m.score * weight + (prev[0] * 0.1 if prev else 0.0)
+            if prev is not None and prev[1].exact and not hit.exact:
+                hit = prev[1]  # one chunk, two definitions: keep the exact one's mark
+            if prev is None or score > prev[0]:
+                best[key] = (score, hit)
+        ranked = sorted(best.values(), key=lambda sh: (-sh[0], sh[1].span))
+        if ranked and ranked[0][0] >= STRONG_MATCH:
+            # An exact (or case/separator-insensitive) definition exists: near misses are noise in fusion.
+            ranked = [sh for sh in ranked if sh[0] >= ranked[0][0] * KEEP_RATIO]
+        return [Hit(h.span, s, h.symbol, h.kind, h.language, exact=h.exact) for s, h in ranked[:limit]]

@@ -1,0 +1,260 @@
+"""Text retrieval: ripgrep over the live files, and BM25 over the indexed chunks for sentences.
+
+A literal or regex query is searched as given (:mod:`search.engine.retrievers.rg`) and spans are ranked by
+match count. A natural-language query is ranked in two ways at once:
+
+- with an index, its chunks are ranked by BM25 (:mod:`indexer.lexical`), and the live files are read
+  only where the index cannot answer: the whole query verbatim (chunks holding it come first; the
+  few files that can hold it are read here, :mod:`search.engine.retrievers.verbatim`, more by ripgrep) and
+  the query's terms in files changed since indexing (:mod:`search.engine.retrievers.live` weaves the two);
+- without one, ripgrep searches the terms (an OR of stems, case-insensitive) and a span scores BM25
+  from its matches: tf from the matched text, df per file, length in lines.
+"""
+
+from __future__ import annotations
+
+import bisect
+import concurrent.futures as cf
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import replace
+
+from indexer import Index, IndexStoreError, Settings
+from indexer.lexical import K1 as BM25_K1
+from indexer.lexical import B as BM25_B
+from indexer.lexical import code_tokens
+from search.engine.query import AnalysedQuery
+from search.engine.retrievers import ResolvedScope
+from search.engine.retrievers.live import bm25_hits, live_changes, merge_live, scope_mask
+from search.engine.retrievers.rg import LineMatch, rg_command, run_rg
+from search.engine.retrievers.verbatim import find_verbatim
+from search.types import Hit, Span
+
+AVG_CHUNK_LINES = 30.0
+NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
+MAX_TARGETS = 500  # a narrowed search names at most this many files; more: search the whole scope
+_POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="plait-text")
+
+
+class SpanMapper:
+    """Maps a (path, line) to the chunk that holds it, or to a line window for unindexed files."""
+
+    def __init__(self, index: Index | None, window: int, paths: Iterable[str]) -> None:
+        self.chunks = index.chunk_spans(paths) if index is not None else {}
+        self.starts = {p: [c.start_line for c in spans] for p, spans in self.chunks.items()}
+        self.window = window
+
+    def span(self, path: str, line: int) -> tuple[Span, str | None, str | None, str | None]:
+        key, sym, kind, lang = self.locate(path, line)
+        return Span(*key), sym, kind, lang
+
+    def locate(self, path: str, line: int) -> tuple[tuple[str, int, int], str | None, str | None, str | None]:
+        """:meth:`span` as a plain ``(path, start, end)`` tuple, for loops over many matches."""
+        spans = self.chunks.get(path)
+        if spans:
+            i = bisect.bisect_right(self.starts[path], line) - 1
+            best = None
+            # Overlapping windows: prefer the smallest chunk containing the line.
+            for j in range(max(0, i - 3), min(len(spans), i + 1)):
+                c = spans[j]
+                if c.start_line <= line <= c.end_line and (
+                    best is None or c.end_line - c.start_line < best.end_line - best.start_line
+                ):
+                    best = c
+            if best is not None:
+                return (path, best.start_line, best.end_line), best.symbol, best.kind, best.language
+        start = (line - 1) // self.window * self.window + 1
+        return (path, start, start + self.window - 1), None, None, None
+
+
+class TextRetriever:
+    name = "text"
+
+    def __init__(self, settings: Settings, index: Index | None, *, timeout: float = 8.0) -> None:
+        self.settings = settings
+        self.index = index
+        self.timeout = timeout
+
+    def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> list[Hit]:
+        """Literal and regex queries: ripgrep's matches, every hit ``exact``. Sentences and
+        identifiers: BM25 (see the module docstring), hits holding the whole query ``exact``."""
+        index = self.index if self.index is not None and self.index.exists() else None
+        if query.shape in ("literal", "regex"):
+            assert query.literal is not None
+            argv = rg_command(
+                self.settings, [query.literal], scope, fixed=query.shape == "literal", ignore_case=False
+            )
+            matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
+            hits = self._rank_counts(matches, self._mapper(index, matches), limit)
+            return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
+        return self._search_sentence(query, scope, index, limit)
+
+    def _search_sentence(
+        self, query: AnalysedQuery, scope: ResolvedScope, index: Index | None, limit: int
+    ) -> list[Hit]:
+        terms = [t for t in query.terms if t]
+        phrase = query.phrase
+        whole = len(phrase) >= 3 and phrase.lower() not in terms  # worth finding verbatim
+        if not terms and not whole:
+            return []
+        tokens = query.tokens
+        if index is None:
+            return self._rank_everywhere(terms, tokens, phrase, whole, scope, None, limit)
+        listing = _POOL.submit(live_changes, self.settings, index, scope, timeout=self.timeout)
+        try:
+            lexical = index.lexical()
+            allow = scope_mask(lexical, scope)
+            ranked = bm25_hits(lexical, tokens, allow, limit)
+            holders = lexical.files_holding(phrase, allow=allow) if whole else []
+        except IndexStoreError:  # an unreadable chunks table: ripgrep's ranking still answers
+            listing.cancel()
+            return self._rank_everywhere(terms, tokens, phrase, whole, scope, index, limit)
+        # The verbatim search reads only the indexed files that could hold the query; changed files
+        # are searched for it, and for its terms, once the listing says which they are.
+        jobs = []
+        read = find_verbatim(str(self.settings.root), phrase, holders) if whole and holders else None
+        if whole and (holders is None or holders) and read is None:
+            jobs.append(self._spawn([phrase], [], _narrowed(scope, holders), cap=False))
+        changes = listing.result()
+        if changes is None:
+            self._collect(jobs)
+            return self._rank_everywhere(terms, tokens, phrase, whole, scope, index, limit)
+        if changes.changed:
+            few = _narrowed(scope, changes.changed)
+            jobs.append(self._spawn([phrase] if whole else [], terms, few, cap=few is scope))
+        found = self._rank_live(phrase, tokens, (read or []) + self._collect(jobs), index, limit)
+        return merge_live(ranked, found, changes, limit)
+
+    def _rank_everywhere(
+        self,
+        terms: list[str],
+        tokens: tuple[str, ...],
+        phrase: str,
+        whole: bool,
+        scope: ResolvedScope,
+        index: Index | None,
+        limit: int,
+    ) -> list[Hit]:
+        """ripgrep's ranking alone: the terms over the whole scope, capped per file (a common word
+        matches thousands of lines), and beside them the whole query verbatim, uncapped (an occurrence
+        late in a big file counts)."""
+        jobs = [self._spawn([], terms, scope, cap=True) if terms else None]
+        jobs.append(self._spawn([phrase], [], scope, cap=False) if whole else None)
+        return self._rank_live(phrase, tokens, self._collect(jobs), index, limit)
+
+    def _spawn(
+        self, phrases: list[str], terms: list[str], scope: ResolvedScope, *, cap: bool
+    ) -> cf.Future[tuple[list[LineMatch], bool]]:
+        """ripgrep, case-insensitive, for ``phrases`` verbatim and for the words holding ``terms``:
+        a term matches the whole run of word characters around it, which :func:`code_tokens` then
+        tokenises as it tokenises chunks, so live files and indexed chunks score the same tokens."""
+        patterns = [_rg_escape(p) for p in phrases]  # a phrase first: rg prefers it at a tie
+        patterns += [rf"\w*{_rg_escape(t)}\w*" for t in terms]
+        argv = rg_command(
+            self.settings, patterns, scope, fixed=False, ignore_case=True, compact=True, cap=cap
+        )
+        return _POOL.submit(run_rg, self.settings, argv, timeout=self.timeout)
+
+    @staticmethod
+    def _collect(jobs: Iterable[cf.Future[tuple[list[LineMatch], bool]] | None]) -> list[LineMatch]:
+        return [m for job in jobs if job is not None for m in job.result()[0]]
+
+    def _rank_live(
+        self, phrase: str, tokens: tuple[str, ...], matches: list[LineMatch], index: Index | None, limit: int
+    ) -> list[Hit]:
+        n_files = index.snapshot().count("files") if index is not None else 0
+        return self._rank_terms(phrase.lower(), tokens, matches, self._mapper(index, matches), limit, n_files)
+
+    def _mapper(self, index: Index | None, matches: list[LineMatch]) -> SpanMapper:
+        return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
+
+    def _rank_counts(self, matches: list[LineMatch], mapper: SpanMapper, limit: int) -> list[Hit]:
+        scores: dict[Span, float] = defaultdict(float)
+        meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
+        for m in matches:
+            span, sym, kind, lang = mapper.span(m.path, m.line)
+            scores[span] += 1.0 + 0.1 * len(m.submatches)
+            meta[span] = (sym, kind, lang)
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return [Hit(span, score, *meta[span]) for span, score in ranked]
+
+    def _rank_terms(
+        self,
+        phrase: str,
+        tokens: tuple[str, ...],
+        matches: list[LineMatch],
+        mapper: SpanMapper,
+        limit: int,
+        n_files: int,
+    ) -> list[Hit]:
+        """BM25 over chunk spans from ripgrep's matches (the matched words tokenised by
+        :func:`code_tokens`, tf per span, df per file; the indexed chunks' k1 and b), plus a boost for
+        tokens in the chunk's definition name and for a verbatim occurrence of the whole query."""
+        keys = tokens or tuple(code_tokens(phrase))  # none at all for "%s <%s>": only verbatim counts
+        wanted = frozenset(keys)
+        verbatim = phrase if keys != (phrase,) else None  # a one-token query has no phrase to find
+        files_with: dict[str, set[str]] = {t: set() for t in keys}
+        Key = tuple[str, int, int]
+        tf: dict[Key, dict[str, int]] = {}
+        meta: dict[Key, tuple[str | None, str | None, str | None]] = {}
+        exact: set[Key] = set()
+        found: dict[str, tuple[str, ...]] = {}  # matched text → the query tokens it holds
+        for m in matches:
+            span, sym, kind, lang = mapper.locate(m.path, m.line)
+            counts = tf.get(span)
+            if counts is None:
+                counts = tf[span] = defaultdict(int)
+                meta[span] = (sym, kind, lang)
+            for sub in m.submatches:
+                held = found.get(sub)
+                if held is None:
+                    held = tuple(t for t in code_tokens(sub) if t in wanted)
+                    if verbatim is not None and " ".join(sub.lower().split()) == verbatim:
+                        held = (*held, "")  # "" marks the whole query
+                    found[sub] = held
+                for t in held:
+                    if not t:
+                        exact.add(span)
+                    elif t in files_with:
+                        files_with[t].add(m.path)
+                        counts[t] += 1
+        n_files = max(n_files, len({m.path for m in matches}), 1)
+        idf = {
+            t: math.log(1 + (n_files - len(files_with[t]) + 0.5) / (len(files_with[t]) + 0.5)) for t in keys
+        }
+        total_idf = sum(idf.values()) or 1.0  # 1 when the query has no token: verbatim is all there is
+        scored = []
+        for span, counts in tf.items():
+            if not counts and span not in exact:
+                continue
+            dl = span[2] - span[1] + 1
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / AVG_CHUNK_LINES)
+            score = sum(idf[t] * c * (BM25_K1 + 1) / (c + norm) for t, c in counts.items())
+            name = set(code_tokens((meta[span][0] or "").rsplit(".", 1)[-1]))
+            score += sum(idf[t] * NAME_BOOST for t in counts if t in name)
+            if span in exact:
+                score += total_idf
+            cov = 1.0 if span in exact else sum(idf[t] for t in counts) / total_idf
+            scored.append((score, span, cov))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [
+            Hit(Span(*span), score, *meta[span], exact=span in exact, coverage=cov)
+            for score, span, cov in scored[:limit]
+        ]
+
+
+_RG_META = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
+def _rg_escape(text: str) -> str:
+    """``text`` as a ripgrep regex matching itself (every metacharacter escaped)."""
+    return "".join("\\" + c if c in _RG_META else c for c in text)
+
+
+def _narrowed(scope: ResolvedScope, paths: list[str] | None) -> ResolvedScope:
+    """``scope`` limited to ``paths`` (already inside it), or ``scope`` itself when they are unknown or
+    too many to name."""
+    if paths is None or len(paths) > MAX_TARGETS:
+        return scope
+    return replace(scope, paths=tuple(paths))

@@ -1,0 +1,198 @@
+"""``plait serve``: resolve the configuration, build the state and the server, run a transport.
+
+Configuration is resolved once, here: the roots (``--root``, repeatable; default the workspace
+around the current directory; more from ``[server] workspaces`` of the first root's ``plait.toml``), each root's ``Settings`` (flags > env > ``plait.toml``), and the tool
+selection (``--enable``/``--disable``/``--read-only`` and ``[server]`` of the roots' ``plait.toml``).
+Then the model and tables are preloaded in the background (unless ``--no-preload``), the local
+endpoint for ``plait search`` starts, and the transport runs until the client goes away: stdio by
+default, or streamable HTTP at ``http://HOST:PORT/mcp`` (loopback unless a token is given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import logging
+import os
+import signal
+import sys
+import threading
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import anyio
+
+from indexer import Settings, find_root, load_settings
+from models.errors import ConfigError, PlaitError
+from search.frontends.cli import flag_overrides
+from search.frontends.server.app import PlaitMCP, create_server
+from search.frontends.server.http import MCP_PATH, build_app, check_bind
+from search.frontends.server.registry import SEARCH_PROFILE, resolve_tools
+from search.frontends.server.state import ServerState
+
+log = logging.getLogger(__name__)
+BUSY_THREADS = frozenset({"plait-preload", "plait-index", "plait-auto-index", "plait-reindex"})
+
+
+def root_settings(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> list[Settings]:
+    """The resolved settings of every ``--root`` (default: the workspace around the current directory)."""
+    overrides = flag_overrides(args)
+    raw_roots: Sequence[str] = args.root or []
+    paths = [Path(r) for r in raw_roots] if raw_roots else [find_root(Path("."))]
+    for path in paths:
+        if not path.is_dir():
+            raise PlaitError(f"{path} is not a directory; pass an existing workspace root with --root.")
+    roots = list(dict.fromkeys(p.resolve() for p in paths))
+    roots += [r for r in configured_workspaces(roots[0]) if r not in roots]
+    shared = overrides.get("index_dir") or env.get("PLAIT_INDEX_DIR")
+    if shared and len(roots) > 1:
+        # --index-dir and PLAIT_INDEX_DIR name the index of one workspace, everywhere (indexer.config)
+        raise ConfigError(
+            f"--index-dir / PLAIT_INDEX_DIR ({shared}) names the index of one workspace, and "
+            f"{len(roots)} roots were given; unset it (each root's index then lives in plait's cache "
+            "directory) or serve each root with its own --index-dir."
+        )
+    return [load_settings(root, env=env, overrides=overrides) for root in roots]
+
+
+def configured_workspaces(root: Path) -> list[Path]:
+    """More roots to serve from ``[server] workspaces = [...]`` in the first root's ``plait.toml``
+    (paths relative to that root, or absolute); each must be an existing directory."""
+    config = root / "plait.toml"
+    if not config.is_file():
+        return []
+    try:
+        table = tomllib.loads(config.read_text(encoding="utf-8")).get("server", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []  # load_settings reports a broken plait.toml with its own message
+    value = table.get("workspaces", []) if isinstance(table, dict) else []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"[server] workspaces in {config} must be a list of paths, got {value!r}.")
+    found = []
+    for entry in value:
+        path = (root / Path(entry).expanduser()).resolve()
+        if not path.is_dir():
+            raise ConfigError(
+                f"[server] workspaces in {config} names {entry!r}, which is not a directory; "
+                "fix the path or remove it."
+            )
+        found.append(path)
+    return found
+
+
+def server_table(settings: Sequence[Settings]) -> dict[str, Any]:
+    """``[server]`` of the first root, with ``disable`` and ``read_only`` of every root folded in."""
+    table = dict(settings[0].server)
+    disable: list[str] = []
+    read_only = False
+    for s in settings:
+        value = s.server.get("disable", [])
+        disable += [value] if isinstance(value, str) else list(value) if isinstance(value, list) else [value]
+        read_only = read_only or s.server.get("read_only") is True
+    if disable:
+        table["disable"] = disable
+    if read_only:
+        table["read_only"] = True
+    return table
+
+
+def build(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> tuple[ServerState, PlaitMCP]:
+    """State and server from parsed ``plait serve`` arguments (nothing started yet)."""
+    settings = root_settings(args, env)
+    enable, disable = args.enable, args.disable
+    if getattr(args, "profile", "full") == "search" and not enable:
+        enable, disable = list(SEARCH_PROFILE), [*(disable or []), "tool:server_info"]
+    selection = resolve_tools(
+        enable=enable,
+        disable=disable,
+        read_only=bool(args.read_only),
+        config=server_table(settings),
+    )
+    state = ServerState(settings, selection, transport=args.transport)
+    return state, create_server(state)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    token = args.token or os.environ.get("PLAIT_TOKEN") or None
+    if args.transport == "http":
+        check_bind(args.host, token)
+    state, server = build(args)
+    state.start(
+        preload=not args.no_preload,
+        endpoint=True,
+        watch=bool(args.watch),
+        auto_index=not getattr(args, "no_auto_index", False),
+    )
+    signal.signal(signal.SIGTERM, functools.partial(_terminate, state))
+    try:
+        if args.transport == "http":
+            anyio.run(_run_http, server, args.host, args.port, token)
+        else:
+            roots = ", ".join(str(r) for r in state.workspaces)
+            # The ready line goes to stderr: stdout carries the protocol.
+            sys.stderr.write(f"plait: MCP over stdio for {roots} ({len(state.selection.enabled)} tools)\n")
+            sys.stderr.flush()
+            anyio.run(server.run_stdio_async)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        state.close()
+    _exit_now_if_busy()
+    return 0
+
+
+def _terminate(state: ServerState, signum: int, frame: FrameType | None) -> None:
+    """SIGTERM in any phase: drop the endpoint files and leave at once.
+
+    The stdio transport reads stdin in a worker thread that no cancellation reaches, and the model may
+    be loading in native code; an orderly shutdown could wait on either. A killed index build is safe
+    (the previous commit stays, the next build completes it), so leaving at once loses nothing.
+    """
+    try:
+        state.close_endpoint()
+    finally:
+        _flush_and_exit(0)
+
+
+def _exit_now_if_busy() -> None:
+    """Leave without interpreter finalization while background threads run native code.
+
+    A client that closes stdin while the model loads (or an index builds) would otherwise see the
+    process abort ("terminate called without an active exception", SIGABRT) as Python tears down
+    under a thread that is inside torch or onnxruntime.
+    """
+    busy = [t.name for t in threading.enumerate() if t.name in BUSY_THREADS and t.is_alive()]
+    if busy:
+        log.info("leaving while %s still run", ", ".join(busy))
+        _flush_and_exit(0)
+
+
+def _flush_and_exit(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+async def _run_http(server: PlaitMCP, host: str, port: int, token: str | None) -> None:
+    import uvicorn
+
+    app = build_app(server, host, port, token)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    web = uvicorn.Server(config)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(web.serve)
+        while not web.started and not web.should_exit:
+            await anyio.sleep(0.05)
+        if web.started:
+            bound = web.servers[0].sockets[0].getsockname()[1] if web.servers else port
+            shown = f"[{host}]" if ":" in host else host
+            # The one line a supervisor (or a test) reads to find the server; stdout stays clean.
+            sys.stderr.write(f"plait: MCP over streamable HTTP at http://{shown}:{bound}{MCP_PATH}\n")
+            sys.stderr.flush()

@@ -1,0 +1,489 @@
+"""The server's long-lived state: roots, one engine (and index) per root, background work.
+
+Built once by ``plait serve`` (or a test) and closed over by the tools. Heavy objects stay warm across
+calls: each root's :class:`Engine` holds its :class:`Index` (LanceDB tables, symbol table, embedder).
+Background work, all in daemon threads:
+
+* preload — ``Engine.warm()`` per root at start, so the first search does not pay the model load;
+  searches that need the model wait for it instead of loading a second copy;
+* index jobs — a missing or stale index is built in the background at start (unless turned off),
+  and the ``reindex`` tool starts a job and returns at once; each job's phase and counts are what
+  ``index_status`` and the search notes report, and what ``reindex(wait=true)`` sends as MCP progress;
+* reindex after writes — the write and edit tools report each changed file; a worker coalesces them
+  per root and calls ``Index.build(paths=..., vectors=True)`` so the next search sees the change;
+* the local endpoint (:mod:`search.frontends.remote`) that lets ``plait search`` use this process's warm model;
+* the file watcher of ``--watch`` (``indexer.daemon.start_background_watcher``, one per root).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from indexer import Index, IndexState, IndexStatus, Settings
+from models.errors import ConfigError, PlaitError
+from search.engine.engine import Engine
+from search.errors import QueryError
+from search.frontends.server.boundary import DEFAULT_DEADLINE
+from search.frontends.server.registry import ToolSelection
+from search.workspace.confine import Confined, Roots
+from search.workspace.files import DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_WRITE_BYTES
+
+log = logging.getLogger(__name__)
+
+WARM_WAIT_SECONDS = 300.0
+REINDEX_WAIT_SECONDS = 60.0
+
+
+def _limit(table: Mapping[str, Any], key: str, default: int, unit: str = "bytes") -> int:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"[server] {key} in plait.toml must be a positive number of {unit}, got {value!r}.")
+    return value
+
+
+@dataclass
+class Workspace:
+    """One root: its settings and its engine (whose index every tool shares)."""
+
+    settings: Settings
+    engine: Engine
+
+    @property
+    def root(self) -> Path:
+        return self.settings.root
+
+    @property
+    def index(self) -> Index:
+        return self.engine.index
+
+
+def repo_names(roots: Sequence[Path]) -> dict[Path, str]:
+    """A short, unique name per root: its directory name, with parent directories added while two
+    roots would share one (``a/app`` and ``b/app``)."""
+    depth = 1
+    while True:
+        names = {r: "/".join(r.parts[-depth:]) or str(r) for r in roots}
+        if len(set(names.values())) == len(names) or depth >= max((len(r.parts) for r in roots), default=1):
+            return names
+        depth += 1
+
+
+class Reindexer:
+    """Reindexes changed files in the background, coalescing bursts of writes per root."""
+
+    def __init__(self, workspaces: dict[Path, Workspace]) -> None:
+        self.workspaces = workspaces
+        self._pending: dict[Path, set[str]] = {}
+        self._cond = threading.Condition()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.builds = 0
+        self.failures = 0  # unexpected failures survived
+        self.last_error: str | None = None
+
+    def schedule(self, root: Path, relpath: str) -> None:
+        with self._cond:
+            self._pending.setdefault(root, set()).add(relpath)
+            if self._thread is None or not self._thread.is_alive():  # started again if it ever died
+                self._thread = threading.Thread(target=self._run, name="plait-reindex", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def idle(self) -> bool:
+        with self._cond:
+            return not self._pending
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                batch, self._pending = self._pending, {}
+            for root, paths in batch.items():
+                self._build(self.workspaces[root], sorted(paths))
+
+    def _build(self, ws: Workspace, paths: list[str]) -> None:
+        try:
+            if not ws.index.exists():
+                return  # no index yet: nothing to keep fresh, and a partial one would mislead
+            ws.index.build(paths=paths, vectors=True, wait=REINDEX_WAIT_SECONDS)
+            self.builds += 1
+        except PlaitError as exc:
+            self.last_error = str(exc)
+            log.warning("reindexing %d file(s) of %s failed: %s", len(paths), ws.root, exc)
+        except Exception as exc:  # top of the thread's loop: log it and keep serving later writes
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self.failures += 1
+            log.exception("reindexing %d file(s) of %s failed", len(paths), ws.root)
+
+
+class JobView(Protocol):
+    """What a description of an index job reads: a live :class:`IndexJob` or its snapshot."""
+
+    reason: str
+    state: str
+    phase: str
+    done: int
+    total: int
+    started: float
+    finished: float | None
+    error: str | None
+
+
+def describe_job(job: JobView, *, now: float | None = None) -> str:
+    """One line on ``job``; with ``now``, a running job also says how long it has run."""
+    if job.state == "running":
+        counts = f" {job.done:,}/{job.total:,}" if job.total else ""
+        so_far = f", {now - job.started:.0f}s so far" if now is not None else ""
+        return f"indexing ({job.reason}): {job.phase}{counts}{so_far}"
+    if job.state == "failed":
+        return f"indexing failed: {job.error}"
+    took = (job.finished or job.started) - job.started
+    return f"indexed ({job.reason}) in {took:.1f}s"
+
+
+@dataclass
+class IndexJob:
+    """One background build of a root's index, as ``index_status`` and ``reindex`` report it."""
+
+    root: str
+    reason: str  # missing | stale | reindex | schema_mismatch | corrupt
+    scope: str = "root"
+    state: str = "running"  # running | done | failed
+    phase: str = "starting"
+    done: int = 0
+    total: int = 0
+    started: float = field(default_factory=time.time)
+    finished: float | None = None
+    error: str | None = None
+    report: dict[str, Any] | None = None
+
+    def describe(self) -> str:
+        return describe_job(self, now=time.time())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "root": self.root, "reason": self.reason, "scope": self.scope, "state": self.state,
+            "phase": self.phase, "done": self.done, "total": self.total, "started": self.started,
+            "finished": self.finished, "error": self.error, "report": self.report,
+        }  # fmt: skip
+
+
+class _JobProgress:
+    """``indexer.Progress`` that records a job's phase and counts and wakes the waiters."""
+
+    def __init__(self, job: IndexJob, cond: threading.Condition) -> None:
+        self.job = job
+        self.cond = cond
+
+    def start(self, phase: str, total: int) -> None:
+        with self.cond:
+            self.job.phase, self.job.total, self.job.done = phase, total, 0
+            self.cond.notify_all()
+
+    def advance(self, n: int = 1) -> None:
+        with self.cond:
+            self.job.done += n
+            self.cond.notify_all()
+
+
+class IndexJobs:
+    """Background builds, at most one per root at a time; a thread per running build."""
+
+    def __init__(self, workspaces: dict[Path, Workspace]) -> None:
+        self.workspaces = workspaces
+        self.jobs: dict[Path, IndexJob] = {}
+        self.cond = threading.Condition()
+        self.closed = False
+
+    def running(self, root: Path) -> IndexJob | None:
+        with self.cond:
+            job = self.jobs.get(root)
+            return job if job is not None and job.state == "running" else None
+
+    def start(
+        self,
+        root: Path,
+        *,
+        reason: str,
+        full: bool = False,
+        vectors: bool = True,
+        paths: list[str] | None = None,
+        scope: str = "root",
+    ) -> tuple[IndexJob, bool]:
+        """Start a build of ``root`` unless one runs; returns (the job, whether it was started now)."""
+        with self.cond:
+            job = self.jobs.get(root)
+            if job is not None and job.state == "running":
+                return job, False
+            job = IndexJob(str(root), reason, scope)
+            self.jobs[root] = job
+        ws = self.workspaces[root]
+        thread = threading.Thread(
+            target=self._run, args=(ws, job, full, vectors, paths), name="plait-index", daemon=True
+        )
+        thread.start()
+        return job, True
+
+    def _run(self, ws: Workspace, job: IndexJob, full: bool, vectors: bool, paths: list[str] | None) -> None:
+        try:
+            report = ws.index.build(
+                full=full,
+                vectors=vectors,
+                paths=paths,
+                progress=_JobProgress(job, self.cond),
+                wait=REINDEX_WAIT_SECONDS,
+            )
+            outcome, error, data = "done", None, report.as_dict()
+        except PlaitError as exc:
+            outcome, error, data = "failed", str(exc), None
+        except Exception as exc:  # top of a thread: report it on the job, never kill the server
+            log.warning("indexing %s failed: %s", ws.root, exc, exc_info=True)
+            outcome, error, data = "failed", f"{type(exc).__name__}: {exc}", None
+        with self.cond:
+            job.state, job.error, job.report = outcome, error, data
+            job.phase = outcome
+            job.finished = time.time()
+            self.cond.notify_all()
+        if error is not None:
+            log.warning("indexing %s failed: %s", ws.root, error)
+
+    def wait(
+        self,
+        jobs: Sequence[IndexJob],
+        timeout: float,
+        on_change: Callable[[], None] | None = None,
+        every: float = 0.5,
+    ) -> bool:
+        """Wait until ``jobs`` are finished or ``timeout`` passes, calling ``on_change`` as they advance;
+        returns whether all finished."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.cond:
+                if all(j.state != "running" for j in jobs) or self.closed:
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.cond.wait(min(every, left))
+            if on_change is not None:
+                on_change()
+        return all(j.state != "running" for j in jobs)
+
+    def close(self) -> None:
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
+
+
+def needs_build(status: IndexStatus) -> str | None:
+    """Why an index should be built now (its state), or ``None`` when it is fresh."""
+    if status.state == IndexState.FRESH:
+        return None
+    return status.state.value
+
+
+class ServerState:
+    """Everything the tools share (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: Sequence[Settings],
+        selection: ToolSelection,
+        *,
+        transport: str = "stdio",
+    ) -> None:
+        self.roots = Roots.from_settings(settings)
+        self.workspaces: dict[Path, Workspace] = {}
+        for s in settings:
+            root = s.root.resolve()
+            if root not in self.workspaces:
+                self.workspaces[root] = Workspace(s, Engine(s))
+        self.repos = repo_names(list(self.workspaces))
+        self.selection = selection
+        self.transport = transport
+        table = settings[0].server if settings else {}
+        self.max_read_bytes = _limit(table, "max_read_bytes", DEFAULT_MAX_READ_BYTES)
+        self.max_write_bytes = _limit(table, "max_write_bytes", DEFAULT_MAX_WRITE_BYTES)
+        self.tool_deadline = float(_limit(table, "tool_timeout", int(DEFAULT_DEADLINE), "seconds"))
+        self.reindexer = Reindexer(self.workspaces)
+        self.jobs = IndexJobs(self.workspaces)
+        self.watching = False
+        self.preload_error: str | None = None
+        self.preloaded = False  # the model and tables of at least one index are loaded
+        self._warm = threading.Event()
+        self._warm.set()  # nothing to wait for until start(preload=True)
+        self._endpoint: Any = None
+        self._stop_watch: list[Callable[[], Any]] = []
+
+    # -- paths ----------------------------------------------------------------------------------
+    @property
+    def read_only(self) -> bool:
+        return self.selection.read_only
+
+    @property
+    def primary(self) -> Workspace:
+        return self.workspaces[self.roots.primary]
+
+    def resolve(self, path: str, *, must_exist: bool = True) -> tuple[Workspace, Confined]:
+        """Confine ``path`` to the roots (raises the confinement errors)."""
+        confined = self.roots.resolve(path, must_exist=must_exist)
+        return self.workspaces[confined.root], confined
+
+    def targets(self, path: str | None) -> list[tuple[Workspace, Confined | None]]:
+        """The roots a call covers: every root for no path, else the one root holding ``path``."""
+        if path is None or path == "":
+            return [(ws, None) for ws in self.workspaces.values()]
+        ws, confined = self.resolve(path)
+        return [(ws, confined)]
+
+    def repo(self, ws: Workspace) -> str:
+        """The short name of a root's repository (``repo`` in results, ``repos`` in calls)."""
+        return self.repos[ws.root.resolve()]
+
+    def select(self, repos: Sequence[str] | None) -> list[Workspace]:
+        """The roots named by ``repos`` (short names or root paths), all of them for none; an unknown
+        name raises :class:`~search.errors.QueryError` listing the known ones."""
+        if not repos:
+            return list(self.workspaces.values())
+        by_name = {name: root for root, name in self.repos.items()}
+        chosen: dict[Path, Workspace] = {}
+        for given in repos:
+            text = given.strip().rstrip("/") or given
+            root = by_name.get(text)
+            if root is None and text:
+                candidate = Path(text).expanduser()
+                resolved = candidate.resolve() if candidate.is_absolute() else None
+                root = resolved if resolved in self.workspaces else None
+            if root is None:
+                known = ", ".join(sorted(by_name))
+                raise QueryError(f"no repository named {given!r} is served; pick from: {known}.")
+            chosen[root] = self.workspaces[root]
+        return list(chosen.values())
+
+    def display(self, root: Path | str, rel: str) -> str:
+        """How a path is shown in text: relative for the first root, absolute for the others."""
+        root = Path(root)
+        return rel if root == self.roots.primary else str(root / rel)
+
+    # -- background work ------------------------------------------------------------------------
+    def on_write(self, abspath: Path) -> None:
+        """The write and edit tools' hook: reindex the changed file in the background."""
+        root = self.roots.root_of(abspath)
+        if root is not None:
+            self.reindexer.schedule(root, abspath.relative_to(root).as_posix())
+
+    def index_lookup(self, root: Path, relpath: str) -> tuple[bool, bool] | None:
+        """``(indexed, fresh)`` for ``file_info``; ``None`` when there is no index."""
+        index = self.workspaces[root].index
+        if not index.exists():
+            return None
+        manifest = index.manifest_for([relpath])
+        if relpath not in manifest:
+            return (False, False)
+        return (True, not index.is_stale(relpath, manifest))
+
+    def freshness(self, ws: Workspace) -> IndexStatus:
+        """The one answer to "is this index fresh?" that every tool gives: files on disk compared."""
+        return ws.index.status(check_files=True)
+
+    def index_note(self, ws: Workspace) -> str | None:
+        """What a search should tell about the root's index while a build runs or when there is none."""
+        job = self.jobs.running(ws.root)
+        if job is not None:
+            return f"{ws.root}: {job.describe()}; call index_status to follow it"
+        return None
+
+    def auto_index(self) -> None:
+        """Build every missing or stale index in the background (``plait serve`` without --no-auto-index)."""
+        threading.Thread(target=self._auto_index, name="plait-auto-index", daemon=True).start()
+
+    def _auto_index(self) -> None:
+        for root, ws in self.workspaces.items():
+            try:
+                reason = needs_build(self.freshness(ws))
+                # A corrupt index is left for a person to look at (index_status says why).
+                if reason not in (None, "corrupt") and not self.jobs.closed:
+                    self.jobs.start(root, reason=str(reason))
+            except Exception as exc:  # top of a thread: log it, the tools still answer
+                log.warning("checking the index of %s failed: %s", root, exc)
+
+    def start(self, *, preload: bool, endpoint: bool, watch: bool, auto_index: bool = False) -> None:
+        if auto_index:
+            self.auto_index()
+        if preload:
+            self._warm.clear()
+            threading.Thread(target=self._preload, name="plait-preload", daemon=True).start()
+        if endpoint:
+            from search.frontends.remote import start_endpoint
+
+            try:
+                self._endpoint = start_endpoint({str(r): w.engine for r, w in self.workspaces.items()})
+            except OSError as exc:
+                log.warning("could not start the local search endpoint for `plait search`: %s", exc)
+        if watch:
+            self._start_watch()
+
+    def _preload(self) -> None:
+        started = time.perf_counter()
+        try:
+            for ws in self.workspaces.values():
+                ws.engine.warm()
+                self.preloaded = self.preloaded or ws.index.exists()
+            log.info("preloaded the model and indexes in %.1fs", time.perf_counter() - started)
+        except PlaitError as exc:
+            self.preload_error = str(exc)
+            log.warning("preloading failed (searches will report it): %s", exc)
+        except Exception as exc:  # top of a thread: report, never kill the server
+            self.preload_error = f"{type(exc).__name__}: {exc}"
+            log.warning("preloading failed: %s", exc, exc_info=True)
+        finally:
+            self._warm.set()
+
+    def wait_warm(self, timeout: float = WARM_WAIT_SECONDS) -> None:
+        """Block until the preload (if any) is done, so a search never loads a second model copy."""
+        self._warm.wait(timeout)
+
+    def _start_watch(self) -> None:
+        """Keep every root's index fresh as files change (the daemon's watcher, in a thread per root)."""
+        from indexer.daemon import start_background_watcher
+
+        for ws in self.workspaces.values():
+            try:
+                self._stop_watch.append(start_background_watcher(ws.settings))
+            except PlaitError as exc:  # e.g. `plait watch` already watches this index: it keeps it fresh
+                log.warning("--watch: not watching %s: %s", ws.root, exc)
+        self.watching = bool(self._stop_watch)
+
+    def close_endpoint(self) -> None:
+        """Stop advertising (and serving) the local endpoint for ``plait search``."""
+        if self._endpoint is not None:
+            from search.frontends.remote import remove_endpoints
+
+            endpoint, self._endpoint = self._endpoint, None
+            remove_endpoints({str(r): w.engine for r, w in self.workspaces.items()})
+            endpoint.shutdown()
+
+    def close(self) -> None:
+        """Stop the background work: the endpoint first (quick), then the watchers (they finish a batch)."""
+        self.close_endpoint()
+        self.reindexer.close()
+        self.jobs.close()
+        for stop in self._stop_watch:
+            stop()
+        self._stop_watch.clear()
+        for ws in self.workspaces.values():
+            ws.engine.close()
