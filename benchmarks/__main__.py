@@ -126,6 +126,22 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.set_defaults(func=cmd_peer_replay)
 
+    sp = sub.add_parser(
+        "peer-tokens",
+        help="tokens to the first relevant result on the peer suite's queries (semble's metric)",
+    )
+    sp.add_argument(
+        "--suite", type=Path, default=Path("../shared/peer-bench"), help="the peer suite's folder"
+    )
+    sp.add_argument("--half", choices=["tuning", "report", "all"], default="tuning", help="default: tuning")
+    sp.add_argument("--repo", action="append", help="only this repository (repeatable)")
+    sp.add_argument("--limit", type=int, default=10, help="results per search (default 10, the tool's)")
+    sp.add_argument("--max-tokens", type=int, help="snippet budget per search (default: the search tool's)")
+    sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.add_argument("--markdown", action="store_true", help="print tables as GitHub markdown")
+    sp.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    sp.set_defaults(func=cmd_peer_tokens)
+
     sub.add_parser("embed", help="compare embedding models (see `python -m benchmarks embed --help`)",
                    add_help=False)  # fmt: skip
     sub.add_parser("freshness", help="reindex daemon freshness (see `python -m benchmarks freshness --help`)",
@@ -145,6 +161,16 @@ def cmd_peer_replay(args: argparse.Namespace) -> int:
         for v, d in data.items()
     ]
     _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_peer_tokens(args: argparse.Namespace) -> int:
+    from benchmarks import peer_tokens
+
+    rep = peer_tokens.run(
+        args.suite.resolve(), args.half, repos=args.repo, limit=args.limit, max_tokens=args.max_tokens
+    )
+    _emit(args, rep.as_dict(), peer_tokens.render(rep, markdown=args.markdown))
     return 0
 
 

@@ -73,24 +73,33 @@ class TokensReport:
         }  # fmt: skip
 
 
-def rendered_costs(
-    engine: Any, query: EvalQuery, *, limit: int, max_tokens: int
-) -> tuple[list[Any], list[int]]:
-    """The engine's results for ``query`` and the tokens of each as the MCP search tool renders it."""
+def rendered(engine: Any, text: str, *, limit: int, max_tokens: int) -> list[tuple[Any, str]]:
+    """The engine's hybrid results for ``text``, each with the text the MCP search tool shows for it
+    (a heading line and the numbered snippet centred on the match, within ``max_tokens`` in all)."""
     from search import Query, Scope
-    from search.engine.snippets import estimate_tokens, focus_results, monotonic_scores
+    from search.engine.snippets import focus_results, monotonic_scores
 
-    response = engine.search(Query(query.text, mode="hybrid", limit=limit), Scope())
+    response = engine.search(Query(text, mode="hybrid", limit=limit), Scope())
     focused = focus_results(
-        monotonic_scores(response.results), str(engine.settings.root), query.text, max_tokens=max_tokens
+        monotonic_scores(response.results), str(engine.settings.root), text, max_tokens=max_tokens
     )
-    costs = []
+    out = []
     for i, (r, snip) in enumerate(focused, start=1):
         ranks = " ".join(f"{k}#{v}" for k, v in r.sources.items() if v is not None)
         sym = f"  {r.symbol} ({r.kind})" if r.symbol else ""
         head = f"{i}. {r.path}:{r.start_line}-{r.end_line}{sym}  score {r.score:.4f}  via {ranks}"
-        costs.append(estimate_tokens(head + "\n" + snip.numbered() + "\n"))
-    return [r for r, _ in focused], costs
+        out.append((r, head + "\n" + snip.numbered() + "\n"))
+    return out
+
+
+def rendered_costs(
+    engine: Any, query: EvalQuery, *, limit: int, max_tokens: int
+) -> tuple[list[Any], list[int]]:
+    """The engine's results for ``query`` and the tokens of each as the MCP search tool renders it."""
+    from search.engine.snippets import estimate_tokens
+
+    shown = rendered(engine, query.text, limit=limit, max_tokens=max_tokens)
+    return [r for r, _ in shown], [estimate_tokens(text) for _, text in shown]
 
 
 def run(
