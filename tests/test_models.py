@@ -6,6 +6,7 @@ ONNX variant) on a handful of short texts.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import socket
@@ -250,17 +251,24 @@ def test_batching_by_length_gives_the_vectors_of_one_by_one(torch_embedder: Lazy
 
 @pytest.mark.model
 def test_onnx_fp32_matches_torch_and_reuses_its_export(
-    torch_embedder: LazyEmbedder, onnx_cache: Path
+    torch_embedder: LazyEmbedder, onnx_cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     reference = torch_embedder.embed_documents(CODE + QUERIES)
     onnx = load_embedder(ModelConfig(backend="onnx", cache_dir=str(onnx_cache)))
-    vectors = onnx.embed_documents(CODE + QUERIES)
+    with caplog.at_level(logging.WARNING, logger="models.onnx_backend"):
+        vectors = onnx.embed_documents(CODE + QUERIES)
+    # The one-time export (tens of seconds) says so before it starts, at a level the CLI shows.
+    told = [r for r in caplog.records if "exporting the embedding model to ONNX once" in r.getMessage()]
+    assert len(told) == 1 and told[0].levelno == logging.WARNING
     assert _cosines(vectors, reference).min() > 0.999
     (exported,) = onnx_cache.glob("*/onnx-v*/model.onnx")
     stamp = exported.stat().st_mtime_ns
+    caplog.clear()
     again = load_embedder(ModelConfig(backend="onnx", cache_dir=str(onnx_cache)))
-    again.load()
+    with caplog.at_level(logging.WARNING, logger="models.onnx_backend"):
+        again.load()
     assert exported.stat().st_mtime_ns == stamp
+    assert not [r for r in caplog.records if "exporting" in r.getMessage()]  # reused: nothing to say
     assert not list(onnx_cache.rglob("*.tmp"))
 
 
