@@ -19,7 +19,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import pathspec
 import pyarrow as pa
 
 from indexer import ownership
@@ -36,6 +35,7 @@ from indexer.build import (
 from indexer.config import Settings
 from indexer.embedding import TIERS, make_embedder, tier_config
 from indexer.errors import IndexCorruptError, IndexStoreError
+from indexer.globs import glob_matcher
 from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
 from indexer.lock import writer_active, writer_lock
@@ -162,23 +162,6 @@ class IndexStatus:
         }
 
 
-def glob_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
-    """A predicate for workspace-relative paths; ``!pattern`` excludes (ripgrep's ``--glob`` style)."""
-    if not globs:
-        return None
-    includes = [g for g in globs if not g.startswith("!")]
-    excludes = [g[1:] for g in globs if g.startswith("!")]
-    inc = pathspec.GitIgnoreSpec.from_lines(includes) if includes else None
-    exc = pathspec.GitIgnoreSpec.from_lines(excludes) if excludes else None
-
-    def ok(path: str) -> bool:
-        if exc is not None and exc.match_file(path):
-            return False
-        return inc is None or inc.match_file(path)
-
-    return ok
-
-
 @dataclass
 class _Caches:
     """State shared by an :class:`Index` and its pinned copies."""
@@ -253,7 +236,7 @@ class Index:
     def exists(self) -> bool:
         if self._exists:
             return True  # an index does not disappear under a reader (a rebuild keeps its tables)
-        if self.settings.index_is_local and not _has_tables(Path(self.location)):
+        if self.settings.index_is_local and not ownership.has_tables(Path(self.location)):
             return False  # decided without opening LanceDB, which takes seconds to import
         try:
             self._exists = self.store.has("files")
@@ -805,11 +788,3 @@ def _dir_size(path: Path) -> int:
             except OSError:
                 pass
     return total
-
-
-def _has_tables(location: Path) -> bool:
-    """Whether a local index directory holds any LanceDB table (``NAME.lance``) yet."""
-    try:
-        return any(entry.name.endswith(".lance") for entry in os.scandir(location))
-    except OSError:
-        return False

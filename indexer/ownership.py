@@ -132,3 +132,11 @@ def wipe_entries(location: Path) -> list[str]:
                 os.unlink(entry.path)
             removed.append(entry.name)
     return removed
+
+
+def has_tables(location: Path) -> bool:
+    """Whether a local index directory holds any LanceDB table (``NAME.lance``) yet."""
+    try:
+        return any(entry.name.endswith(".lance") for entry in os.scandir(location))
+    except OSError:
+        return False
