@@ -27,11 +27,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+from models.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:  # imported on first use: the tokenizer (``code_tokens``) needs neither
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 K1 = 1.5
 B = 0.75

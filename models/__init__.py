@@ -9,15 +9,33 @@ Modules: ``base`` (the protocol), ``config`` (:class:`ModelConfig`), ``errors`` 
 tree), ``resolve`` (model name → local directory, model id), ``loader`` (backend choice, lazy
 loading), ``sentence`` (torch backend), ``onnx_backend`` (onnxruntime backend, local export),
 ``hashing`` (a deterministic embedder for fast tests).
+
+The public names below are imported on first use (module ``__getattr__``): importing one loads only
+its own submodule, so ``from models.errors import PlaitError`` or ``models.ModelConfig`` never pulls
+numpy in. To add a name, add it to ``_WHERE``, ``__all__`` and the ``TYPE_CHECKING`` imports.
 """
 
 from __future__ import annotations
 
-from models.base import Embedder
-from models.config import DEFAULT_MODEL, ModelConfig
-from models.hashing import HashingEmbedder
-from models.loader import LazyEmbedder, load_embedder
-from models.resolve import resolve_model_path
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from models.base import Embedder
+    from models.config import DEFAULT_MODEL, ModelConfig
+    from models.hashing import HashingEmbedder
+    from models.loader import LazyEmbedder, load_embedder
+    from models.resolve import resolve_model_path
+
+_WHERE = {
+    "DEFAULT_MODEL": "models.config",
+    "Embedder": "models.base",
+    "HashingEmbedder": "models.hashing",
+    "LazyEmbedder": "models.loader",
+    "ModelConfig": "models.config",
+    "load_embedder": "models.loader",
+    "resolve_model_path": "models.resolve",
+}
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -28,3 +46,16 @@ __all__ = [
     "load_embedder",
     "resolve_model_path",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'models' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

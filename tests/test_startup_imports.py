@@ -1,6 +1,6 @@
 """Which heavy modules each CLI path imports: ``--version``, ``--help`` and a text search import none
-of LanceDB, torch, sentence-transformers, onnxruntime or the MCP server; a hybrid search over an index
-does import LanceDB (so the check below can tell the two apart).
+of LanceDB, numpy, pyarrow, tree-sitter, torch, sentence-transformers, onnxruntime or the MCP server; a
+hybrid search over an index does import LanceDB (so the check below can tell the two apart).
 
 Each path runs ``search.frontends.cli.main`` in a fresh interpreter and prints ``sys.modules`` afterwards.
 """
@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("lancedb", "torch", "sentence_transformers", "onnxruntime", "transformers", "mcp", "rich")
+HEAVY = (
+    "lancedb", "numpy", "pyarrow", "tree_sitter", "torch", "sentence_transformers", "onnxruntime",
+    "transformers", "mcp", "rich",
+)  # fmt: skip
 PROBE = """
 import json, sys
 from search.frontends.cli import main

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from indexer import Index, IndexStoreError, Settings, git_status
+from indexer import IndexStoreError, Settings, git_status
 from indexer.beneath import is_regular_beneath, lstat_kind, read_beneath
+from indexer.ownership import has_tables
 from models.errors import PathOutsideRootError, PlaitError
 from search.engine.fusion import DEFAULT_K, fuse
 from search.engine.query import AnalysedQuery, analyse
@@ -29,6 +31,7 @@ from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse
 from search.workspace.ignores import check_language
 
 if TYPE_CHECKING:
+    from indexer import Index
     from search.workspace.guard import GuardRule
 
 log = logging.getLogger(__name__)
@@ -93,12 +96,14 @@ def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = Non
     raise QueryError(f"unknown scope {text!r}; use ws, changed, dir:PATH or file:PATH.")
 
 
-def retrievers_for(mode: str, settings: Settings, index: Index) -> dict[str, Retriever]:
-    """The retrievers of a mode, listed explicitly."""
+def retrievers_for(mode: str, settings: Settings, index: Index | None) -> dict[str, Retriever]:
+    """The retrievers of a mode, listed explicitly; without an index, only the text retriever."""
     made: dict[str, Retriever] = {}
     for name in MODE_RETRIEVERS[mode]:
         if name == "text":
             made[name] = TextRetriever(settings, index)
+        elif index is None:
+            continue
         elif name == "symbol":
             made[name] = SymbolRetriever(index)
         else:
@@ -118,11 +123,31 @@ class Engine:
         workers: int = 6,
     ) -> None:
         self.settings = settings
-        self.index = index or Index(settings)
+        self._index = index
+        self._index_lock = threading.Lock()
         self.timeouts = {"text": 10.0, "symbol": 10.0, "vector": 30.0, **(timeouts or {})}
         self.ranking = RankingConfig.from_table(settings.ranking)
         self._generated_rules: list[GuardRule] | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
+
+    @property
+    def index(self) -> Index:
+        """The workspace's index, made on first use: a text search of a root without one never imports
+        the index code (LanceDB, pyarrow)."""
+        with self._index_lock:
+            if self._index is None:
+                from indexer import Index
+
+                self._index = Index(self.settings)
+            return self._index
+
+    def has_index(self) -> bool:
+        """Whether the workspace has an index to read (a local location without tables has none,
+        which is decided without importing the index code)."""
+        local = self._index is None and self.settings.index_is_local
+        if local and not has_tables(Path(self.settings.index_dir)):
+            return False
+        return self.index.exists()
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -196,15 +221,13 @@ class Engine:
         analysed = analyse(text, regex=query.regex)
         degraded: dict[str, str] = {}
         notes: list[str] = []
-        has_index = self.index.exists()
+        has_index = self.has_index()
         # One snapshot for the whole search: every retriever reads the same published tables.
-        index = self.index.pinned() if has_index else self.index
+        index = self.index.pinned() if has_index else None
         active = retrievers_for(query.mode, self.settings, index)
-        if not has_index:
-            for name in ("symbol", "vector"):
-                if name in active:
-                    del active[name]
-                    degraded[name] = f"no index yet; run `plait index {self.settings.root}`"
+        for name in MODE_RETRIEVERS[query.mode]:
+            if name not in active:
+                degraded[name] = f"no index yet; run `plait index {self.settings.root}`"
         if resolved.paths is not None and not resolved.paths:
             notes.append("no changed files in this work tree")
         # The ranking orders hybrid results; a single retriever's mode shows that retriever's own order.
@@ -214,7 +237,7 @@ class Engine:
         rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
         ranked = self.order(analysed, rankings, mode=query.mode, limit=query.limit, k=k, config=config)
         coverage = None
-        if has_index and "vector" in MODE_RETRIEVERS[query.mode]:
+        if index is not None and "vector" in MODE_RETRIEVERS[query.mode]:
             try:
                 embedded, total = index.coverage()
                 coverage = Coverage(embedded, total)
@@ -222,7 +245,7 @@ class Engine:
                     notes.append(f"semantic search covers {coverage.describe()}; indexing is still running")
             except IndexStoreError as exc:
                 degraded.setdefault("vector", str(exc))
-        results = self._results(index, ranked, has_index, explain=query.explain)
+        results = self._results(index, ranked, explain=query.explain)
         if any(r.stale for r in results):
             notes.append("some results come from files changed since the last index (stale: true)")
         return SearchResponse(results, degraded, timings, coverage, notes)
@@ -263,7 +286,8 @@ class Engine:
             first = rankings["text"][0]
             if first.coverage >= 0.999:
                 text_top = next((f for f in fused if f.span.overlaps(first.span)), None)
-        return rank(fused, query, config, generated=self._generated(), text_top=text_top, limit=limit)[:limit]
+        generated = self._generated() if config.enabled else None  # only the ranking's rules read it
+        return rank(fused, query, config, generated=generated, text_top=text_top, limit=limit)[:limit]
 
     def _generated(self) -> Callable[[str], bool] | None:
         """Paths that the guard's ``generated`` rules name (demoted by the ranking)."""
@@ -314,14 +338,16 @@ class Engine:
         return rankings, timings
 
     def _results(
-        self, index: Index, ranked: Sequence[Ranked], has_index: bool, *, explain: bool = False
+        self, index: Index | None, ranked: Sequence[Ranked], *, explain: bool = False
     ) -> list[Result]:
-        manifest = index.manifest_for(r.fused.span.path for r in ranked) if has_index and ranked else {}
+        manifest = (
+            index.manifest_for(r.fused.span.path for r in ranked) if index is not None and ranked else {}
+        )
         out = []
         for r in ranked:
             f = r.fused
             snippet, end = self._snippet(f.span.path, f.span.start_line, f.span.end_line)
-            stale = index.is_stale(f.span.path, manifest) if has_index else False
+            stale = index.is_stale(f.span.path, manifest) if index is not None else False
             out.append(
                 Result(
                     f.span.path, f.span.start_line, end, r.score, f.hit.symbol, f.hit.kind, f.hit.language,

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import zip_longest
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from indexer import Index, Settings, glob_matcher
-from indexer.lexical import LexicalIndex
+from indexer import Settings, glob_matcher
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.listing import live_files
 from search.types import Hit, Span
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from indexer import Index
+    from indexer.lexical import LexicalIndex
 
 _NOTHING: dict[str, tuple[str, int, int]] = {}  # the manifest before anything was indexed
 

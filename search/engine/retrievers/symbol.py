@@ -10,11 +10,15 @@ engine puts such definitions above mere mentions.
 
 from __future__ import annotations
 
-from indexer import Index
+from typing import TYPE_CHECKING
+
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.text import SpanMapper
 from search.types import Hit, Span
+
+if TYPE_CHECKING:
+    from indexer import Index
 
 STRONG_MATCH = 0.8
 EXACT_MATCHES = frozenset({"exact", "qualified"})

@@ -19,8 +19,9 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from indexer import Index, IndexStoreError, Settings
+from indexer import IndexStoreError, Settings
 from indexer.lexical import K1 as BM25_K1
 from indexer.lexical import B as BM25_B
 from indexer.lexical import code_tokens
@@ -30,6 +31,9 @@ from search.engine.retrievers.live import bm25_hits, live_changes, merge_live, s
 from search.engine.retrievers.rg import LineMatch, rg_command, run_rg
 from search.engine.retrievers.verbatim import find_verbatim
 from search.types import Hit, Span
+
+if TYPE_CHECKING:
+    from indexer import Index
 
 AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from indexer import Index
+from typing import TYPE_CHECKING
+
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
 from search.types import Hit, Span
+
+if TYPE_CHECKING:
+    from indexer import Index
 
 
 class VectorRetriever:
