@@ -18,10 +18,10 @@ if TYPE_CHECKING:
     from indexer.config import ChunkSettings, Settings, default_index_dir, load_settings
     from indexer.errors import IndexCorruptError, IndexLockedError, IndexMissingError, IndexStoreError
     from indexer.globs import glob_matcher
-    from indexer.index import ChunkSpan, Index, IndexState, IndexStatus, VectorHit
+    from indexer.index import Index, IndexState, IndexStatus, VectorHit
     from indexer.lookup import SymbolMatch, SymbolRow
     from indexer.procs import GitStatus, git_status
-    from indexer.types import Chunk, FileRecord, Symbol
+    from indexer.types import Chunk, ChunkSpan, FileRecord, Symbol
     from indexer.workspace import Walker, WalkStats, WorkspaceFile, find_root, iter_files, skips_content
 
 _SUBMODULES: dict[str, tuple[str, ...]] = {
@@ -29,10 +29,10 @@ _SUBMODULES: dict[str, tuple[str, ...]] = {
     "indexer.config": ("ChunkSettings", "Settings", "default_index_dir", "load_settings"),
     "indexer.errors": ("IndexCorruptError", "IndexLockedError", "IndexMissingError", "IndexStoreError"),
     "indexer.globs": ("glob_matcher",),
-    "indexer.index": ("ChunkSpan", "Index", "IndexState", "IndexStatus", "VectorHit"),
+    "indexer.index": ("Index", "IndexState", "IndexStatus", "VectorHit"),
     "indexer.lookup": ("SymbolMatch", "SymbolRow"),
     "indexer.procs": ("GitStatus", "git_status"),
-    "indexer.types": ("Chunk", "FileRecord", "Symbol"),
+    "indexer.types": ("Chunk", "ChunkSpan", "FileRecord", "Symbol"),
     "indexer.workspace": ("Walker", "WalkStats", "WorkspaceFile", "find_root", "iter_files", "skips_content"),
 }
 _WHERE = {name: module for module, names in _SUBMODULES.items() for name in names}

@@ -42,7 +42,7 @@ else:  # imported on first use: the tokenizer (``code_tokens``) needs neither
 
 K1 = 1.5
 B = 0.75
-SAVED_FORMAT = 2  # bump when the tokenizer or the saved arrays change
+SAVED_FORMAT = 3  # bump when the tokenizer or the saved arrays change (3: the chunks' rows too)
 COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language", "content_hash", "text"]
 
 # One stop list for chunks and queries alike: English function words, the question words of a
@@ -119,6 +119,26 @@ def _tokenise_distinct(pieces: list[str]) -> list[list[str]]:
     return [[stems[t] for t in tokens] for tokens in raw]
 
 
+_SAVED_TEXT_ROWS = {"paths": "path", "symbols": "symbol", "kinds": "kind", "languages": "language"}
+_NONE = "\x00"  # a missing value in a saved text column (no path or name holds a NUL)
+
+
+def _joined(values: list[str | None]) -> np.ndarray:
+    """One text column as bytes: values joined by newlines, ``None`` as NUL."""
+    return np.frombuffer("\n".join(_NONE if v is None else v for v in values).encode(), np.uint8)
+
+
+def _split(data: np.ndarray | None, size: int) -> list[str | None] | None:
+    """:func:`_joined` undone; ``None`` when it does not hold ``size`` values (a newline in a value)."""
+    if data is None:
+        return None
+    text = data.tobytes().decode()
+    values = text.split("\n") if size else []
+    if len(values) != size:
+        return None
+    return [None if v == _NONE else v for v in values]
+
+
 def _read_saved(path: Path) -> dict[str, np.ndarray] | None:
     try:
         with np.load(path) as data:
@@ -164,8 +184,10 @@ class LexicalIndex:
 
     def _rows(self, table: pa.Table) -> None:
         """What each chunk is: path, lines, symbol, kind, language, content hash; files and languages."""
-        cols = {c: table.column(c).to_pylist() for c in COLUMNS if c != "text"}
-        self.size = table.num_rows
+        self._set_rows({c: table.column(c).to_pylist() for c in COLUMNS if c != "text"}, table.num_rows)
+
+    def _set_rows(self, cols: dict[str, list[Any]], size: int) -> None:
+        self.size = size
         self._paths = cols["path"]
         self._starts = cols["start_line"]
         self._ends = cols["end_line"]
@@ -195,6 +217,10 @@ class LexicalIndex:
             "format": np.array([SAVED_FORMAT]),
             "vocab": np.frombuffer("\n".join(vocab).encode(), np.uint8),
             "hashes": np.frombuffer("\n".join(h or "" for h in self._hashes).encode(), np.uint8),
+            # the chunks' rows, so that a text search can load the index without opening the table
+            **{key: _joined(getattr(self, f"_{key}")) for key in _SAVED_TEXT_ROWS},
+            "starts": np.asarray(self._starts, np.int64),
+            "ends": np.asarray(self._ends, np.int64),
             "doc_offsets": self._doc_offsets,
             "doc_tokens": self._doc_tokens.astype(np.int32),
             "doc_tf": self._doc_tf.astype(np.int32),
@@ -249,6 +275,49 @@ class LexicalIndex:
             return None
         index._lengths()
         return index
+
+    @classmethod
+    def load_saved(cls, path: Path) -> LexicalIndex | None:
+        """The index saved at ``path`` with the chunks' rows it was saved with, read without the table
+        (for a text search that must not import LanceDB); ``None`` when missing, of another format, or
+        inconsistent. The caller vouches that ``path`` belongs to the published chunks version."""
+        saved = _read_saved(path)
+        index = cls._tokens_from(saved) if saved is not None else None
+        if saved is None or index is None:
+            return None
+        size = len(index._hashes)
+        cols: dict[str, list[Any]] = {"content_hash": index._hashes}
+        for key, column in _SAVED_TEXT_ROWS.items():
+            values = _split(saved.get(key), size)
+            if values is None:
+                return None
+            cols[column] = values
+        starts, ends = saved.get("starts"), saved.get("ends")
+        if starts is None or ends is None or len(starts) != size or len(ends) != size:
+            return None
+        cols["start_line"], cols["end_line"] = starts.tolist(), ends.tolist()
+        index._set_rows(cols, size)
+        index._offsets = saved["offsets"].astype(np.int64)
+        index._docs = saved["docs"].astype(np.int64)
+        index._tf = saved["tf"].astype(np.int64)
+        if len(index._offsets) != len(index._vocab) + 1:
+            return None
+        index._lengths()
+        return index
+
+    def rows(self) -> list[tuple[str, int, int, str | None, str | None, str | None]]:
+        """Every chunk's (path, start line, end line, symbol, kind, language), in table order."""
+        return list(
+            zip(
+                self._paths,
+                self._starts,
+                self._ends,
+                self._symbols,
+                self._kinds,
+                self._languages,
+                strict=True,
+            )
+        )
 
     def _tokens_per_doc(
         self, texts: pa.ChunkedArray, previous: LexicalIndex | None

@@ -88,3 +88,14 @@ def sha256_hex(data: bytes | str) -> str:
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpan:
+    """Where one indexed chunk lies in its file (what a hit is widened to), and what it defines."""
+
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str | None
+    language: str | None

@@ -1,0 +1,167 @@
+"""What a text search reads from an index, saved beside its tables so that a fresh process (``plait
+search --mode text``) can read it without importing LanceDB or pyarrow.
+
+A text search needs, of the published snapshot: the BM25 index of the chunks and the chunks' spans
+(both in the saved lexical index, :meth:`indexer.lexical.LexicalIndex.load_saved`), and the manifest
+(sha256, size, mtime of each indexed file: which files changed since). After a build, the index
+writes ``lexical/published.json``: the manifest, the chunks version whose lexical index is saved, and
+the version of the ``meta`` table it read them under. The snapshot is published through ``meta``, so
+while ``meta``'s latest version on disk is still that one, nothing was published since and the saved
+files are the snapshot's. Any later write to ``meta`` (a build, a tier upgrade) makes the saved view
+stale until the next one is written; :func:`open_view` then returns ``None`` and the search reads the
+tables as before. Local indexes only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from indexer.beneath import read_beneath
+from indexer.config import Settings
+from indexer.types import ChunkSpan, sha256_hex
+
+if TYPE_CHECKING:
+    from indexer.lexical import LexicalIndex
+
+VIEW_FILE = "published.json"
+VIEW_FORMAT = 1
+_U64 = 1 << 64
+
+
+def view_path(location: Path) -> Path:
+    return location / "lexical" / VIEW_FILE
+
+
+def lexical_path(location: Path, version: int) -> Path:
+    """Where the BM25 index of a chunks version is saved."""
+    return location / "lexical" / f"chunks-v{version}.npz"
+
+
+def meta_version(location: Path) -> int | None:
+    """The latest version of the ``meta`` table, read from its manifest files' names (LanceDB names a
+    version's manifest ``V.manifest``, or ``2**64 - 1 - V`` with its newer naming scheme);
+    ``None`` when there is none."""
+    try:
+        names = os.listdir(location / "meta.lance" / "_versions")
+    except OSError:
+        return None
+    versions = []
+    for name in names:
+        stem, dot, ext = name.partition(".")
+        if ext == "manifest" and dot and stem.isdigit():
+            n = int(stem)
+            versions.append(_U64 - 1 - n if n >= 1 << 63 else n)
+    return max(versions) if versions else None
+
+
+def write_view(
+    location: Path, meta: int, chunks_version: int, manifest: Mapping[str, tuple[str, int, int]]
+) -> None:
+    """Record that ``meta`` version ``meta`` published chunks ``chunks_version`` (whose lexical index
+    is saved) and ``manifest`` (atomically: a temporary file, then rename)."""
+    target = view_path(location)
+    data = {"format": VIEW_FORMAT, "meta": meta, "chunks": chunks_version, "manifest": manifest}
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, separators=(",", ":"))
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def file_is_stale(root: Path, path: str, manifest: Mapping[str, tuple[str, int, int]]) -> bool:
+    """Whether the live file differs from what was indexed (cheap: size and mtime first)."""
+    old = manifest.get(path)
+    if old is None:
+        return True
+    try:
+        st = os.stat(root / path)
+    except OSError:
+        return True
+    if st.st_size == old[1] and st.st_mtime_ns == old[2]:
+        return False
+    try:
+        return sha256_hex(read_beneath(root, path, 1 << 30)) != old[0]  # no symlink, no FIFO
+    except OSError:
+        return True
+
+
+class TextView:
+    """The reads of :class:`indexer.Index` that a text search makes (``exists``, ``pinned``,
+    ``lexical``, ``chunk_spans``, ``whole_manifest``, ``manifest_for``, ``is_stale`` and
+    ``snapshot().count``), answered from the saved files of one published snapshot."""
+
+    def __init__(
+        self, settings: Settings, lexical: LexicalIndex, manifest: dict[str, tuple[str, int, int]]
+    ) -> None:
+        self.settings = settings
+        self._lexical = lexical
+        self._manifest = manifest
+        self._spans: dict[str, list[ChunkSpan]] = {}
+        for path, start, end, symbol, kind, language in lexical.rows():
+            self._spans.setdefault(path, []).append(ChunkSpan(start, end, symbol, kind, language))
+        for spans in self._spans.values():
+            spans.sort(key=lambda c: (c.start_line, c.end_line))
+
+    def exists(self) -> bool:
+        return True
+
+    def pinned(self) -> TextView:
+        return self  # one snapshot already
+
+    def snapshot(self) -> TextView:
+        return self
+
+    def count(self, name: str) -> int:
+        """Rows of ``files`` or ``chunks`` in the snapshot."""
+        return len(self._manifest) if name == "files" else self._lexical.size if name == "chunks" else 0
+
+    def lexical(self) -> LexicalIndex:
+        return self._lexical
+
+    def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[ChunkSpan]]:
+        return {p: self._spans.get(p, []) for p in paths}
+
+    def whole_manifest(self) -> Mapping[str, tuple[str, int, int]]:
+        return self._manifest
+
+    def manifest_for(self, paths: Iterable[str]) -> dict[str, tuple[str, int, int]]:
+        return {p: self._manifest[p] for p in dict.fromkeys(paths) if p in self._manifest}
+
+    def is_stale(self, path: str, manifest: Mapping[str, tuple[str, int, int]]) -> bool:
+        return file_is_stale(self.settings.root, path, manifest)
+
+
+def open_view(settings: Settings) -> TextView | None:
+    """The saved view of the published snapshot, or ``None`` when there is none, it is not the
+    current one, or it cannot be read (the caller then opens the index itself)."""
+    if not settings.index_is_local:
+        return None
+    location = Path(settings.index_dir)
+    try:
+        with open(view_path(location), encoding="utf-8") as fh:
+            data: Any = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != VIEW_FORMAT:
+        return None
+    chunks, meta, rows = data.get("chunks"), data.get("meta"), data.get("manifest")
+    if not isinstance(chunks, int) or not isinstance(rows, dict) or meta != meta_version(location):
+        return None
+    from indexer.lexical import LexicalIndex
+
+    lexical = LexicalIndex.load_saved(lexical_path(location, chunks))
+    if lexical is None:
+        return None
+    try:
+        manifest = {str(p): (str(v[0]), int(v[1]), int(v[2])) for p, v in rows.items()}
+    except (TypeError, ValueError, IndexError):
+        return None
+    # The view was written after the snapshot was read, so a meta version still current then is
+    # current now only if no publish came between: check once more, after reading everything.
+    return TextView(settings, lexical, manifest) if meta_version(location) == meta else None
