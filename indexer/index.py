@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from indexer import ownership
+from indexer import ownership, textview
 from indexer.beneath import read_beneath
 from indexer.build import (
     Builder,
@@ -42,7 +42,7 @@ from indexer.lock import writer_active, writer_lock
 from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
 from indexer.snapshot import Snapshot, current
 from indexer.store import Store, batched, in_filter, model_slug, sql_str
-from indexer.types import sha256_hex
+from indexer.types import ChunkSpan, sha256_hex
 from indexer.workspace import Walker, WalkStats
 from models.base import Embedder
 
@@ -82,15 +82,6 @@ class IndexState(StrEnum):
     INTERRUPTED = "interrupted"  # a build was killed; searches read the last published snapshot
     STALE = "stale"
     FRESH = "fresh"
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkSpan:
-    start_line: int
-    end_line: int
-    symbol: str | None
-    kind: str | None
-    language: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +290,7 @@ class Index:
             builder = Builder(self.settings, self.store, embedders=self._embedder_factories(), tier=tier)
             remaining, _report = builder.upgrade(tier, limit)
         self._forget_versions()
+        self._prepare_lexical()  # the tiers changed in meta: a new text search view
         return remaining
 
     def _forget_versions(self) -> None:
@@ -308,13 +300,22 @@ class Index:
 
     def _prepare_lexical(self) -> None:
         """Build and save the BM25 index of the published chunks unless it is saved already, so the next
-        search, maybe in another process, finds it ready."""
+        search, maybe in another process, finds it ready; then save what a text search reads beside it
+        (:mod:`indexer.textview`), so that one needs neither LanceDB nor pyarrow."""
+        location = Path(self.location) if self.settings.index_is_local else None
+        meta = textview.meta_version(location) if location is not None else None  # before the snapshot
         try:
-            saved = self._lexical_file(self.snapshot().versions.get("chunks", -1))
+            snap = self.snapshot()
+            version = snap.versions.get("chunks", -1)
+            saved = self._lexical_file(version)
             if saved is not None and not saved.exists():
                 self.lexical()
+            if location is not None and meta is not None and saved is not None and saved.exists():
+                textview.write_view(location, meta, version, read_manifest(snap))
         except IndexStoreError as exc:
             log.debug("BM25 index not prepared after the build: %s", exc)
+        except OSError as exc:  # a read-only or full disk: text searches read the tables instead
+            log.debug("text search view not saved at %s: %s", self.location, exc)
 
     def _check_meta_owner(self, root: Path) -> None:
         """Refuse a location whose ``meta`` names another root (object storage has no marker file)."""
@@ -512,7 +513,7 @@ class Index:
         """Where the BM25 index of a chunks version is kept on disk (local indexes only)."""
         if version < 0 or not self.settings.index_is_local:
             return None
-        return Path(self.location) / "lexical" / f"chunks-v{version}.npz"
+        return textview.lexical_path(Path(self.location), version)
 
     def whole_manifest(self) -> Mapping[str, tuple[str, int, int]] | None:
         """Every manifest row of the published snapshot, read once per version and shared (do not
@@ -713,21 +714,7 @@ class Index:
 
     def is_stale(self, path: str, manifest: dict[str, tuple[str, int, int]]) -> bool:
         """Whether the live file differs from what was indexed (cheap: size and mtime first)."""
-        old = manifest.get(path)
-        if old is None:
-            return True
-        try:
-            st = os.stat(self.settings.root / path)
-        except OSError:
-            return True
-        if st.st_size == old[1] and st.st_mtime_ns == old[2]:
-            return False
-        try:
-            return (
-                sha256_hex(read_beneath(self.settings.root, path, 1 << 30)) != old[0]
-            )  # no symlink, no FIFO
-        except OSError:
-            return True
+        return textview.file_is_stale(self.settings.root, path, manifest)
 
 
 def _snapshot_tiers(meta: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
