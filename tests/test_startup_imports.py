@@ -32,14 +32,19 @@ sys.stderr.write("\\nLOADED " + json.dumps(heavy) + "\\n")
 """
 
 
-def loaded(args: list[str], env: dict[str, str]) -> set[str]:
+def probe(args: list[str], env: dict[str, str]) -> tuple[set[str], str]:
+    """The heavy modules imported by ``plait ARGS``, and what it printed on stdout."""
     out = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
     line = [ln for ln in out.stderr.splitlines() if ln.startswith("LOADED ")]
     assert line, out.stderr
-    return set(json.loads(line[-1].removeprefix("LOADED ")))
+    return set(json.loads(line[-1].removeprefix("LOADED "))), out.stdout
+
+
+def loaded(args: list[str], env: dict[str, str]) -> set[str]:
+    return probe(args, env)[0]
 
 
 @pytest.fixture
@@ -62,6 +67,22 @@ def test_text_search_without_an_index_imports_nothing_heavy(make_repo, env: dict
     assert loaded(args, env) == set()
     # Coloured output needs rich, and nothing else heavy.
     assert loaded([*args[:-1], "always"], env) == {"rich"}
+
+
+def test_text_search_over_an_index_imports_no_lancedb_or_pyarrow(make_repo, env: dict[str, str]) -> None:
+    root = make_repo({"a.py": "def alpha():\n    return 'needle'\n"})
+    subprocess.run(
+        [sys.executable, "-m", "search.frontends.cli", "index", str(root), "--quiet"],
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    for query in ("needle", "return the needle", "'needle'"):  # identifier, sentence, literal
+        args = ["search", query, "--mode", "text", "--root", str(root), "--no-daemon", "--json"]
+        # The view saved beside the tables (indexer.textview) answers; BM25 over it needs numpy only.
+        modules, printed = probe(args, env)
+        assert modules <= {"numpy"}
+        assert [r["path"] for r in json.loads(printed)] == ["a.py"]
 
 
 def test_hybrid_search_over_an_index_imports_lancedb_but_no_model_runtime(

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from indexer import IndexStoreError, Settings, git_status
 from indexer.beneath import is_regular_beneath, lstat_kind, read_beneath
@@ -149,6 +149,17 @@ class Engine:
             return False
         return self.index.exists()
 
+    def _text_view(self) -> Index | None:
+        """For a text search in a process that has not opened the index: the files saved beside it for
+        text searches (:mod:`indexer.textview`), read without LanceDB or pyarrow; ``None`` when they are
+        not the published snapshot's (the index is then opened as for any search)."""
+        if self._index is not None or not self.settings.index_is_local:
+            return None
+        from indexer.textview import open_view
+
+        # A TextView answers every read a text search makes of an Index (see indexer.textview).
+        return cast("Index | None", open_view(self.settings))
+
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
@@ -221,9 +232,10 @@ class Engine:
         analysed = analyse(text, regex=query.regex)
         degraded: dict[str, str] = {}
         notes: list[str] = []
-        has_index = self.has_index()
         # One snapshot for the whole search: every retriever reads the same published tables.
-        index = self.index.pinned() if has_index else None
+        index = self._text_view() if query.mode == "text" else None
+        if index is None:
+            index = self.index.pinned() if self.has_index() else None
         active = retrievers_for(query.mode, self.settings, index)
         for name in MODE_RETRIEVERS[query.mode]:
             if name not in active:

@@ -1,0 +1,107 @@
+"""A text search in a fresh process reads the view saved beside the index (indexer.textview) instead of
+the LanceDB tables, and answers exactly as a search through the opened index does; a view that is no
+longer the published snapshot's is never used."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from indexer import Index, Settings
+from indexer.textview import open_view, view_path
+from search import Engine, Query, Scope
+
+FILES = {
+    "src/queue.py": (
+        "class WorkQueue:\n"
+        "    def pending_count(self):\n"
+        "        return len(self.items)\n"
+        "\n"
+        "    def push(self, item):\n"
+        "        self.items.append(item)\n"
+    ),
+    "src/other.py": "def unrelated():\n    return 'queue of words, queue'\n",
+    "src/billing/invoice_export.py": "def run(rows):\n    return [r for r in rows if r]\n",
+    "lib/retry.js": "export function retryFailedUploads(items) {\n  return items.filter(Boolean);\n}\n",
+}
+QUERIES = [
+    Query("count the pending items of a work queue", mode="text"),  # a sentence: BM25 over chunks
+    Query("pending_count", mode="text"),  # an identifier: BM25 too
+    Query("'queue of words'", mode="text"),  # a literal: ripgrep, mapped to chunks
+    Query(r"retry\w+", mode="text", regex=True),
+]
+
+
+def answers(engine: Engine, scope: Scope | None = None) -> list[list[tuple[Any, ...]]]:
+    return [
+        [(r.path, r.start_line, r.end_line, r.symbol, r.kind, r.language, r.score, r.stale, r.snippet)
+         for r in engine.search(q, scope).results]
+        for q in QUERIES
+    ]  # fmt: skip
+
+
+def through_view(settings: Settings, scope: Scope | None = None) -> list[list[tuple[Any, ...]]]:
+    engine = Engine(settings)
+    try:
+        found = answers(engine, scope)
+        assert engine._index is None, "the text searches opened the index instead of reading the view"
+        return found
+    finally:
+        engine.close()
+
+
+def through_index(settings: Settings, scope: Scope | None = None) -> list[list[tuple[Any, ...]]]:
+    engine = Engine(settings, index=Index(settings))
+    try:
+        return answers(engine, scope)
+    finally:
+        engine.close()
+
+
+def test_text_searches_read_the_saved_view_and_answer_as_the_index_does(
+    make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
+) -> None:
+    root = make_repo(FILES)
+    settings = settings_for(root)
+    Index(settings).build(vectors=False)
+    view = open_view(settings)
+    assert view is not None and view.count("files") == len(FILES)
+    expected = through_index(settings)
+    assert all(expected), expected  # every query finds something
+    assert through_view(settings) == expected
+    scope = Scope("dir", "src")
+    assert through_view(settings, scope) == through_index(settings, scope)
+    # A file changed since indexing is searched live and flagged stale the same way.
+    (root / "src" / "other.py").write_text("def unrelated():\n    return 'queue of words, queue, queue'\n")
+    changed = through_index(settings)
+    assert any(r[7] for rows in changed for r in rows)
+    assert through_view(settings) == changed
+
+
+def test_a_view_that_is_not_the_published_snapshot_s_is_not_used(
+    make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
+) -> None:
+    root = make_repo(FILES)
+    settings = settings_for(root)
+    index = Index(settings)
+    index.build(vectors=False)
+    assert open_view(settings) is not None
+    index.store.set_meta(note="anything")  # a later write to meta: a publish may have come with it
+    assert open_view(settings) is None
+    engine = Engine(settings)
+    try:
+        assert engine.search(QUERIES[0]).results
+        assert engine._index is not None  # read through the tables instead
+    finally:
+        engine.close()
+    (root / "src" / "new.py").write_text("def pending_total():\n    return 0\n")
+    index.build(vectors=False)  # the next build saves a current view again
+    view = open_view(settings)
+    assert view is not None and "src/new.py" in view.whole_manifest()
+    # A damaged view is not used either.
+    view_path(Path(settings.index_dir)).write_text("{not json")
+    assert open_view(settings) is None
+    os.unlink(view_path(Path(settings.index_dir)))
+    assert open_view(settings) is None
