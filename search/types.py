@@ -6,6 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Mode = Literal["hybrid", "text", "symbol", "semantic"]
+#: The retrievers each mode asks (a search whose retrievers all failed is an error, not "no match").
+MODE_RETRIEVERS: dict[str, tuple[str, ...]] = {
+    "hybrid": ("text", "symbol", "vector"),
+    "text": ("text",),
+    "symbol": ("symbol",),
+    "semantic": ("vector",),
+}
 
 
 @dataclass(frozen=True, slots=True, order=True)

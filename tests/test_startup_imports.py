@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -32,15 +33,15 @@ sys.stderr.write("\\nLOADED " + json.dumps(heavy) + "\\n")
 """
 
 
-def probe(args: list[str], env: dict[str, str]) -> tuple[set[str], str]:
-    """The heavy modules imported by ``plait ARGS``, and what it printed on stdout."""
+def probe(args: list[str], env: dict[str, str]) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    """The heavy modules imported by ``plait ARGS``, and the finished process (its stdout, stderr)."""
     out = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
     line = [ln for ln in out.stderr.splitlines() if ln.startswith("LOADED ")]
     assert line, out.stderr
-    return set(json.loads(line[-1].removeprefix("LOADED "))), out.stdout
+    return set(json.loads(line[-1].removeprefix("LOADED "))), out
 
 
 def loaded(args: list[str], env: dict[str, str]) -> set[str]:
@@ -80,9 +81,9 @@ def test_text_search_over_an_index_imports_no_lancedb_or_pyarrow(make_repo, env:
     for query in ("needle", "return the needle", "'needle'"):  # identifier, sentence, literal
         args = ["search", query, "--mode", "text", "--root", str(root), "--no-daemon", "--json"]
         # The view saved beside the tables (indexer.textview) answers; BM25 over it needs numpy only.
-        modules, printed = probe(args, env)
+        modules, out = probe(args, env)
         assert modules <= {"numpy"}
-        assert [r["path"] for r in json.loads(printed)] == ["a.py"]
+        assert [r["path"] for r in json.loads(out.stdout)] == ["a.py"]
 
 
 def test_hybrid_search_over_an_index_imports_lancedb_but_no_model_runtime(
@@ -98,3 +99,31 @@ def test_hybrid_search_over_an_index_imports_lancedb_but_no_model_runtime(
     modules = loaded(["search", "alpha", "--root", str(root), "--no-daemon", "--json"], env)
     assert "lancedb" in modules
     assert not modules & {"torch", "sentence_transformers", "onnxruntime", "mcp"}  # the hashing embedder
+
+
+def test_a_search_that_a_running_server_answers_imports_nothing_heavy(make_repo, env: dict[str, str]) -> None:
+    root = make_repo({"a.py": "def alpha():\n    return 'needle'\n"})
+    cli = [sys.executable, "-m", "search.frontends.cli"]
+    subprocess.run([*cli, "index", str(root), "--quiet"], env=env, check=True, timeout=300)
+    server = subprocess.Popen(
+        [*cli, "serve", "--root", str(root), "--no-auto-index"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    try:
+        endpoint = Path(env["PLAIT_INDEX_DIR"]) / "endpoint.json"
+        deadline = time.monotonic() + 120
+        while not endpoint.exists() and time.monotonic() < deadline and server.poll() is None:
+            time.sleep(0.05)
+        assert endpoint.exists(), "the server did not advertise its endpoint"
+        for mode in ("hybrid", "text"):
+            args = ["--verbose", "search", "alpha", "--mode", mode, "--root", str(root), "--json"]
+            modules, out = probe(args, env)
+            assert f"searched through the running plait process (pid {server.pid})" in out.stderr
+            assert json.loads(out.stdout)[0]["symbol"] == "alpha"
+            # Neither the engine's dependencies nor the index's: the server searched.
+            assert modules == set()
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.terminate()
+        server.wait(timeout=30)

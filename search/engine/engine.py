@@ -27,7 +27,7 @@ from search.engine.retrievers.symbol import SymbolRetriever
 from search.engine.retrievers.text import TextRetriever
 from search.engine.retrievers.vector import VectorRetriever
 from search.errors import QueryError
-from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse
+from search.types import MODE_RETRIEVERS, Coverage, Hit, Query, Result, Scope, SearchResponse
 from search.workspace.ignores import check_language
 
 if TYPE_CHECKING:
@@ -40,12 +40,6 @@ MAX_QUERY_CHARS = 2000
 MAX_LIMIT = 200
 SNIPPET_LINES = 24
 SNIPPET_CHARS = 1600
-MODE_RETRIEVERS: dict[str, tuple[str, ...]] = {
-    "hybrid": ("text", "symbol", "vector"),
-    "text": ("text",),
-    "symbol": ("symbol",),
-    "semantic": ("vector",),
-}
 # Query-aware weights for weighted RRF: set from the query shape by reasoning, checked on dev corpora
 # (rich, jinja2, click) that are not among the corpora reported in BENCHMARKS.md; plain RRF stays
 # selectable (--fusion rrf).

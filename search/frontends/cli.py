@@ -155,24 +155,26 @@ def use_color(choice: str, stream: Any, env: Any = os.environ) -> bool:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from search.engine.engine import MODE_RETRIEVERS, Engine, parse_scope
-    from search.engine.snippets import focus_results, monotonic_scores
-    from search.types import Query
+    from search.types import MODE_RETRIEVERS, Query
 
     settings = _settings(_root_arg(args), args)
-    scope = parse_scope(args.scope, args.glob or (), args.lang)
     query = Query(args.query, mode=args.mode, limit=args.limit, regex=args.regex, explain=args.explain)
     response = None
-    if not args.no_daemon:  # a warm server answers every mode without opening LanceDB or a model here
+    if not args.no_daemon:  # a warm server answers every mode (and checks the scope) without the engine here
         from search.frontends.remote import try_remote_search
 
         response = try_remote_search(settings, query, args.scope, args.glob or (), args.lang, args.fusion)
     if response is None:
+        from search.engine.engine import Engine, parse_scope
+
+        scope = parse_scope(args.scope, args.glob or (), args.lang)
         engine = Engine(settings)
         try:
             response = engine.search(query, scope, fusion=args.fusion)
         finally:
             engine.close()
+    from search.engine.snippets import focus_results, monotonic_scores
+
     results = focus_results(
         monotonic_scores(response.results),
         str(settings.root),
