@@ -260,7 +260,8 @@ def cmd_latency(args: argparse.Namespace) -> int:
         else:
             phase("starting `plait serve` for the MCP timings")
             rep.rows += latency.time_mcp(prepared.root, flags, dict(os.environ), texts, args.modes,
-                                         log_path=work / "serve.log", passes=args.passes)  # fmt: skip
+                                         log_path=work / "serve.log", passes=args.passes,
+                                         cli_repeats=0 if args.no_cli else max(args.repeats, 5))  # fmt: skip
         if args.no_cli:
             rep.skipped["cli-cold"] = "--no-cli"
         else:

@@ -7,6 +7,10 @@
 - **mcp-stdio**: a real ``plait serve`` subprocess over stdio, driven by the ``mcp`` client; every
   query of the set through the ``search`` tool per mode, after one warm-up call per mode. Server
   start-up (spawn to initialised session) is reported as its own row.
+- **cli-warm**: ``plait search --json`` as a fresh process per call while that ``plait serve`` runs
+  (``cli_repeats`` per mode): the CLI forwards the search to the server's local endpoint
+  (:mod:`search.frontends.remote`), so it includes interpreter start, the CLI's imports, the HTTP round
+  trip and the warm server's search; a call that did not go through the server is an error.
 - **cli-cold**: ``plait search --json --no-daemon`` as a fresh process per call (``repeats`` per mode),
   so it includes interpreter start, imports, opening the index and, for semantic modes, loading
   the model.
@@ -147,6 +151,43 @@ def time_cli_cold(
     return rows
 
 
+def time_cli_warm(
+    root: Path,
+    flags: Sequence[str],
+    queries: Sequence[str],
+    modes: Sequence[str],
+    *,
+    repeats: int = 5,
+    timeout: float = 60.0,
+) -> list[LatencyRow]:
+    """Wall time of ``plait search`` as a fresh process that a running ``plait serve`` answers,
+    ``repeats`` times per mode (one untimed call first). Raises LatencyError when a call was not
+    answered by the server (the CLI says so on stderr with ``--verbose``)."""
+    rows = []
+    ticker = Ticker("latency cli-warm", len(modes) * repeats)
+    for mode in modes:
+        row = LatencyRow(f"plait-{mode}", "cli-warm")
+        for i in range(repeats + 1):
+            q = queries[i % len(queries)] if queries else "def "
+            args = [*plait_command(), "search", q, "--root", str(root), "--mode", mode, "--json", "--verbose"]
+            start = time.perf_counter()
+            res = run([*args, *flags], cwd=root, timeout=timeout)
+            elapsed = (time.perf_counter() - start) * 1000
+            if res.returncode not in (0, 1) or res.timed_out:
+                raise LatencyError(
+                    f"`plait search --mode {mode}` failed (exit {res.returncode}): {res.stderr[-500:]}"
+                )
+            if "searched through the running plait process" not in res.stderr:
+                raise LatencyError(
+                    f"`plait search --mode {mode}` did not reach the server: {res.stderr[-500:]}"
+                )
+            if i:  # the first call is a warm-up (page cache, the server's first request)
+                ticker.tick()
+                row.samples_ms.append(elapsed)
+        rows.append(row)
+    return rows
+
+
 def time_cli_start(root: Path, *, repeats: int = 5, timeout: float = 60.0) -> list[LatencyRow]:
     """Wall time of ``plait --version``, ``plait --help`` and a text search of a tree with no index, each
     as a fresh process ``repeats`` times: interpreter start plus imports, what every CLI call pays."""
@@ -186,10 +227,12 @@ def time_mcp(
     log_path: Path,
     limit: int = 10,
     passes: int = 1,
+    cli_repeats: int = 0,
     timeout: float = 120.0,
 ) -> list[LatencyRow]:
     """Warm latency of the ``search`` tool of a ``plait serve`` subprocess over stdio, per mode.
-    Modes are interleaved query by query, for ``passes`` passes, as in :func:`time_systems`."""
+    Modes are interleaved query by query, for ``passes`` passes, as in :func:`time_systems`. Then,
+    with ``cli_repeats``, ``plait search`` run as fresh processes that the running server answers."""
     import anyio
 
     async def measure() -> list[LatencyRow]:
@@ -229,6 +272,10 @@ def time_mcp(
                             ticker.tick()
                             timed[mode].samples_ms.append(await call(q, mode))
                 rows += timed.values()
+                if cli_repeats:
+                    rows += await anyio.to_thread.run_sync(
+                        lambda: time_cli_warm(root, flags, queries, modes, repeats=cli_repeats)
+                    )
         return rows
 
     try:

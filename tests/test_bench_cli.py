@@ -231,6 +231,7 @@ def test_latency_times_every_mode_through_library_mcp_and_cli(
         assert rows[(f"plait-{mode}", "library")]["n"] == asked
         assert rows[(f"plait-{mode}", "mcp-stdio")]["n"] == asked
         assert rows[(f"plait-{mode}", "cli-cold")]["n"] == 1
+        assert rows[(f"plait-{mode}", "cli-warm")]["n"] == 5  # answered by the running server
     assert rows[("ripgrep", "library")]["n"] == asked
     assert rows[("plait-serve", "mcp-start")]["n"] == 1
     for name in ("plait --version", "plait --help", "plait search --mode text (no index)"):
