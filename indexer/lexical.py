@@ -22,7 +22,6 @@ import math
 import os
 import re
 import threading
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -140,6 +139,8 @@ def _split(data: np.ndarray | None, size: int) -> list[str | None] | None:
 
 
 def _read_saved(path: Path) -> dict[str, np.ndarray] | None:
+    import zipfile  # here: a search without a saved index need not import it
+
     try:
         with np.load(path) as data:
             saved = {k: data[k] for k in data.files}
