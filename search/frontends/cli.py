@@ -40,13 +40,18 @@ def _root_arg(args: argparse.Namespace) -> str | None:
 
 
 def _settings(root_arg: str | None, args: argparse.Namespace, *, detect: bool = True) -> Any:
-    from indexer import find_root, load_settings
+    from indexer import load_settings
     from models.errors import PlaitError
 
     start = Path(root_arg or ".")
     if not start.exists():
         raise PlaitError(f"{start} does not exist; pass an existing directory as the root.")
-    root = find_root(start) if detect and root_arg is None else start.resolve()
+    if detect and root_arg is None:
+        from indexer import find_root  # the workspace walker's module: imported only to find the root
+
+        root = find_root(start)
+    else:
+        root = start.resolve()
     return load_settings(root, env=os.environ, overrides=flag_overrides(args))
 
 
