@@ -97,9 +97,14 @@ class TextView:
     ``snapshot().count``), answered from the saved files of one published snapshot."""
 
     def __init__(
-        self, settings: Settings, lexical: LexicalIndex, manifest: dict[str, tuple[str, int, int]]
+        self,
+        settings: Settings,
+        lexical: LexicalIndex,
+        manifest: dict[str, tuple[str, int, int]],
+        meta: int | None = None,
     ) -> None:
         self.settings = settings
+        self.meta = meta  # the meta version it belongs to
         self._lexical = lexical
         self._manifest = manifest
         self._spans: dict[str, list[ChunkSpan]] = {}
@@ -107,6 +112,10 @@ class TextView:
             self._spans.setdefault(path, []).append(ChunkSpan(start, end, symbol, kind, language))
         for spans in self._spans.values():
             spans.sort(key=lambda c: (c.start_line, c.end_line))
+
+    def is_current(self) -> bool:
+        """Whether nothing was published since this view was opened (a directory listing)."""
+        return self.meta is not None and meta_version(Path(self.settings.index_dir)) == self.meta
 
     def exists(self) -> bool:
         return True
@@ -164,4 +173,4 @@ def open_view(settings: Settings) -> TextView | None:
         return None
     # The view was written after the snapshot was read, so a meta version still current then is
     # current now only if no publish came between: check once more, after reading everything.
-    return TextView(settings, lexical, manifest) if meta_version(location) == meta else None
+    return TextView(settings, lexical, manifest, meta) if meta_version(location) == meta else None

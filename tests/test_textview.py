@@ -105,3 +105,25 @@ def test_a_view_that_is_not_the_published_snapshot_s_is_not_used(
     assert open_view(settings) is None
     os.unlink(view_path(Path(settings.index_dir)))
     assert open_view(settings) is None
+
+
+def test_a_long_lived_engine_keeps_its_view_until_a_build_publishes(
+    make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
+) -> None:
+    root = make_repo(FILES)
+    settings = settings_for(root)
+    Index(settings).build(vectors=False)
+    engine = Engine(settings)
+    try:
+        engine.search(QUERIES[1])
+        first = engine._view
+        assert first is not None
+        engine.search(QUERIES[0])
+        assert engine._view is first  # nothing published: the same view, not read again
+        (root / "src" / "totals.py").write_text("def pending_count_total():\n    return 0\n")
+        Index(settings).build(vectors=False)  # another writer publishes a new snapshot
+        found = engine.search(Query("pending_count_total", mode="text")).results
+        assert engine._view is not first and engine._index is None
+        assert found and found[0].path == "src/totals.py" and not found[0].stale
+    finally:
+        engine.close()

@@ -32,6 +32,7 @@ from search.workspace.ignores import check_language
 
 if TYPE_CHECKING:
     from indexer import Index
+    from indexer.textview import TextView
     from search.workspace.guard import GuardRule
 
 log = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ class Engine:
         self.settings = settings
         self._index = index
         self._index_lock = threading.Lock()
+        self._view: TextView | None = None  # what text searches read until the index is opened
         self.timeouts = {"text": 10.0, "symbol": 10.0, "vector": 30.0, **(timeouts or {})}
         self.ranking = RankingConfig.from_table(settings.ranking)
         self._generated_rules: list[GuardRule] | None = None
@@ -151,8 +153,11 @@ class Engine:
             return None
         from indexer.textview import open_view
 
+        view = self._view
+        if view is None or not view.is_current():  # a long-lived process reads it again after a publish
+            view = self._view = open_view(self.settings)
         # A TextView answers every read a text search makes of an Index (see indexer.textview).
-        return cast("Index | None", open_view(self.settings))
+        return cast("Index | None", view)
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
