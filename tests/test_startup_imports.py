@@ -127,3 +127,15 @@ def test_a_search_that_a_running_server_answers_imports_nothing_heavy(make_repo,
         server.stdin.close()
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("package", ["models", "indexer", "search"])
+def test_every_lazy_public_name_resolves(package: str) -> None:
+    import importlib
+
+    pkg = importlib.import_module(package)
+    for name in pkg.__all__:
+        assert getattr(pkg, name) is not None, name
+    assert set(pkg.__all__) == set(pkg._WHERE), "the lazy table and __all__ disagree"
+    with pytest.raises(AttributeError):
+        pkg.no_such_name  # noqa: B018
