@@ -33,6 +33,7 @@ from search.frontends.server.boundary import DEFAULT_DEADLINE
 from search.frontends.server.registry import ToolSelection
 from search.workspace.confine import Confined, Roots
 from search.workspace.files import DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_WRITE_BYTES
+from search.workspace.policy import WritePolicy
 
 log = logging.getLogger(__name__)
 
@@ -378,6 +379,11 @@ class ServerState:
         """How a path is shown in text: relative for the first root, absolute for the others."""
         root = Path(root)
         return rel if root == self.roots.primary else str(root / rel)
+
+    @property
+    def write_policy(self) -> WritePolicy:
+        """What the edit tools may do: read-only mode, the write limit, and reindexing what they write."""
+        return WritePolicy(read_only=self.read_only, max_bytes=self.max_write_bytes, on_write=self.on_write)
 
     # -- background work ------------------------------------------------------------------------
     def on_write(self, abspath: Path) -> None:

@@ -75,9 +75,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             changes,
             dry_run=dry_run,
             expected_sha256=expected_sha256,
-            read_only=state.read_only,
-            max_bytes=state.max_write_bytes,
-            on_write=state.on_write,
+            policy=state.write_policy,
         )
         return _respond(result)
 
@@ -102,9 +100,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             text,
             dry_run=dry_run,
             expected_sha256=expected_sha256,
-            read_only=state.read_only,
-            max_bytes=state.max_write_bytes,
-            on_write=state.on_write,
+            policy=state.write_policy,
         )
         return _respond(result)
 
@@ -124,9 +120,7 @@ def register(add: ToolAdder, state: ServerState) -> None:
             end_line,
             dry_run=dry_run,
             expected_sha256=expected_sha256,
-            read_only=state.read_only,
-            max_bytes=state.max_write_bytes,
-            on_write=state.on_write,
+            policy=state.write_policy,
         )
         return _respond(result)
 
