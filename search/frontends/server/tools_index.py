@@ -17,6 +17,7 @@ from indexer import Walker
 from indexer.daemon_state import read_watcher_state
 from search.errors import QueryError
 from search.frontends.server.boundary import ToolAdder, bound, respond
+from search.frontends.server.jobs import IndexJob, describe_job
 from search.frontends.server.models import (
     IndexJobOut,
     IndexStatusOut,
@@ -27,7 +28,8 @@ from search.frontends.server.models import (
     ToolInfo,
 )
 from search.frontends.server.registry import TOOLS
-from search.frontends.server.state import IndexJob, ServerState, Workspace, describe_job
+from search.frontends.server.served import Workspace
+from search.frontends.server.state import ServerState
 
 log = logging.getLogger(__name__)
 REINDEX_WAIT_SECONDS = 50.0  # under the 60 s many clients allow a call

@@ -35,7 +35,8 @@ from search.frontends.server.boundary import (
     truncation_note,
 )
 from search.frontends.server.models import FindReferencesOutput, ReferenceOut, RelatedOut, RelatedOutput
-from search.frontends.server.state import ServerState, Workspace
+from search.frontends.server.served import Workspace
+from search.frontends.server.state import ServerState
 from search.frontends.server.tools_search import Globs, Language, run_rg_lines
 from search.workspace.files import read_regular_file
 

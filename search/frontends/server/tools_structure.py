@@ -31,7 +31,8 @@ from search.frontends.server.boundary import (
     truncation_note,
 )
 from search.frontends.server.models import AstCapture, AstQueryOutput, OutlineNode, OutlineOutput
-from search.frontends.server.state import ServerState, Workspace
+from search.frontends.server.served import Workspace
+from search.frontends.server.state import ServerState
 from search.workspace.confine import Confined
 from search.workspace.files import read_regular_file
 
