@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import fcntl
 import logging
 import os
 import signal
@@ -60,7 +59,7 @@ from indexer.config import Settings
 from indexer.daemon_state import write_watcher_state
 from indexer.errors import IndexLockedError
 from indexer.index import Index
-from indexer.lock import lock_path
+from indexer.lock import PidLock, lock_path
 from indexer.workspace import ALWAYS_SKIP_DIRS, Walker
 from models.errors import PlaitError
 
@@ -148,7 +147,7 @@ class Watcher:
         self._cv = threading.Condition()
         self._incoming = _Batch()
         self._collector_done = False
-        self._lock_fd: int | None = None
+        self._lock = PidLock(_watcher_lock_path(settings.index_dir))
         self._upgraded = False  # the full tier was complete after the last batch
         self.error: BaseException | None = None
         self.watch_errors = 0  # backend failures survived (reopened each time)
@@ -180,27 +179,12 @@ class Watcher:
 
     def claim(self) -> None:
         """Take the one-watcher-per-index lock (WatcherRunningError if another watcher holds it)."""
-        if self._lock_fd is not None:
-            return
-        path = _watcher_lock_path(self.settings.index_dir)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown process"
-            os.close(fd)
-            raise WatcherRunningError(self.settings.index_dir, holder) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
-        self._lock_fd = fd
+        holder = self._lock.acquire()
+        if holder is not None:
+            raise WatcherRunningError(self.settings.index_dir, holder)
 
     def release(self) -> None:
-        if self._lock_fd is not None:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._lock_fd, 0)
-            os.close(self._lock_fd)  # closing drops the flock
-            self._lock_fd = None
+        self._lock.release()
 
     def request_stop(self) -> None:
         """Ask ``run()`` to return after the current batch; safe to call from a signal handler."""

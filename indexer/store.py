@@ -31,9 +31,22 @@ from indexer.errors import IndexCorruptError, IndexStoreError
 
 log = logging.getLogger(__name__)
 
-# Opt in to LanceDB's coming default (index statistics without IVF centroids), which also silences
-# the warning it prints on every `index_stats` call; a value the user set is kept.
-os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
+LANCE_DEFAULTS = {
+    # Opt in to LanceDB's coming default (index statistics without IVF centroids), which also
+    # silences the warning it prints on every `index_stats` call.
+    "LANCE_INCLUDE_VECTOR_CENTROIDS": "false",
+}
+
+
+def configure_lance() -> None:
+    """Set LanceDB's process-wide options (:data:`LANCE_DEFAULTS`) that the user has not set.
+
+    Called by :class:`Store` before its first connection, so importing this module changes
+    nothing; idempotent and cheap.
+    """
+    for name, value in LANCE_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+
 
 SCHEMA_VERSION = 2
 PINNED_VERSIONS = 2  # handles kept per table: the published version and the one before it
@@ -124,6 +137,7 @@ class Store:
 
     def __init__(self, location: str) -> None:
         self.location = location
+        configure_lance()
         import lancedb  # 2-3 s to import: only when an index is opened, never for `plait --help`
 
         try:
