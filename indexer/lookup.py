@@ -57,6 +57,9 @@ class SymbolRow(NamedTuple):  # a tuple: an in-memory table makes tens of thousa
     signature: str
 
 
+SYMBOL_COLUMNS: list[str] = list(SymbolRow._fields)  # the columns of ``symbols`` a lookup reads
+
+
 @dataclass(frozen=True, slots=True)
 class SymbolMatch:
     symbol: SymbolRow
@@ -127,19 +130,7 @@ class SymbolTable:
     def from_arrow(cls, table: pa.Table) -> SymbolTable:
         if table.num_rows == 0:
             return cls([])
-        cols = [
-            table.column(c).to_pylist()
-            for c in (
-                "name",
-                "qualified_name",
-                "kind",
-                "path",
-                "language",
-                "start_line",
-                "end_line",
-                "signature",
-            )
-        ]
+        cols = [table.column(c).to_pylist() for c in SYMBOL_COLUMNS]
         return cls([SymbolRow(*vals) for vals in zip(*cols, strict=True)])
 
     def __len__(self) -> int:
