@@ -10,12 +10,12 @@ and a search then fetches only row ids and distances. LanceDB errors are transla
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.build import search_tier_of, tier_entries
+from indexer.embedding import search_tier_of, snapshot_tiers
 from indexer.errors import IndexCorruptError, IndexStoreError
 from indexer.filters import glob_matcher, path_prefix_sql
 from indexer.memo import VersionMemo
@@ -46,15 +46,6 @@ class VectorHit:
     kind: str | None
     language: str | None
     distance: float
-
-
-def snapshot_tiers(meta: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each tier's {id, dimension, table} from ``meta``; an index built before tiers has one model,
-    read as the full tier."""
-    entries = tier_entries(meta.get("tiers"))
-    if not entries:
-        entries = tier_entries({"full": meta.get("model")})
-    return entries
 
 
 def search_tier(snap: Snapshot) -> tuple[str, dict[str, Any]] | None:

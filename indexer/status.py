@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from indexer import ownership
 from indexer.beneath import read_beneath
-from indexer.build import fingerprint, read_manifest, search_tier_of
-from indexer.embedding import TIERS
+from indexer.build import fingerprint
+from indexer.embedding import TIERS, search_tier_of, snapshot_tiers
 from indexer.errors import IndexStoreError
 from indexer.lock import writer_active
-from indexer.nearest import snapshot_tiers
+from indexer.tables import read_manifest
 from indexer.types import sha256_hex
 from indexer.workspace import Walker, WalkStats
 

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import threading
+import typing
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
@@ -28,6 +29,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 
 from indexer.errors import IndexCorruptError, IndexStoreError
+from indexer.types import STORED_SYMBOL_FIELDS, Symbol
 
 log = logging.getLogger(__name__)
 
@@ -62,19 +64,21 @@ FILES_SCHEMA = pa.schema(
         pa.field("chunks", pa.int32()),
     ]
 )
-SYMBOLS_SCHEMA = pa.schema(
-    [
-        pa.field("path", pa.string(), nullable=False),
-        pa.field("name", pa.string()),
-        pa.field("qualified_name", pa.string()),
-        pa.field("kind", pa.string()),
-        pa.field("language", pa.string()),
-        pa.field("start_line", pa.int32()),
-        pa.field("end_line", pa.int32()),
-        pa.field("signature", pa.string()),
-        pa.field("name_norm", pa.string()),  # lower-case, separators removed: lookups filter on it
-    ]
-)
+_ARROW_TYPES = {str: pa.string(), int: pa.int32()}
+
+
+def _symbols_schema() -> pa.Schema:
+    """The ``symbols`` table: ``path`` first (never null), then the other stored fields of
+    :class:`~indexer.types.Symbol` in its order, then ``name_norm`` (lower-case, separators removed:
+    lookups filter on it)."""
+    hints = typing.get_type_hints(Symbol)
+    stored = [pa.field(n, _ARROW_TYPES[hints[n]]) for n in STORED_SYMBOL_FIELDS if n != "path"]
+    return pa.schema(
+        [pa.field("path", pa.string(), nullable=False), *stored, pa.field("name_norm", pa.string())]
+    )
+
+
+SYMBOLS_SCHEMA = _symbols_schema()
 CHUNK_FIELDS = [
     pa.field("chunk_id", pa.string(), nullable=False),
     pa.field("path", pa.string(), nullable=False),
