@@ -77,6 +77,9 @@ class IndexStatus:
         return ", ".join(parts) or "no vectors"
 
     def as_dict(self) -> dict[str, Any]:
+        """The JSON of ``plait status --json`` and ``index_status``. Written out rather than
+        ``dataclasses.asdict``: it adds ``vector_coverage`` and ``changed_count`` in their places and
+        caps the file lists at :data:`MAX_LISTED_FILES`."""
         return {
             "state": self.state.value,
             "root": self.root,
