@@ -13,9 +13,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import pyarrow as pa
+
+from indexer.types import STORED_SYMBOL_FIELDS, Symbol
 
 TIER_EXACT = 1.0
 TIER_QUALIFIED = 0.97
@@ -46,15 +47,8 @@ def name_tokens(name: str) -> list[str]:
     return [t.lower() for t in _CAMEL.findall(name)]
 
 
-class SymbolRow(NamedTuple):  # a tuple: an in-memory table makes tens of thousands of them
-    name: str
-    qualified_name: str
-    kind: str
-    path: str
-    language: str
-    start_line: int
-    end_line: int
-    signature: str
+SymbolRow = Symbol  # a symbol read back from the index (``name_line`` 0); the name of earlier releases
+SYMBOL_COLUMNS: list[str] = list(STORED_SYMBOL_FIELDS)  # the columns of ``symbols`` a lookup reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,19 +121,7 @@ class SymbolTable:
     def from_arrow(cls, table: pa.Table) -> SymbolTable:
         if table.num_rows == 0:
             return cls([])
-        cols = [
-            table.column(c).to_pylist()
-            for c in (
-                "name",
-                "qualified_name",
-                "kind",
-                "path",
-                "language",
-                "start_line",
-                "end_line",
-                "signature",
-            )
-        ]
+        cols = [table.column(c).to_pylist() for c in SYMBOL_COLUMNS]
         return cls([SymbolRow(*vals) for vals in zip(*cols, strict=True)])
 
     def __len__(self) -> int:
