@@ -37,6 +37,7 @@ from indexer.chunks import CHUNKER_VERSION
 from indexer.config import Settings
 from indexer.embedding import search_tier_of, tier_entries
 from indexer.parse_jobs import Parsed, ParseJob, parse_pool, read_and_parse
+from indexer.parsing import queries_digest
 from indexer.report import BuildReport, NullProgress, Progress
 from indexer.snapshot import publish
 from indexer.store import (
@@ -74,11 +75,13 @@ COMPACT_EVERY = 25
 
 
 def fingerprint(settings: Settings) -> dict[str, object]:
+    """What an index was built with: a build by a different fingerprint starts afresh."""
     c = settings.chunks
     return {
         "schema": SCHEMA_VERSION,
         "chunker": CHUNKER_VERSION,
         "chunks": [c.max_lines, c.overlap_lines, c.min_lines, c.window_lines, c.max_chars],
+        "queries": queries_digest(),
     }
 
 

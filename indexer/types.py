@@ -21,6 +21,7 @@ SymbolKind = Literal[
     "field",
     "constructor",
     "macro",
+    "reexport",  # a name another crate defines, made public here (Rust `pub use`)
 ]
 
 
