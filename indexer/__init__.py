@@ -14,24 +14,32 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from indexer.build import BuildReport, Progress
     from indexer.config import ChunkSettings, Settings, default_index_dir, load_settings
     from indexer.errors import IndexCorruptError, IndexLockedError, IndexMissingError, IndexStoreError
-    from indexer.globs import glob_matcher
-    from indexer.index import Index, IndexState, IndexStatus, VectorHit
+    from indexer.filters import glob_matcher
+    from indexer.index import Index
     from indexer.lookup import SymbolMatch, SymbolRow
+    from indexer.nearest import VectorHit
+    from indexer.ownership import has_tables
     from indexer.procs import GitStatus, git_status
+    from indexer.report import BuildReport, Progress
+    from indexer.status import IndexState, IndexStatus
+    from indexer.textview import TextView, open_view
     from indexer.types import Chunk, ChunkSpan, FileRecord, Symbol
     from indexer.workspace import Walker, WalkStats, WorkspaceFile, find_root, iter_files, skips_content
 
 _SUBMODULES: dict[str, tuple[str, ...]] = {
-    "indexer.build": ("BuildReport", "Progress"),
     "indexer.config": ("ChunkSettings", "Settings", "default_index_dir", "load_settings"),
     "indexer.errors": ("IndexCorruptError", "IndexLockedError", "IndexMissingError", "IndexStoreError"),
-    "indexer.globs": ("glob_matcher",),
-    "indexer.index": ("Index", "IndexState", "IndexStatus", "VectorHit"),
+    "indexer.filters": ("glob_matcher",),
+    "indexer.index": ("Index",),
     "indexer.lookup": ("SymbolMatch", "SymbolRow"),
+    "indexer.nearest": ("VectorHit",),
+    "indexer.ownership": ("has_tables",),
     "indexer.procs": ("GitStatus", "git_status"),
+    "indexer.report": ("BuildReport", "Progress"),
+    "indexer.status": ("IndexState", "IndexStatus"),
+    "indexer.textview": ("TextView", "open_view"),
     "indexer.types": ("Chunk", "ChunkSpan", "FileRecord", "Symbol"),
     "indexer.workspace": ("Walker", "WalkStats", "WorkspaceFile", "find_root", "iter_files", "skips_content"),
 }
@@ -56,6 +64,7 @@ __all__ = [
     "Symbol",
     "SymbolMatch",
     "SymbolRow",
+    "TextView",
     "VectorHit",
     "WalkStats",
     "Walker",
@@ -64,8 +73,10 @@ __all__ = [
     "find_root",
     "git_status",
     "glob_matcher",
+    "has_tables",
     "iter_files",
     "load_settings",
+    "open_view",
     "skips_content",
 ]
 

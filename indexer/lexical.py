@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from models.lazy import lazy_module
+from models import lazy_module
 
 if TYPE_CHECKING:
     import numpy as np

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from models.base import Embedder
     from models.config import DEFAULT_MODEL, ModelConfig
     from models.hashing import HashingEmbedder
+    from models.lazy import lazy_module
     from models.loader import LazyEmbedder, load_embedder
     from models.resolve import resolve_model_path
 
@@ -33,6 +34,7 @@ _WHERE = {
     "HashingEmbedder": "models.hashing",
     "LazyEmbedder": "models.loader",
     "ModelConfig": "models.config",
+    "lazy_module": "models.lazy",
     "load_embedder": "models.loader",
     "resolve_model_path": "models.resolve",
 }
@@ -43,6 +45,7 @@ __all__ = [
     "HashingEmbedder",
     "LazyEmbedder",
     "ModelConfig",
+    "lazy_module",
     "load_embedder",
     "resolve_model_path",
 ]

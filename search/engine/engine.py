@@ -15,9 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from indexer import IndexStoreError, Settings, git_status
+from indexer import IndexStoreError, Settings, git_status, has_tables
 from indexer.beneath import is_regular_beneath, lstat_kind, read_beneath
-from indexer.ownership import has_tables
 from models.errors import PathOutsideRootError, PlaitError
 from search.engine.fusion import DEFAULT_K, fuse
 from search.engine.query import AnalysedQuery, analyse
@@ -31,8 +30,7 @@ from search.types import MODE_RETRIEVERS, Coverage, Hit, Query, Result, Scope, S
 from search.workspace.ignores import check_language
 
 if TYPE_CHECKING:
-    from indexer import Index
-    from indexer.textview import TextView
+    from indexer import Index, TextView
     from search.workspace.guard import GuardRule
 
 log = logging.getLogger(__name__)
@@ -151,7 +149,7 @@ class Engine:
         not the published snapshot's (the index is then opened as for any search)."""
         if self._index is not None or not self.settings.index_is_local:
             return None
-        from indexer.textview import open_view
+        from indexer import open_view
 
         view = self._view
         if view is None or not view.is_current():  # a long-lived process reads it again after a publish
