@@ -19,9 +19,9 @@ rule)::
     globs = ["gen/**", "*.pb.go"]
 
 :func:`run_guard` checks a target — ``ws``, ``changed`` (git-modified and untracked), ``dir:P`` or
-``file:P`` — and returns a :class:`GuardReport`. Files are listed with ``rg --files`` (ignore rules
-as in ripgrep, hidden files included, ``.git`` skipped) filtered by the configured include/exclude;
-regex rules run ripgrep (``--json``, ``-e``) on the rule's files through :mod:`indexer.procs`; import
+``file:P`` — and returns a :class:`GuardReport`. Files are listed by
+:func:`search.workspace.ripgrep.list_files` (the workspace as every tool sees it) and regex rules run
+on the rule's files, both through the ripgrep gateway (:mod:`search.workspace.ripgrep`); import
 rules parse files with tree-sitter (:func:`indexer.imports.extract_imports`), never a text grep;
 ``generated`` rules report generated files that git shows as modified. :func:`check_write_allowed`
 makes the write and edit tools refuse ``forbid_writes`` paths.
@@ -34,10 +34,8 @@ those — so ``os`` forbids ``os`` and ``os.path`` but not ``oslo``.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import pathspec
@@ -47,13 +45,13 @@ from indexer.config import Settings
 from indexer.errors import GrammarUnavailableError
 from indexer.imports import IMPORT_LANGUAGES, ImportRef, extract_imports
 from indexer.languages import detect_language
-from indexer.procs import git_status, rg_binary
-from indexer.sandbox import run_beneath
-from indexer.workspace import ALWAYS_SKIP_DIRS, BINARY_SNIFF_BYTES, is_binary
+from indexer.procs import git_status
+from indexer.workspace import BINARY_SNIFF_BYTES, is_binary
 from models.errors import ConfigError
-from search.engine.retrievers.rg import rg_text
 from search.errors import GuardBlockedError, QueryError
+from search.workspace import ripgrep
 from search.workspace.confine import Roots, target_kind
+from search.workspace.ripgrep import RegexError, RgCommand, RipgrepTimeoutError, list_files
 
 RuleType = Literal["regex", "import", "generated"]
 RULE_TYPES: tuple[str, ...] = ("regex", "import", "generated")
@@ -258,34 +256,6 @@ def _config_filter(settings: Settings, paths: Iterable[str]) -> list[str]:
     ]
 
 
-def list_files(
-    settings: Settings, rel: str = ".", *, include_ignored: bool = False, timeout: float = 30.0
-) -> list[str]:
-    """Files under ``rel`` (a directory relative to the root) as sorted root-relative paths.
-
-    Listed by ``rg --files``: ignore files as ripgrep reads them (``--no-ignore`` with
-    ``include_ignored``), hidden files included, ``.git``/``.plait`` and a local index directory
-    skipped, symlinks not followed; then the configured include/exclude globs apply (unless
-    ``include_ignored``). Also used by the ``glob`` tool. Raises :class:`QueryError` on timeout.
-    """
-    args = [rg_binary(), "--files", "-0", "--no-config", "--hidden", "--no-require-git"]
-    for skipped in sorted(ALWAYS_SKIP_DIRS):  # .git, .plait, ... as the index's walk skips them
-        args += ["-g", f"!{skipped}/"]
-    if include_ignored:
-        args.append("--no-ignore")
-    if settings.index_is_local:
-        index_dir = Path(settings.index_dir).resolve()
-        if index_dir.is_relative_to(settings.root) and index_dir != settings.root:
-            args += ["-g", f"!/{index_dir.relative_to(settings.root).as_posix()}/"]
-    args += ["--", rel]
-    res = run_beneath(settings.root, args, timeout=timeout)
-    if res.timed_out:
-        raise QueryError(f"listing the files of {settings.root} took over {timeout:g}s; narrow the path")
-    names = res.stdout.decode("utf-8", "surrogateescape").split("\0")
-    paths = sorted(n.removeprefix("./") for n in names if n)
-    return paths if include_ignored else _config_filter(settings, paths)
-
-
 def _target_files(settings: Settings, target: _Target, timeout: float) -> list[str]:
     if target.kind == "file":
         return [target.rel]
@@ -310,45 +280,32 @@ def _trim(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def parse_rg_matches(output: bytes) -> list[tuple[str, int, str]]:
-    """``(path, line, text)`` of each matching line in ``rg --json`` output; binary files are dropped."""
-    found: dict[str, list[tuple[str, int, str]]] = {}
-    binary: set[str] = set()
-    for raw in output.splitlines():
-        try:
-            msg = json.loads(raw)
-        except ValueError:
-            continue  # a line cut by the output cap
-        data = msg.get("data", {})
-        path = rg_text(data.get("path"))
-        if msg.get("type") == "match":
-            found.setdefault(path, []).append((path, int(data["line_number"]), rg_text(data.get("lines"))))
-        elif msg.get("type") == "end" and data.get("binary_offset") is not None:
-            binary.add(path)
-    return [m for path, matches in found.items() if path not in binary for m in matches]
-
-
 def _check_regex(
     settings: Settings, rule: GuardRule, files: list[str], timeout: float, errors: list[str]
 ) -> list[Violation]:
     assert rule.pattern is not None
     out: list[Violation] = []
     for start in range(0, len(files), _BATCH):
-        batch = files[start : start + _BATCH]
-        args = [rg_binary(), "--json", "--no-config", "-e", rule.pattern, "--", *batch]
-        res = run_beneath(settings.root, args, timeout=timeout)
-        if res.timed_out:
-            raise QueryError(f"guard rule {rule.id!r} took over {timeout:g}s; narrow its globs or the target")
-        if res.returncode == 2 and ("regex" in res.stderr or "error parsing" in res.stderr):
-            detail = "; ".join(ln.strip() for ln in res.stderr.splitlines() if ln.strip(" ^"))
+        batch = tuple(files[start : start + _BATCH])
+        # Named files are searched whatever the ignore rules; whole lines, whatever their length.
+        command = RgCommand(
+            "json", (rule.pattern,), batch, case="sensitive", size_limit=False, max_columns=None
+        )
+        try:
+            res = ripgrep.run(settings, command, timeout=timeout)
+        except RipgrepTimeoutError as exc:
             raise QueryError(
-                f"guard rule {rule.id!r} has an invalid regex {rule.pattern!r} ({detail}); "
+                f"guard rule {rule.id!r} took over {timeout:g}s; narrow its globs or the target"
+            ) from exc
+        except RegexError as exc:
+            raise QueryError(
+                f"guard rule {rule.id!r} has an invalid regex {rule.pattern!r} ({exc.detail}); "
                 "fix the pattern (ripgrep's Rust regex syntax; no look-around or backreferences)"
-            )
-        if res.returncode not in (0, 1):
-            errors.append(f"rule {rule.id}: {res.stderr or f'rg exited with {res.returncode}'}")
-        for path, line, text in parse_rg_matches(res.stdout):
-            out.append(Violation(rule.id, path, line, _trim(text), rule.message))
+            ) from exc
+        errors += [f"rule {rule.id}: {e}" for e in res.errors]
+        for m in res.lines:
+            if m.path not in res.binary:
+                out.append(Violation(rule.id, m.path, m.line, _trim(m.text), rule.message))
     return out
 
 

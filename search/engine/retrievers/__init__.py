@@ -21,6 +21,13 @@ class ResolvedScope:
     globs: tuple[str, ...]
     language: str | None
 
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """What ripgrep is given to search: the explicit files, else the directory or file, else the root."""
+        if self.paths is not None:
+            return self.paths
+        return (self.path,) if self.path else (".",)
+
     def allows(self, path: str) -> bool:
         if self.paths is not None and path not in self.paths:
             return False

@@ -23,8 +23,9 @@ from search.frontends.server.models import (
     WriteFileOutput,
 )
 from search.frontends.server.state import ServerState
-from search.workspace.files import file_info as lib_file_info
-from search.workspace.files import glob_files, list_directory, read_file, write_file
+from search.workspace.browse import file_info as lib_file_info
+from search.workspace.browse import glob_files, list_directory
+from search.workspace.files import read_file, write_file
 
 FilePath = Annotated[
     str,
