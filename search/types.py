@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from search.errors import QueryError
 
 Mode = Literal["hybrid", "text", "symbol", "semantic"]
 
@@ -37,15 +40,62 @@ class Hit:
     coverage: float = 1.0  # text retriever: share of the query's term weight (idf) matched here
 
 
+ScopeKind = Literal["ws", "changed", "dir", "file"]
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """Where to search: ``ws`` (whole workspace), ``changed`` (git-modified and untracked),
-    ``dir`` or ``file`` (with ``path``), narrowed further by globs and a language."""
+    """Where to search, as given: ``ws`` (whole workspace), ``changed`` (git-modified and untracked),
+    ``dir`` or ``file`` (with ``path``), narrowed further by globs and a language. Made from text once,
+    at the edge, by :meth:`parse`; resolved against a root by :func:`search.workspace.scope.resolve_scope`."""
 
-    kind: Literal["ws", "changed", "dir", "file"] = "ws"
+    kind: ScopeKind = "ws"
     path: str | None = None
     globs: tuple[str, ...] = ()
     language: str | None = None
+
+    @classmethod
+    def parse(
+        cls, text: str | None, globs: Sequence[str] = (), language: str | None = None, *, what: str = "scope"
+    ) -> Scope:
+        """``ws`` | ``changed`` | ``dir:P`` | ``file:P`` (blank is ``ws``) → :class:`Scope`; anything else
+        raises :class:`search.errors.QueryError` (``what`` names the argument in the message)."""
+        text = (text or "ws").strip() or "ws"
+        kind, sep, path = text.partition(":")
+        if not sep and kind in ("ws", "changed"):
+            return cls(kind, None, tuple(globs), language)  # type: ignore[arg-type]
+        if sep and kind in ("dir", "file") and path:
+            return cls(kind, path, tuple(globs), language)  # type: ignore[arg-type]
+        raise QueryError(f"unknown {what} {text!r}; use ws, changed, dir:PATH or file:PATH.")
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedScope:
+    """A scope resolved against one root: what to search, and the one containment predicate
+    (:meth:`allows`) every caller uses to ask whether a path is inside it."""
+
+    kind: str  # a ScopeKind (str while find_references builds one from a plain str)
+    path: str | None  # workspace-relative directory or file for dir/file scopes; None for the root
+    paths: tuple[str, ...] | None  # explicit file list (changed scope)
+    globs: tuple[str, ...]
+    language: str | None
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """What ripgrep is given to search: the explicit files, else the directory or file, else the root."""
+        if self.paths is not None:
+            return self.paths
+        return (self.path,) if self.path else (".",)
+
+    def allows(self, path: str) -> bool:
+        """Whether the root-relative ``path`` is inside the scope (the globs and language aside)."""
+        if self.paths is not None and path not in self.paths:
+            return False
+        if self.kind == "file":
+            return path == self.path
+        if self.kind == "dir" and self.path:
+            return path.startswith(self.path.rstrip("/") + "/")
+        return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 import pathspec
 
-from indexer.beneath import is_regular_beneath, read_beneath
+from indexer.beneath import read_beneath
 from indexer.config import Settings
 from indexer.errors import GrammarUnavailableError
 from indexer.imports import IMPORT_LANGUAGES, ImportRef, extract_imports
@@ -49,9 +49,10 @@ from indexer.procs import git_status
 from indexer.workspace import BINARY_SNIFF_BYTES, is_binary
 from models.errors import ConfigError
 from search.errors import GuardBlockedError, QueryError
+from search.types import ResolvedScope, Scope
 from search.workspace import ripgrep
-from search.workspace.confine import Roots, target_kind
 from search.workspace.ripgrep import RegexError, RgCommand, RipgrepTimeoutError, list_files
+from search.workspace.scope import resolve_scope
 
 RuleType = Literal["regex", "import", "generated"]
 RULE_TYPES: tuple[str, ...] = ("regex", "import", "generated")
@@ -216,36 +217,6 @@ def check_write_allowed(rules: Iterable[GuardRule], relpath: str) -> None:
 # --- targets -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Target:
-    kind: Literal["ws", "changed", "dir", "file"]
-    rel: str = "."  # for dir/file
-
-    def contains(self, relpath: str) -> bool:
-        if self.kind == "file":
-            return relpath == self.rel
-        if self.kind == "dir" and self.rel != ".":
-            return relpath.startswith(self.rel + "/")
-        return True
-
-
-def _parse_target(settings: Settings, target: str) -> _Target:
-    if target == "ws":
-        return _Target("ws")
-    if target == "changed":
-        return _Target("changed")
-    kind, sep, arg = target.partition(":")
-    if not sep or kind not in ("dir", "file") or not arg:
-        raise QueryError(f"unknown guard target {target!r}; use ws, changed, dir:PATH or file:PATH")
-    confined = Roots([settings.root], [settings]).resolve(arg, must_exist=True)
-    is_dir = target_kind(confined) == "dir"  # a FIFO or a symlink swapped into the path is refused
-    if kind == "dir" and not is_dir:
-        raise QueryError(f"{arg} is not a directory; use file:{arg} to check one file")
-    if kind == "file" and is_dir:
-        raise QueryError(f"{arg} is a directory; use dir:{arg} to check a directory")
-    return _Target("dir" if is_dir else "file", confined.relpath)
-
-
 def _config_filter(settings: Settings, paths: Iterable[str]) -> list[str]:
     exclude = _spec(settings.exclude) if settings.exclude else None
     include = _spec(settings.include) if settings.include else None
@@ -256,20 +227,12 @@ def _config_filter(settings: Settings, paths: Iterable[str]) -> list[str]:
     ]
 
 
-def _target_files(settings: Settings, target: _Target, timeout: float) -> list[str]:
-    if target.kind == "file":
-        return [target.rel]
-    if target.kind == "changed":
-        status = git_status(settings.root, timeout=timeout)
-        if status is None:
-            raise QueryError(
-                f"target 'changed' needs a git work tree and {settings.root} is not one; "
-                "use ws, dir:PATH or file:PATH"
-            )
-        # regular files reached without a symlink: an untracked link to a secret is never read
-        existing = [p for p in status.changed if is_regular_beneath(settings.root, p)]
-        return sorted(_config_filter(settings, existing))
-    return list_files(settings, target.rel if target.kind == "dir" else ".", timeout=timeout)
+def _target_files(settings: Settings, target: ResolvedScope, timeout: float) -> list[str]:
+    if target.kind == "file" and target.path is not None:
+        return [target.path]
+    if target.paths is not None:  # changed: regular files reached without a symlink
+        return sorted(_config_filter(settings, target.paths))
+    return list_files(settings, target.path or ".", timeout=timeout)
 
 
 # --- checks ------------------------------------------------------------------------------------------
@@ -330,14 +293,18 @@ def _read_imports(settings: Settings, rel: str, errors: list[str]) -> list[Impor
 
 
 def run_guard(
-    settings: Settings, rules: Sequence[GuardRule], target: str = "ws", *, timeout: float = 30.0
+    settings: Settings, rules: Sequence[GuardRule], target: Scope | str = "ws", *, timeout: float = 30.0
 ) -> GuardReport:
     """Check ``rules`` over ``target`` in the workspace of ``settings`` (see the module docstring).
 
     Raises :class:`QueryError` for an unknown target, ``changed`` outside a git work tree, an invalid
     regex or a timeout; the path of ``dir:``/``file:`` is confined to the root like every tool path.
     """
-    parsed = _parse_target(settings, target)
+    scope = target if isinstance(target, Scope) else Scope.parse(target, what="guard target")
+    if scope.kind == "changed" and not rules:
+        parsed = ResolvedScope("changed", None, (), (), None)  # nothing to check: git is not asked
+    else:
+        parsed = resolve_scope(settings, scope)
     files = _target_files(settings, parsed, timeout) if rules else []
     errors: list[str] = []
     violations: list[Violation] = []
@@ -364,13 +331,17 @@ def run_guard(
                 modified = frozenset() if status is None else status.modified | frozenset(status.renamed)
             violations += _check_generated(rule, parsed, modified)
     violations.sort(key=lambda v: (v.path, v.line or 0, v.rule_id))
-    return GuardReport(target, violations, len(files), len(rules), errors)
+    return GuardReport(_scope_text(scope), violations, len(files), len(rules), errors)
 
 
-def _check_generated(rule: GuardRule, target: _Target, modified: frozenset[str]) -> list[Violation]:
+def _scope_text(scope: Scope) -> str:
+    return scope.kind if scope.path is None else f"{scope.kind}:{scope.path}"
+
+
+def _check_generated(rule: GuardRule, target: ResolvedScope, modified: frozenset[str]) -> list[Violation]:
     message = rule.message or "this generated file was edited by hand"
     return [
         Violation(rule.id, p, None, "(modified generated file)", message)
         for p in sorted(modified)
-        if target.contains(p) and rule.applies_to(p)
+        if (target.kind == "changed" or target.allows(p)) and rule.applies_to(p)
     ]

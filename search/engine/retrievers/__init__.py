@@ -4,38 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from search.engine.query import AnalysedQuery
-from search.types import Hit
+from search.types import Hit, ResolvedScope
 
-
-@dataclass(frozen=True, slots=True)
-class ResolvedScope:
-    """A scope resolved against one root: ``paths`` (files, or a directory) to search, plus filters."""
-
-    kind: str  # ws | changed | dir | file
-    path: str | None  # workspace-relative directory or file for dir/file scopes
-    paths: tuple[str, ...] | None  # explicit file list (changed scope)
-    globs: tuple[str, ...]
-    language: str | None
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        """What ripgrep is given to search: the explicit files, else the directory or file, else the root."""
-        if self.paths is not None:
-            return self.paths
-        return (self.path,) if self.path else (".",)
-
-    def allows(self, path: str) -> bool:
-        if self.paths is not None and path not in self.paths:
-            return False
-        if self.kind == "file":
-            return path == self.path
-        if self.kind == "dir" and self.path:
-            return path.startswith(self.path.rstrip("/") + "/")
-        return True
+__all__ = ["ResolvedScope", "Retriever"]  # ResolvedScope lives in search.types; named here for callers
 
 
 class Retriever(Protocol):

@@ -10,6 +10,7 @@ root that holds it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from mcp_types import CallToolResult
@@ -26,7 +27,7 @@ from search.frontends.server.models import FindSymbolOutput, SearchOutput, Searc
 from search.frontends.server.params import Globs, Language, Repos
 from search.frontends.server.state import ServerState, Workspace
 from search.frontends.server.tools_grep import check_chosen, grep, run_rg_lines
-from search.types import Query
+from search.types import Query, Scope
 from search.workspace.ignores import check_language
 
 __all__ = ["Globs", "Language", "find_symbol", "grep", "register", "run_rg_lines", "search"]
@@ -93,19 +94,15 @@ def search(
     repositories, each ranks its own results and the lists are fused (tier first, then rank within
     each repository), so a large repository does not drown a small one; `repos` picks a subset,
     and each result names its `repo`."""
-    globs = as_list(glob)
-    plan = _search_plan(state, scope, as_list(repos))
+    plan = _search_plan(state, parse_scope(scope, as_list(glob), language), as_list(repos))
     if mode in ("hybrid", "semantic"):
         state.wait_warm()
     per_root: list[list[SearchResultOut]] = []
     degraded: dict[str, str] = {}
     notes: list[str] = []
     coverage: list[str] = []
-    for ws, scope_text in plan:
-        resp = ws.engine.search(
-            Query(query, mode=mode, limit=limit, regex=regex, explain=explain),
-            parse_scope(scope_text, globs, language),
-        )
+    for ws, where in plan:
+        resp = ws.engine.search(Query(query, mode=mode, limit=limit, regex=regex, explain=explain), where)
         name = state.repo(ws)
         # Scores that fall with the rank: each engine's order is what the fusion across roots reads.
         per_root.append(
@@ -278,20 +275,18 @@ def _with_bodies(symbols: list[SymbolOut]) -> tuple[list[SymbolOut], bool]:
 
 
 def _search_plan(
-    state: ServerState, scope: str, repos: list[str] | None = None
-) -> list[tuple[Workspace, str]]:
-    """Which engines to ask, with the scope text for each (dir:/file: paths made root-relative)."""
+    state: ServerState, scope: Scope, repos: list[str] | None = None
+) -> list[tuple[Workspace, Scope]]:
+    """Which engines to ask, each with its scope: ``ws``/``changed`` for every chosen root, a path for
+    the root holding it (made relative to that root)."""
     chosen = state.select(repos)
-    text = (scope or "ws").strip()
-    kind, sep, arg = text.partition(":")
-    if sep and kind in ("dir", "file") and arg:
-        ws, confined = state.resolve(arg)
-        check_chosen(state, ws, chosen, arg)
-        if confined.relpath == ".":
-            return [(ws, "ws")]
-        return [(ws, f"{kind}:{confined.relpath}")]
-    parse_scope(text)  # raises the actionable error for anything else but ws / changed
-    return [(ws, text) for ws in chosen]
+    if scope.path is None:
+        return [(ws, scope) for ws in chosen]
+    ws, confined = state.resolve(scope.path)
+    check_chosen(state, ws, chosen, scope.path)
+    if confined.relpath == ".":
+        return [(ws, replace(scope, kind="ws", path=None))]
+    return [(ws, replace(scope, path=confined.relpath))]
 
 
 def _rank_across_roots(per_root: list[list[SearchResultOut]]) -> list[SearchResultOut]:
