@@ -113,7 +113,7 @@ class TextRetriever:
             lexical = index.lexical()
             allow = scope_mask(lexical, scope)
             ranked = bm25_hits(lexical, tokens, allow, limit)
-            holders = lexical.files_holding(phrase, allow=allow) if whole else []
+            holders = lexical.files_holding(query.word_tokens, allow=allow) if whole else []
         except IndexStoreError:  # an unreadable chunks table: ripgrep's ranking still answers
             listing.cancel()
             return self._rank_everywhere(terms, tokens, phrase, whole, scope, index, limit)
