@@ -148,6 +148,21 @@ class Engine:
         k: int = DEFAULT_K,
         fusion: str = "weighted",
     ) -> SearchResponse:
+        """Answer ``query`` over ``scope`` (the whole workspace by default).
+
+        The query is decoded once (:func:`search.engine.query.analyse`) and the scope resolved once
+        (:meth:`resolve_scope`); the mode's retrievers then run in parallel on one pinned snapshot of
+        the index, each under its own deadline, and their rankings are fused (``fusion``: ``weighted``
+        RRF plus the ranking rules in hybrid mode, plain ``rrf`` with constant ``k``). Guarantees: at
+        most ``query.limit`` results, best first, each a chunk-sized span with its snippet and each
+        retriever's rank; a retriever that fails, times out or has no index yet is named in
+        ``degraded`` while the others answer; results from files changed since indexing are marked
+        ``stale``.
+
+        Raises :class:`QueryError` for an empty or over-long query, an unknown mode or fusion, a limit
+        outside 1..:data:`MAX_LIMIT`, an invalid regex or a bad scope; ``PathOutsideRootError`` /
+        ``InvalidPathError`` for a scope path that leaves the root or is malformed.
+        """
         text = query.text.strip()
         if not text:
             raise QueryError("the query is empty; pass words, an identifier, a quoted string or a regex.")

@@ -78,8 +78,15 @@ class TextRetriever:
         self.timeout = timeout
 
     def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> list[Hit]:
-        """Literal and regex queries: ripgrep's matches, every hit ``exact``. Sentences and
-        identifiers: BM25 (see the module docstring), hits holding the whole query ``exact``."""
+        """At most ``limit`` hits for ``query`` inside ``scope``, best first, each a chunk span (or a line
+        window in an unindexed file) with its native score.
+
+        Literal and regex queries: ripgrep's matches over the live files, ranked by match count, every
+        hit ``exact``. Sentences and identifiers: BM25 (see the module docstring), hits holding the
+        whole query ``exact`` and each with the share of the query's term weight it matches
+        (``coverage``). Works without an index (ripgrep alone). Raises
+        :class:`~search.workspace.ripgrep.RegexError` for a regex ripgrep refuses and
+        :class:`~search.workspace.ripgrep.RipgrepTimeoutError` past the retriever's timeout."""
         index = self.index if self.index is not None and self.index.exists() else None
         if query.shape in ("literal", "regex"):
             assert query.literal is not None
