@@ -213,8 +213,16 @@ class SymbolTable:
                 continue
             score = tier * KIND_WEIGHT.get(row.kind, 0.9)
             matches.append(SymbolMatch(row, score, how))
+        # Equally good definitions: the shorter qualified name, then the shallower path (the canonical
+        # Http/Request.php before Http/Client/Request.php), then the path's order.
         matches.sort(
-            key=lambda m: (-m.score, len(m.symbol.qualified_name), m.symbol.path, m.symbol.start_line)
+            key=lambda m: (
+                -m.score,
+                len(m.symbol.qualified_name),
+                m.symbol.path.count("/"),
+                m.symbol.path,
+                m.symbol.start_line,
+            )
         )
         return matches[:limit]
 
