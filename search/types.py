@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from search.errors import QueryError
 
 Mode = Literal["hybrid", "text", "symbol", "semantic"]
 
@@ -47,26 +44,13 @@ ScopeKind = Literal["ws", "changed", "dir", "file"]
 class Scope:
     """Where to search, as given: ``ws`` (whole workspace), ``changed`` (git-modified and untracked),
     ``dir`` or ``file`` (with ``path``), narrowed further by globs and a language. Made from text once,
-    at the edge, by :meth:`parse`; resolved against a root by :func:`search.workspace.scope.resolve_scope`."""
+    at the edge, by :func:`search.workspace.scope.parse_scope`; resolved against a root by
+    :func:`search.workspace.scope.resolve_scope`."""
 
     kind: ScopeKind = "ws"
     path: str | None = None
     globs: tuple[str, ...] = ()
     language: str | None = None
-
-    @classmethod
-    def parse(
-        cls, text: str | None, globs: Sequence[str] = (), language: str | None = None, *, what: str = "scope"
-    ) -> Scope:
-        """``ws`` | ``changed`` | ``dir:P`` | ``file:P`` (blank is ``ws``) → :class:`Scope`; anything else
-        raises :class:`search.errors.QueryError` (``what`` names the argument in the message)."""
-        text = (text or "ws").strip() or "ws"
-        kind, sep, path = text.partition(":")
-        if not sep and kind in ("ws", "changed"):
-            return cls(kind, None, tuple(globs), language)  # type: ignore[arg-type]
-        if sep and kind in ("dir", "file") and path:
-            return cls(kind, path, tuple(globs), language)  # type: ignore[arg-type]
-        raise QueryError(f"unknown {what} {text!r}; use ws, changed, dir:PATH or file:PATH.")
 
 
 @dataclass(frozen=True, slots=True)

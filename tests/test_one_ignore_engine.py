@@ -92,8 +92,7 @@ def test_walker_text_search_listing_grep_glob_and_guard_see_the_same_files(
     try:
         found = grep(state, MARK, output_mode="files_with_matches", head_limit=100)
     finally:
-        for ws in state.workspaces.values():
-            ws.engine.close()
+        state.close()
     assert {f["path"] for f in (found.structured_content or {})["files"]} == EXPECTED
 
 
@@ -116,8 +115,7 @@ def test_a_positive_glob_brings_back_no_ignored_file_anywhere(
         found = grep(state, MARK, glob="**", output_mode="files_with_matches", head_limit=100)
         asked = grep(state, MARK, glob="*.py", include_ignored=True, output_mode="files_with_matches")
     finally:
-        for ws in state.workspaces.values():
-            ws.engine.close()
+        state.close()
     assert {f["path"] for f in (found.structured_content or {})["files"]} == EXPECTED
     # include_ignored lifts the ignore files, never .git, .hg, .svn or plait's temp files
     every_py = {p for p, text in TRICKY.items() if p.endswith(".py") and text == MARK}

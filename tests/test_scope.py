@@ -15,7 +15,7 @@ from search.engine.engine import Engine
 from search.errors import QueryError
 from search.types import ResolvedScope, Scope
 from search.workspace.guard import parse_rules, run_guard
-from search.workspace.scope import resolve_scope
+from search.workspace.scope import parse_scope, resolve_scope
 
 
 @pytest.mark.parametrize(
@@ -30,13 +30,13 @@ from search.workspace.scope import resolve_scope
     ],
 )
 def test_the_grammar_is_decoded_into_a_typed_scope(text: str, expected: Scope) -> None:
-    assert Scope.parse(text) == expected
+    assert parse_scope(text) == expected
 
 
 @pytest.mark.parametrize("text", ["nowhere", "dir:", "file:", "ws:x", "changed:x", "Dir:src"])
 def test_anything_else_is_refused_with_the_grammar_and_the_argument_named(text: str) -> None:
     with pytest.raises(QueryError, match=r"unknown guard target .*use ws, changed, dir:PATH or file:PATH"):
-        Scope.parse(text, what="guard target")
+        parse_scope(text, what="guard target")
 
 
 def test_containment_is_one_predicate() -> None:
@@ -75,7 +75,7 @@ def test_engine_and_guard_resolve_a_scope_alike_and_refuse_the_same_paths(
             ("dir:missing", QueryError),
         ]:
             with pytest.raises(error):
-                engine.resolve_scope(Scope.parse(bad))
+                engine.resolve_scope(parse_scope(bad))
             with pytest.raises(error):
                 run_guard(settings, rules, bad)
     finally:

@@ -8,11 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from server_harness import connect, make_workspace, serve_args, server_env
 
 from search.frontends.server import tools_files, tools_guard, tools_search
-from search.frontends.server.binding import bind
 from search.frontends.server.main import build
 
 TOOLS: dict[str, Callable[..., Any]] = {
@@ -54,12 +52,4 @@ def test_a_tool_called_directly_answers_as_through_the_server(tmp_path: Path) ->
             assert set(schemas[name].input_schema["properties"]) == set(params[1:]), name
             assert schemas[name].description, name
     finally:
-        for ws in state.workspaces.values():
-            ws.engine.close()
-
-
-def test_bind_refuses_a_function_without_state_first() -> None:
-    def no_state(pattern: str) -> None: ...
-
-    with pytest.raises(TypeError, match="state as its first parameter"):
-        bind(no_state, object())
+        state.close()

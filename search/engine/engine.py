@@ -25,11 +25,12 @@ from search.engine.retrievers.text import TextRetriever
 from search.engine.retrievers.vector import VectorRetriever
 from search.errors import QueryError
 from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse
-from search.workspace.ignores import check_language
-from search.workspace.scope import resolve_scope
+from search.workspace.scope import parse_scope, resolve_scope
 
 if TYPE_CHECKING:
     from search.workspace.guard import GuardRule
+
+__all__ = ["Engine", "parse_scope", "retrievers_for"]  # parse_scope: the one parser, named here for callers
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +79,6 @@ def fusion_weights(
         if query.identifiers:
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
     return kind, weights
-
-
-def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = None) -> Scope:
-    """``ws`` | ``changed`` | ``dir:P`` | ``file:P`` → :class:`Scope` (:meth:`Scope.parse`, the one parser),
-    the language checked at once."""
-    check_language(language)
-    return Scope.parse(text, globs, language)
 
 
 def retrievers_for(mode: str, settings: Settings, index: Index) -> dict[str, Retriever]:

@@ -52,7 +52,7 @@ from search.errors import GuardBlockedError, QueryError
 from search.types import ResolvedScope, Scope
 from search.workspace import ripgrep
 from search.workspace.ripgrep import RegexError, RgCommand, RipgrepTimeoutError, list_files
-from search.workspace.scope import resolve_scope
+from search.workspace.scope import parse_scope, resolve_scope
 
 RuleType = Literal["regex", "import", "generated"]
 RULE_TYPES: tuple[str, ...] = ("regex", "import", "generated")
@@ -300,7 +300,7 @@ def run_guard(
     Raises :class:`QueryError` for an unknown target, ``changed`` outside a git work tree, an invalid
     regex or a timeout; the path of ``dir:``/``file:`` is confined to the root like every tool path.
     """
-    scope = target if isinstance(target, Scope) else Scope.parse(target, what="guard target")
+    scope = target if isinstance(target, Scope) else parse_scope(target, what="guard target")
     if scope.kind == "changed" and not rules:
         parsed = ResolvedScope("changed", None, (), (), None)  # nothing to check: git is not asked
     else:

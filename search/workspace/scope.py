@@ -1,7 +1,7 @@
 """A :class:`~search.types.Scope` resolved against one workspace root, for every caller alike.
 
 The engine (search, the CLI, the remote endpoint), the MCP tools and the guard parse a scope once with
-:meth:`Scope.parse` and resolve it here; the result's :meth:`ResolvedScope.allows` is the one
+:func:`parse_scope` and resolve it with :func:`resolve_scope`; the result's :meth:`ResolvedScope.allows` is the one
 containment predicate. A ``dir:``/``file:`` path is confined like every tool path
 (:meth:`search.workspace.confine.Roots.resolve`: no escape through ``..``, an absolute path or a
 symlink) and then looked at again from a descriptor of the root without following symlinks, so that
@@ -10,6 +10,8 @@ neither a FIFO (which would block ripgrep) nor a symlink swapped in since the ch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from indexer.beneath import is_regular_beneath, lstat_kind
 from indexer.config import Settings
 from indexer.procs import git_status
@@ -17,6 +19,22 @@ from search.errors import QueryError
 from search.types import ResolvedScope, Scope
 from search.workspace.confine import Roots
 from search.workspace.ignores import check_language
+
+
+def parse_scope(
+    text: str | None, globs: Sequence[str] = (), language: str | None = None, *, what: str = "scope"
+) -> Scope:
+    """The one parser of the scope grammar: ``ws`` | ``changed`` | ``dir:P`` | ``file:P`` (blank is
+    ``ws``) → :class:`Scope`. Anything else, or an unknown ``language``, raises :class:`QueryError`
+    (``what`` names the argument in the message)."""
+    check_language(language)
+    text = (text or "ws").strip() or "ws"
+    kind, sep, path = text.partition(":")
+    if not sep and kind in ("ws", "changed"):
+        return Scope(kind, None, tuple(globs), language)  # type: ignore[arg-type]
+    if sep and kind in ("dir", "file") and path:
+        return Scope(kind, path, tuple(globs), language)  # type: ignore[arg-type]
+    raise QueryError(f"unknown {what} {text!r}; use ws, changed, dir:PATH or file:PATH.")
 
 
 def resolve_scope(settings: Settings, scope: Scope) -> ResolvedScope:

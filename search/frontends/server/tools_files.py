@@ -15,8 +15,7 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from search.frontends.server.binding import bind
-from search.frontends.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, respond
+from search.frontends.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, bound, respond
 from search.frontends.server.models import (
     FileInfoOutput,
     GlobOutput,
@@ -167,8 +166,8 @@ def glob(
 
 def register(add: ToolAdder, state: ServerState) -> None:
     """Wire the file tools to ``state``."""
-    add("read_file", bind(read_file, state))
-    add("write_file", bind(write_file, state))
-    add("list_directory", bind(list_directory, state))
-    add("file_info", bind(file_info, state))
-    add("glob", bind(glob, state))
+    add("read_file", bound(read_file, state))
+    add("write_file", bound(write_file, state))
+    add("list_directory", bound(list_directory, state))
+    add("file_info", bound(file_info, state))
+    add("glob", bound(glob, state))

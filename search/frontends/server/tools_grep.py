@@ -15,7 +15,8 @@ from search.errors import QueryError
 from search.frontends.server.boundary import MAX_OUTPUT_CHARS, as_list, respond, truncation_note
 from search.frontends.server.models import GrepFile, GrepLine, GrepOutput
 from search.frontends.server.params import Globs, Language, Repos
-from search.frontends.server.state import ServerState, Workspace
+from search.frontends.server.served import Workspace
+from search.frontends.server.state import ServerState
 from search.workspace import ripgrep
 from search.workspace.confine import target_kind
 from search.workspace.ignores import check_language

@@ -13,12 +13,13 @@ from typing import Annotated, Literal
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from search.frontends.server.binding import bind
-from search.frontends.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, respond, truncation_note
+from search.frontends.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, bound, respond, truncation_note
 from search.frontends.server.models import GuardOutput, ViolationOut
-from search.frontends.server.state import ServerState, Workspace
+from search.frontends.server.served import Workspace
+from search.frontends.server.state import ServerState
 from search.types import Scope
 from search.workspace.guard import rules_for, run_guard
+from search.workspace.scope import parse_scope
 
 
 class GuardRuleIn(BaseModel):
@@ -109,13 +110,13 @@ def guard(
 
 def register(add: ToolAdder, state: ServerState) -> None:
     """Wire the ``guard`` tool to ``state``."""
-    add("guard", bind(guard, state))
+    add("guard", bound(guard, state))
 
 
 def _plan(state: ServerState, target: str) -> list[tuple[Workspace, Scope]]:
     """The roots to check, each with its target: ``ws``/``changed`` for every root, a path for the root
     holding it (made relative to that root)."""
-    scope = Scope.parse(target, what="guard target")
+    scope = parse_scope(target, what="guard target")
     if scope.path is None:
         return [(ws, scope) for ws in state.workspaces.values()]
     ws, confined = state.resolve(scope.path)

@@ -17,18 +17,26 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from indexer.types import SymbolKind
-from search.engine.engine import MAX_LIMIT, parse_scope
+from search.engine.engine import MAX_LIMIT
 from search.engine.federation import merge_roots
 from search.engine.snippets import DECORATOR, DEFAULT_MAX_TOKENS, focus_spans, monotonic_scores, read_span
 from search.errors import QueryError
-from search.frontends.server.binding import bind
-from search.frontends.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, as_list, respond, truncation_note
+from search.frontends.server.boundary import (
+    MAX_OUTPUT_CHARS,
+    ToolAdder,
+    as_list,
+    bound,
+    respond,
+    truncation_note,
+)
 from search.frontends.server.models import FindSymbolOutput, SearchOutput, SearchResultOut, SymbolOut
 from search.frontends.server.params import Globs, Language, Repos
-from search.frontends.server.state import ServerState, Workspace
+from search.frontends.server.served import Workspace
+from search.frontends.server.state import ServerState
 from search.frontends.server.tools_grep import check_chosen, grep, run_rg_lines
 from search.types import Query, Scope
 from search.workspace.ignores import check_language
+from search.workspace.scope import parse_scope
 
 __all__ = ["Globs", "Language", "find_symbol", "grep", "register", "run_rg_lines", "search"]
 # Globs, Language and run_rg_lines are named here for find_references (tools_refs), which imports them
@@ -242,9 +250,9 @@ def find_symbol(
 
 def register(add: ToolAdder, state: ServerState) -> None:
     """Wire the search-side tools (``search``, ``grep``, ``find_symbol``) to ``state``."""
-    add("search", bind(search, state))
-    add("grep", bind(grep, state))
-    add("find_symbol", bind(find_symbol, state))
+    add("search", bound(search, state))
+    add("grep", bound(grep, state))
+    add("find_symbol", bound(find_symbol, state))
 
 
 # --- search --------------------------------------------------------------------------------------------
