@@ -244,6 +244,8 @@ def parse_json(stdout: bytes, *, context: bool = False) -> tuple[list[RgLine], f
         elif context and raw.startswith(b'{"type":"context"'):
             is_match = False
         elif raw.startswith(b'{"type":"end"'):
+            if b'"binary_offset":null' in raw:
+                continue  # the common case, told without decoding the file's statistics
             try:
                 data = json.loads(raw)["data"]
                 if data.get("binary_offset") is not None:
