@@ -3,8 +3,12 @@ guard's listing agree on which files are in the workspace, over a tree that exer
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from indexer import Settings
 from indexer.workspace import Walker
@@ -17,7 +21,9 @@ from search.frontends.server.state import ServerState
 from search.frontends.server.tools_grep import grep
 from search.workspace.browse import glob_files
 from search.workspace.confine import Roots
+from search.workspace.guard import parse_rules, run_guard
 from search.workspace.ripgrep import list_files
+from search.workspace.scope import parse_scope, resolve_scope
 
 MARK = "zebra_mark_7"
 TRICKY: dict[str, str] = {
@@ -121,3 +127,24 @@ def test_a_positive_glob_brings_back_no_ignored_file_anywhere(
     every_py = {p for p, text in TRICKY.items() if p.endswith(".py") and text == MARK}
     never = {".hg/store.py", ".svn/entries.py", "pkg/.hg/inner.py"}
     assert {f["path"] for f in (asked.structured_content or {})["files"]} == every_py - never
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_changed_scope_leaves_out_what_the_ignore_rules_leave_out(
+    make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
+) -> None:
+    root = make_repo({"a.py": "old\n", ".ignore": "scratch.py\n", ".rgignore": "notes.py\n"})
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], cwd=root, check=True)
+    for name in ("a.py", "new.py", "scratch.py", "notes.py"):  # untracked or modified, none gitignored
+        (root / name).write_text(f"{MARK}\n")
+    settings = settings_for(root)
+    walked = {f.path for f in Walker(settings).walk()}
+    changed = resolve_scope(settings, parse_scope("changed"))
+    assert set(changed.paths or ()) == {"a.py", "new.py"} == walked - {".ignore", ".rgignore"}
+    hits = TextRetriever(settings, None).search(analyse(MARK, regex=False), changed, limit=100)
+    assert {h.span.path for h in hits} == {"a.py", "new.py"}
+    rules = parse_rules([{"id": "m", "type": "regex", "pattern": MARK}])
+    assert {v.path for v in run_guard(settings, rules, "changed").violations} == {"a.py", "new.py"}

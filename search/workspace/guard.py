@@ -217,21 +217,11 @@ def check_write_allowed(rules: Iterable[GuardRule], relpath: str) -> None:
 # --- targets -----------------------------------------------------------------------------------------
 
 
-def _config_filter(settings: Settings, paths: Iterable[str]) -> list[str]:
-    exclude = _spec(settings.exclude) if settings.exclude else None
-    include = _spec(settings.include) if settings.include else None
-    return [
-        p
-        for p in paths
-        if not (exclude is not None and exclude.match_file(p)) and (include is None or include.match_file(p))
-    ]
-
-
 def _target_files(settings: Settings, target: ResolvedScope, timeout: float) -> list[str]:
     if target.kind == "file" and target.path is not None:
         return [target.path]
-    if target.paths is not None:  # changed: regular files reached without a symlink
-        return sorted(_config_filter(settings, target.paths))
+    if target.paths is not None:  # changed: regular files reached without a symlink, not ignored
+        return list(target.paths)
     return list_files(settings, target.path or ".", timeout=timeout)
 
 

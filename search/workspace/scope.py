@@ -18,7 +18,7 @@ from indexer.procs import git_status
 from search.errors import QueryError
 from search.types import ResolvedScope, Scope
 from search.workspace.confine import Roots
-from search.workspace.ignores import check_language
+from search.workspace.ignores import check_language, not_ignored
 
 
 def parse_scope(
@@ -52,8 +52,10 @@ def resolve_scope(settings: Settings, scope: Scope) -> ResolvedScope:
             raise QueryError(
                 f"scope 'changed' needs a git work tree, and {root} is not in one; use ws, dir:PATH or file:PATH."
             )
-        # Regular files reached without a symlink: an untracked link to a secret is not a file here.
-        paths = tuple(sorted(p for p in status.changed if is_regular_beneath(root, p)))
+        # Regular files reached without a symlink (an untracked link to a secret is not a file here),
+        # and in the workspace: git knows .gitignore, not .ignore, .rgignore or the configured globs.
+        keep = not_ignored(settings)
+        paths = tuple(sorted(p for p in status.changed if keep(p) and is_regular_beneath(root, p)))
         return ResolvedScope("changed", None, paths, scope.globs, scope.language)
     if scope.kind == "ws" or scope.path is None:
         return ResolvedScope("ws", None, None, scope.globs, scope.language)
