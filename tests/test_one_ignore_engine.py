@@ -148,3 +148,9 @@ def test_the_changed_scope_leaves_out_what_the_ignore_rules_leave_out(
     assert {h.span.path for h in hits} == {"a.py", "new.py"}
     rules = parse_rules([{"id": "m", "type": "regex", "pattern": MARK}])
     assert {v.path for v in run_guard(settings, rules, "changed").violations} == {"a.py", "new.py"}
+    # ripgrep reads named files whatever the globs and file types: the scope applies them first
+    markdown = resolve_scope(settings, parse_scope("changed", ["*.md"]))
+    assert markdown.paths == ()
+    assert TextRetriever(settings, None).search(analyse(MARK, regex=False), markdown, limit=100) == []
+    python = resolve_scope(settings, parse_scope("changed", ["!new.py"], "python"))
+    assert python.paths == ("a.py",)

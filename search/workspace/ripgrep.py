@@ -175,10 +175,12 @@ def argv(settings: Settings, cmd: RgCommand) -> list[str]:
 def run(settings: Settings, cmd: RgCommand, *, timeout: float, max_output: int = MAX_OUTPUT) -> RgResult:
     """Run ``cmd`` confined to the root and read its output.
 
-    Exit 1 is "no match". Raises :class:`RipgrepTimeoutError` past ``timeout``, :class:`RegexError`
+    Exit 1 is "no match"; no targets, nothing searched. Raises :class:`RipgrepTimeoutError` past ``timeout``, :class:`RegexError`
     for a pattern ripgrep refuses, and :class:`QueryError` when ripgrep failed without any output for
     another reason than an unreadable file (those are listed in ``errors``).
     """
+    if not cmd.targets:  # nothing named (an empty changed scope): ripgrep would read stdin instead
+        return RgResult([], [], frozenset(), False, ())
     res = run_beneath(settings.root, argv(settings, cmd), timeout=timeout, max_output=max_output)
     errors = _check(res, timeout)
     keep = not_ignored(settings) if _rechecks_ignores(settings, cmd) else None

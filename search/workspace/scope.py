@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from indexer import glob_matcher
 from indexer.beneath import is_regular_beneath, lstat_kind
 from indexer.config import Settings
+from indexer.languages import detect_language
 from indexer.procs import git_status
 from search.errors import QueryError
 from search.types import ResolvedScope, Scope
@@ -54,8 +56,18 @@ def resolve_scope(settings: Settings, scope: Scope) -> ResolvedScope:
             )
         # Regular files reached without a symlink (an untracked link to a secret is not a file here),
         # and in the workspace: git knows .gitignore, not .ignore, .rgignore or the configured globs.
-        keep = not_ignored(settings)
-        paths = tuple(sorted(p for p in status.changed if keep(p) and is_regular_beneath(root, p)))
+        # ripgrep applies no glob nor file type to files it is given by name: they are applied here.
+        keep, glob_ok = not_ignored(settings), glob_matcher(scope.globs)
+        paths = tuple(
+            sorted(
+                p
+                for p in status.changed
+                if keep(p)
+                and (glob_ok is None or glob_ok(p))
+                and (scope.language is None or detect_language(p) == scope.language)
+                and is_regular_beneath(root, p)
+            )
+        )
         return ResolvedScope("changed", None, paths, scope.globs, scope.language)
     if scope.kind == "ws" or scope.path is None:
         return ResolvedScope("ws", None, None, scope.globs, scope.language)
