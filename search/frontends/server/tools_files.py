@@ -99,7 +99,9 @@ def list_directory(
     ] = ".",
     include_ignored: Annotated[
         bool,
-        Field(description="Also list entries hidden by .gitignore, .ignore and configured excludes."),
+        Field(
+            description="Also list entries hidden by .gitignore, .ignore, .rgignore and configured excludes."
+        ),
     ] = False,
     limit: Annotated[int, Field(ge=1, le=2000, description="Maximum entries.")] = 500,
 ) -> Annotated[CallToolResult, ListDirectoryOutput]:
@@ -149,7 +151,12 @@ def glob(
     ],
     path: Annotated[str, Field(description="Directory to search under ('.' = the root).")] = ".",
     limit: Annotated[int, Field(ge=1, le=2000, description="Maximum files returned.")] = 200,
-    include_ignored: Annotated[bool, Field(description="Also match ignored files.")] = False,
+    include_ignored: Annotated[
+        bool,
+        Field(
+            description="Also match files that .gitignore, .ignore, .rgignore or configured excludes hide."
+        ),
+    ] = False,
 ) -> Annotated[CallToolResult, GlobOutput]:
     """Find files by name pattern, newest first, with size and modification time. Use it to locate
     files by name or extension; use grep or search to find files by content."""

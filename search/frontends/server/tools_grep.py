@@ -72,7 +72,11 @@ def grep(
         ),
     ] = 200,
     include_ignored: Annotated[
-        bool, Field(description="Also search files .gitignore/.ignore leave out (never .git, .hg, .svn).")
+        bool,
+        Field(
+            description="Also search files that .gitignore, .ignore, .rgignore or configured excludes leave "
+            "out (never .git, .hg, .svn)."
+        ),
     ] = False,
     repos: Repos = None,
 ) -> Annotated[CallToolResult, GrepOutput]:
