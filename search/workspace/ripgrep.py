@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from indexer.config import Settings
+from indexer import Settings
 from indexer.languages import EXTENSIONS, FILENAMES
 from indexer.procs import ProcResult, rg_binary
 from indexer.sandbox import run_beneath

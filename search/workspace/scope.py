@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexer import glob_matcher
+from indexer import Settings, git_status, glob_matcher
 from indexer.beneath import is_regular_beneath, lstat_kind
-from indexer.config import Settings
 from indexer.languages import detect_language
-from indexer.procs import git_status
 from search.errors import QueryError
 from search.types import ResolvedScope, Scope
 from search.workspace.confine import Roots
