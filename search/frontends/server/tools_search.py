@@ -33,14 +33,12 @@ from search.frontends.server.models import FindSymbolOutput, SearchOutput, Searc
 from search.frontends.server.params import Globs, Language, Repos
 from search.frontends.server.served import Workspace
 from search.frontends.server.state import ServerState
-from search.frontends.server.tools_grep import check_chosen, grep, run_rg_lines
+from search.frontends.server.tools_grep import check_chosen, grep
 from search.types import Query, Scope
 from search.workspace.ignores import check_language
 from search.workspace.scope import parse_scope
 
-__all__ = ["Globs", "Language", "find_symbol", "grep", "register", "run_rg_lines", "search"]
-# Globs, Language and run_rg_lines are named here for find_references (tools_refs), which imports them
-# from this module; they live in params and tools_grep.
+__all__ = ["find_symbol", "grep", "register", "search"]
 
 Mode = Literal["hybrid", "text", "symbol", "semantic"]
 BODY_LINES = 200  # lines of a definition's body find_symbol returns
