@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.config import Settings
-from indexer.workspace import ALWAYS_SKIP_DIRS, Walker
+from indexer.workspace import ALWAYS_SKIP_DIRS, IGNORE_FILES, Walker
 
-RULE_FILES = frozenset({".gitignore", ".ignore"})
+RULE_FILES = frozenset(IGNORE_FILES)  # editing one changes what the workspace holds
 
 
 @dataclass(slots=True)

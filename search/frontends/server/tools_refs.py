@@ -22,7 +22,6 @@ from indexer.symbols import extract_symbols
 from indexer.types import Symbol
 from models.errors import PlaitError
 from search.engine.retrievers import ResolvedScope
-from search.engine.retrievers.rg import rg_command
 from search.engine.snippets import focus, read_span
 from search.errors import QueryError
 from search.frontends.server.boundary import (
@@ -35,10 +34,12 @@ from search.frontends.server.boundary import (
     truncation_note,
 )
 from search.frontends.server.models import FindReferencesOutput, ReferenceOut, RelatedOut, RelatedOutput
+from search.frontends.server.params import Globs, Language
 from search.frontends.server.served import Workspace
 from search.frontends.server.state import ServerState
-from search.frontends.server.tools_search import Globs, Language, run_rg_lines
+from search.frontends.server.tools_grep import run_rg_lines
 from search.workspace.files import read_regular_file
+from search.workspace.ripgrep import MAX_COUNT_PER_FILE, RgCommand
 
 MAX_PARSED_FILES = 400  # files parsed for enclosing definitions; beyond, references carry none
 PARSE_SECONDS = 20.0
@@ -87,15 +88,18 @@ def find_references(
             if rel is None
             else ("file" if confined is not None and confined.abspath.is_file() else "dir")
         )
-        argv = rg_command(
-            ws.settings,
-            [re.escape(bare)],
-            ResolvedScope(kind, rel, None, tuple(as_list(glob)), language),
-            fixed=False,
-            ignore_case=False,
-            extra=["--case-sensitive", "--word-regexp"],
+        scope = ResolvedScope(kind, rel, None, tuple(as_list(glob)), language)
+        command = RgCommand(
+            "json",
+            (re.escape(bare),),
+            scope.targets,
+            scope.globs,
+            scope.language,
+            case="sensitive",
+            word=True,
+            max_count=MAX_COUNT_PER_FILE,
         )
-        found, _ = run_rg_lines(ws, argv)
+        found, _ = run_rg_lines(ws, command)
         for file_path in sorted(found):
             symbols: list[Symbol] | None = None
             if parsed < MAX_PARSED_FILES and time.monotonic() < deadline:
