@@ -34,7 +34,7 @@ from typing import Any
 
 from benchmarks import report
 from benchmarks.progress import Ticker, phase
-from models.errors import PlaitError
+from models import PlaitError
 
 BUDGETS = (500, 1000, 2000, 4000, 8000, 16000, 32000)
 EXPECTED_COST_CAP = 32_000  # semble's cost of a query whose targets are never reached
@@ -132,8 +132,7 @@ def run(
 
     from benchmarks.tokens import rendered
     from indexer import load_settings
-    from search import Engine
-    from search.engine.snippets import DEFAULT_MAX_TOKENS
+    from search import DEFAULT_MAX_TOKENS, Engine
 
     enc = encoder()
     per_search = max_tokens or DEFAULT_MAX_TOKENS
@@ -199,7 +198,7 @@ def render(rep: PeerTokensReport, *, markdown: bool = False) -> str:
         r = s["recall"]
         rows.append([name, s["n"], s["expected_tokens"], s["found"], r[500], r[1000], r[2000],
                      s["recall_all_shown"], s["tokens_shown"]])  # fmt: skip
-    rows.append(["semble (published, its 63 repos)", None, float(SEMBLE_PUBLISHED["expected_tokens"]),
+    rows.append(["semble (published)", None, float(SEMBLE_PUBLISHED["expected_tokens"]),
                  None, None, None, SEMBLE_PUBLISHED["recall@2000"], None, None])  # fmt: skip
     return "\n".join([
         report.heading("Tokens to the first relevant result on the peer suite (semble's metric)", markdown=markdown),

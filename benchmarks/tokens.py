@@ -76,8 +76,7 @@ class TokensReport:
 def rendered(engine: Any, text: str, *, limit: int, max_tokens: int) -> list[tuple[Any, str]]:
     """The engine's hybrid results for ``text``, each with the text the MCP search tool shows for it
     (a heading line and the numbered snippet centred on the match, within ``max_tokens`` in all)."""
-    from search import Query, Scope
-    from search.engine.snippets import focus_results, monotonic_scores
+    from search import Query, Scope, focus_results, monotonic_scores
 
     response = engine.search(Query(text, mode="hybrid", limit=limit), Scope())
     focused = focus_results(
@@ -96,7 +95,7 @@ def rendered_costs(
     engine: Any, query: EvalQuery, *, limit: int, max_tokens: int
 ) -> tuple[list[Any], list[int]]:
     """The engine's results for ``query`` and the tokens of each as the MCP search tool renders it."""
-    from search.engine.snippets import estimate_tokens
+    from search import estimate_tokens
 
     shown = rendered(engine, query.text, limit=limit, max_tokens=max_tokens)
     return [r for r, _ in shown], [estimate_tokens(text) for _, text in shown]
@@ -105,8 +104,7 @@ def rendered_costs(
 def run(
     prepared: Prepared, es: EvalSet, *, limit: int = 10, max_tokens: int | None = None, budget: int = 2000
 ) -> TokensReport:
-    from search import Engine
-    from search.engine.snippets import DEFAULT_MAX_TOKENS
+    from search import DEFAULT_MAX_TOKENS, Engine
 
     per_search = max_tokens or DEFAULT_MAX_TOKENS
     engine = Engine(prepared.settings)

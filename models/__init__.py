@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from models.base import Embedder
     from models.config import DEFAULT_MODEL, ModelConfig
+    from models.errors import PlaitError
     from models.hashing import HashingEmbedder
     from models.lazy import lazy_module
     from models.loader import LazyEmbedder, load_embedder
@@ -34,6 +35,7 @@ _WHERE = {
     "HashingEmbedder": "models.hashing",
     "LazyEmbedder": "models.loader",
     "ModelConfig": "models.config",
+    "PlaitError": "models.errors",
     "lazy_module": "models.lazy",
     "load_embedder": "models.loader",
     "resolve_model_path": "models.resolve",
@@ -45,6 +47,7 @@ __all__ = [
     "HashingEmbedder",
     "LazyEmbedder",
     "ModelConfig",
+    "PlaitError",
     "lazy_module",
     "load_embedder",
     "resolve_model_path",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from search.engine.engine import Engine, parse_scope
     from search.engine.fusion import fuse, rrf
+    from search.engine.snippets import DEFAULT_MAX_TOKENS, estimate_tokens, focus_results, monotonic_scores
     from search.errors import QueryError
     from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse, Span
 
@@ -23,10 +24,15 @@ _WHERE = {
     "QueryError": "search.errors",
     "fuse": "search.engine.fusion",
     "rrf": "search.engine.fusion",
+    **{
+        n: "search.engine.snippets"
+        for n in ("DEFAULT_MAX_TOKENS", "estimate_tokens", "focus_results", "monotonic_scores")
+    },
     **{n: "search.types" for n in ("Coverage", "Hit", "Query", "Result", "Scope", "SearchResponse", "Span")},
 }
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "Coverage",
     "Engine",
     "Hit",
@@ -36,7 +42,10 @@ __all__ = [
     "Scope",
     "SearchResponse",
     "Span",
+    "estimate_tokens",
+    "focus_results",
     "fuse",
+    "monotonic_scores",
     "parse_scope",
     "rrf",
 ]
