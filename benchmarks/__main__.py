@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.progress import phase, progress_to_stderr
-from models.errors import PlaitError
+from models import PlaitError
 
 if TYPE_CHECKING:
     from benchmarks.evalset import Corpus, EvalSet

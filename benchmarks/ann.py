@@ -22,9 +22,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from indexer import Index, find_root, load_settings
-from indexer.build import vector_matrix
-from indexer.index import ANN_REFINE, ann_ef
+from indexer import ANN_REFINE, Index, ann_ef, find_root, load_settings, vector_matrix
 
 
 def _grow(base: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.metrics import SpanTuple
-from indexer.lexical import STOP_WORDS, code_tokens
-from indexer.procs import rg_binary, run
-from models.errors import PlaitError
+from indexer import STOP_WORDS, code_tokens, rg_binary, run
+from models import PlaitError
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 

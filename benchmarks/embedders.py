@@ -46,8 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from models import DEFAULT_MODEL, ModelConfig, load_embedder
-from models.errors import PlaitError
+from models import DEFAULT_MODEL, ModelConfig, PlaitError, load_embedder
 
 VARIANTS = ("torch", "torch-bf16", "onnx", "onnx-int8", "static")
 #: The static backend reads this many tokens per text (the fast tier's setting, indexer/embedding.py).

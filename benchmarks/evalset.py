@@ -34,7 +34,7 @@ from pathlib import Path
 
 from benchmarks.extract import EXTRACTOR_VERSION, FileFacts, extract, first_sentence, supported
 from indexer import Settings, iter_files
-from models.errors import PlaitError
+from models import PlaitError
 
 FAMILIES: tuple[str, ...] = ("docstring", "symbol", "literal", "phrase")
 FORMAT_VERSION = 1

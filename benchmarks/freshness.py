@@ -38,8 +38,7 @@ import psutil
 
 from benchmarks import report
 from benchmarks.workspace import workdir
-from indexer import Index, IndexState, Settings, load_settings
-from indexer.daemon_state import read_watcher_state
+from indexer import Index, IndexState, Settings, load_settings, read_watcher_state
 from search import Engine, Query, Scope
 
 BATCH_LINE = re.compile(

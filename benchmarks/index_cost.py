@@ -31,7 +31,7 @@ from benchmarks import report
 from benchmarks.evalset import Corpus
 from benchmarks.workspace import prepare_copy
 from indexer import BuildReport, Index, Settings
-from models.errors import PlaitError
+from models import PlaitError
 
 
 def peak_rss_mb() -> float:
@@ -152,8 +152,7 @@ def measure_freshness(
     before the manifest row); ``batch_ms``: until the daemon reports the batch done, vectors included.
     The daemon's debounce (``quiet_ms``) is part of both, as it is for a user.
     """
-    from indexer.daemon import start_background_watcher
-    from indexer.daemon_state import read_watcher_state
+    from indexer import read_watcher_state, start_background_watcher
 
     def batches() -> int:
         state = read_watcher_state(settings) or {}

@@ -31,8 +31,8 @@ from typing import Any
 from benchmarks import report
 from benchmarks.progress import Ticker
 from benchmarks.systems import System
-from indexer.procs import run
-from models.errors import PlaitError
+from indexer import run
+from models import PlaitError
 
 
 class LatencyError(PlaitError):

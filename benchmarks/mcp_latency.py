@@ -69,8 +69,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
 
     from indexer import load_settings
-    from search.engine.engine import Engine, parse_scope
-    from search.types import Query
+    from search import Engine, Query, parse_scope
 
     root = Path(args.root).resolve()
     overrides = {k: v for k, v in (("index_dir", args.index_dir), ("model_name", args.model)) if v}

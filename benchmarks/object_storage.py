@@ -72,8 +72,7 @@ def _start_s3() -> tuple[subprocess.Popen[bytes], dict[str, str]]:
 
 def measure(source: Path, rounds: int, model: str) -> dict[str, Any]:
     from indexer import Index, load_settings
-    from search.engine.engine import Engine, parse_scope
-    from search.types import Query
+    from search import Engine, Query, parse_scope
 
     server, env = _start_s3()
     os.environ.update(env)  # LanceDB and obstore read the standard variables

@@ -36,8 +36,7 @@ def run(
     from peerbench.tasks import build_tasks
 
     from indexer import load_settings
-    from search import Engine
-    from search.engine.query import analyse
+    from search import Engine, analyse
 
     specs = manifest_repos()
     chosen = {"tuning": specs[0::2], "report": specs[1::2]}.get(half, specs)

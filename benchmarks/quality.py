@@ -16,7 +16,7 @@ from benchmarks import metrics, report
 from benchmarks.evalset import EvalQuery, EvalSet, query_text
 from benchmarks.systems import System, make_systems
 from benchmarks.workspace import Prepared
-from models.errors import PlaitError
+from models import PlaitError
 
 REFERENCE = "plait-hybrid"
 METRIC_NAMES: tuple[tuple[str, str], ...] = (

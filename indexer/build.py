@@ -53,7 +53,7 @@ from indexer.tables import Manifest, chunks_table, files_table, read_manifest, s
 from indexer.types import FileRecord
 from indexer.vector_build import VectorWriter
 from indexer.workspace import Walker, WalkStats, WorkspaceFile
-from models.base import Embedder
+from models import Embedder
 
 # Names that moved out of this module, importable from here as before.
 __all__ = [

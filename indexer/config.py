@@ -24,8 +24,7 @@ from typing import Any
 from platformdirs import user_cache_dir
 
 from indexer.beneath import is_regular_beneath, read_beneath
-from models.config import BACKENDS, DEFAULT_MODEL, ModelConfig
-from models.errors import ConfigError
+from models import BACKENDS, DEFAULT_MODEL, ConfigError, ModelConfig
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 MAX_CONFIG_BYTES = 4 << 20

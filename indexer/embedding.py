@@ -20,8 +20,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from models.base import Embedder
-from models.config import ModelConfig
+from models import Embedder, ModelConfig
 
 _lock = threading.Lock()
 _cache: dict[ModelConfig, Embedder] = {}
@@ -47,7 +46,7 @@ def tier_config(config: ModelConfig, tier: str) -> ModelConfig:
     if config.name == "hashing" or config.name.startswith("hashing-"):
         dim = int(config.name.split("-", 1)[1]) if "-" in config.name else 256
         return dataclasses.replace(config, name=f"hashing-{max(8, dim // 2)}")
-    from models.static import STATIC_MAX_TOKENS
+    from models import STATIC_MAX_TOKENS
 
     return dataclasses.replace(config, backend="static", device="cpu", max_seq_length=STATIC_MAX_TOKENS)
 
@@ -63,7 +62,7 @@ def make_embedder(config: ModelConfig) -> Embedder:
         if found is not None:
             return found
         if config.name == "hashing" or config.name.startswith("hashing-"):
-            from models.hashing import HashingEmbedder
+            from models import HashingEmbedder
 
             dim = int(config.name.split("-", 1)[1]) if "-" in config.name else 256
             embedder: Embedder = HashingEmbedder(dimension=dim)

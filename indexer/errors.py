@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.errors import PlaitError
+from models import PlaitError
 
 
 class IndexStoreError(PlaitError):

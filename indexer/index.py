@@ -55,7 +55,7 @@ from indexer.spans import ChunkSpan, ChunkSpans
 from indexer.status import IndexState, IndexStatus, read_status
 from indexer.store import Store, batched, in_filter, model_slug
 from indexer.symbol_reads import SymbolReader
-from models.base import Embedder
+from models import Embedder
 
 # Names that moved to the modules above, importable from here as before.
 __all__ = [

@@ -22,7 +22,7 @@ from indexer.memo import VersionMemo
 from indexer.snapshot import Snapshot
 from indexer.spans import CHUNK_SPAN_COLUMNS
 from indexer.store import in_filter, model_slug, sql_str
-from models.base import Embedder
+from models import Embedder
 
 # ANN search settings: a wider HNSW beam and re-ranking with the full vectors keep recall near exact.
 ANN_EF = 100

@@ -19,7 +19,7 @@ from indexer.chunks import chunk_file
 from indexer.config import Settings
 from indexer.languages import SYMBOL_LANGUAGES
 from indexer.types import Chunk, FileRecord, Symbol, sha256_hex
-from models.errors import PlaitError
+from models import PlaitError
 
 log = logging.getLogger(__name__)
 

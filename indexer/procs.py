@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from models.errors import PlaitError
+from models import PlaitError
 
 DEFAULT_MAX_OUTPUT = 32 * 1024 * 1024
 

@@ -20,7 +20,7 @@ from indexer.embedding import search_tier_of, tier_entries
 from indexer.report import BuildReport, Progress
 from indexer.store import Store, batched, cache_schema, in_filter, model_slug, vectors_schema
 from indexer.tables import column, vector_array, vector_matrix
-from models.base import Embedder
+from models import Embedder
 
 # Below this many vectors an exact scan is fast enough (measured in BENCHMARKS.md, `python -m benchmarks ann`).
 ANN_MIN_ROWS = 20_000

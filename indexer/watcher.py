@@ -22,7 +22,7 @@ from indexer.errors import IndexLockedError
 from indexer.index import Index
 from indexer.lock import PidLock, lock_path
 from indexer.watch_events import Batch, EventFilter
-from models.errors import PlaitError
+from models import PlaitError
 
 log = logging.getLogger("indexer.daemon")  # one log for the daemon and its entry points
 

@@ -30,7 +30,7 @@ import pathspec
 from indexer.beneath import SpecialFileError, dir_beneath, open_regular, read_fd, root_fd
 from indexer.config import Settings
 from indexer.languages import detect_language
-from models.errors import WorkspaceError
+from models import WorkspaceError
 
 ROOT_MARKERS = (
     "go.work", "go.mod", "package.json", "pyproject.toml", "Cargo.toml", "CMakeLists.txt", "buf.yaml", ".git",

@@ -10,58 +10,43 @@ tree), ``resolve`` (model name → local directory, model id), ``loader`` (backe
 loading), ``sentence`` (torch backend), ``onnx_backend`` (onnxruntime backend, local export),
 ``hashing`` (a deterministic embedder for fast tests).
 
-The public names below are imported on first use (module ``__getattr__``): importing one loads only
-its own submodule, so ``from models.errors import PlaitError`` or ``models.ModelConfig`` never pulls
-numpy in. To add a name, add it to ``_WHERE``, ``__all__`` and the ``TYPE_CHECKING`` imports.
+Other packages use the names in ``_EXPORTS`` only (``lint-imports`` checks it). They are imported
+on first use (:func:`models.lazy.lazy_exports`): importing one loads only its own submodule, so
+``from models import PlaitError`` or ``models.ModelConfig`` never pulls numpy in. To add a name,
+add it to ``_EXPORTS`` and to the ``TYPE_CHECKING`` imports (a test checks that the two agree).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from models.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from models.base import Embedder
-    from models.config import DEFAULT_MODEL, ModelConfig
-    from models.errors import PlaitError
-    from models.hashing import HashingEmbedder
-    from models.lazy import lazy_module
-    from models.loader import LazyEmbedder, load_embedder
-    from models.resolve import resolve_model_path
+    from models.base import Embedder as Embedder
+    from models.config import BACKENDS as BACKENDS
+    from models.config import DEFAULT_MODEL as DEFAULT_MODEL
+    from models.config import ModelConfig as ModelConfig
+    from models.errors import ConfigError as ConfigError
+    from models.errors import PathOutsideRootError as PathOutsideRootError
+    from models.errors import PlaitError as PlaitError
+    from models.errors import WorkspaceError as WorkspaceError
+    from models.hashing import HashingEmbedder as HashingEmbedder
+    from models.lazy import lazy_exports as lazy_exports
+    from models.lazy import lazy_module as lazy_module
+    from models.loader import LazyEmbedder as LazyEmbedder
+    from models.loader import load_embedder as load_embedder
+    from models.resolve import resolve_model_path as resolve_model_path
+    from models.static import STATIC_MAX_TOKENS as STATIC_MAX_TOKENS
 
-_WHERE = {
-    "DEFAULT_MODEL": "models.config",
-    "Embedder": "models.base",
-    "HashingEmbedder": "models.hashing",
-    "LazyEmbedder": "models.loader",
-    "ModelConfig": "models.config",
-    "PlaitError": "models.errors",
-    "lazy_module": "models.lazy",
-    "load_embedder": "models.loader",
-    "resolve_model_path": "models.resolve",
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "models.base": ("Embedder",),
+    "models.config": ("BACKENDS", "DEFAULT_MODEL", "ModelConfig"),
+    "models.errors": ("ConfigError", "PathOutsideRootError", "PlaitError", "WorkspaceError"),
+    "models.hashing": ("HashingEmbedder",),
+    "models.lazy": ("lazy_exports", "lazy_module"),
+    "models.loader": ("LazyEmbedder", "load_embedder"),
+    "models.resolve": ("resolve_model_path",),
+    "models.static": ("STATIC_MAX_TOKENS",),
 }
-
-__all__ = [
-    "DEFAULT_MODEL",
-    "Embedder",
-    "HashingEmbedder",
-    "LazyEmbedder",
-    "ModelConfig",
-    "PlaitError",
-    "lazy_module",
-    "load_embedder",
-    "resolve_model_path",
-]
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'models' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__all__, __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -2,59 +2,44 @@
 and its tools, and the CLI.
 
 May import ``indexer`` and ``models``; nothing imports ``search`` but its entry points (the CLI, the
-server) and the benchmarks. The public surface is listed in ``__all__``; its names are imported on
-first use, so ``plait --version`` and ``--help`` (which import ``search.frontends.cli``) load no index code.
+server) and the benchmarks, which use the names in ``_EXPORTS`` only (``lint-imports`` checks it).
+They are imported on first use (:func:`models.lazy.lazy_exports`), so ``plait --version`` and
+``--help`` (which import ``search.frontends.cli``) load no index code. Sub-packages: ``engine`` (query
+analysis, retrievers, fusion, ranking, snippets), ``workspace`` (confined files, edits, the guard,
+ignore rules, the ripgrep gateway, scopes) and ``frontends`` (CLI, MCP server, remote client).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from models import lazy_exports
 
 if TYPE_CHECKING:
-    from search.engine.engine import Engine, parse_scope
-    from search.engine.fusion import fuse, rrf
-    from search.engine.snippets import DEFAULT_MAX_TOKENS, estimate_tokens, focus_results, monotonic_scores
-    from search.errors import QueryError
-    from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse, Span
+    from search.engine.engine import Engine as Engine
+    from search.engine.engine import parse_scope as parse_scope
+    from search.engine.fusion import fuse as fuse
+    from search.engine.fusion import rrf as rrf
+    from search.engine.query import analyse as analyse
+    from search.engine.snippets import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
+    from search.engine.snippets import estimate_tokens as estimate_tokens
+    from search.engine.snippets import focus_results as focus_results
+    from search.engine.snippets import monotonic_scores as monotonic_scores
+    from search.errors import QueryError as QueryError
+    from search.types import Coverage as Coverage
+    from search.types import Hit as Hit
+    from search.types import Query as Query
+    from search.types import Result as Result
+    from search.types import Scope as Scope
+    from search.types import SearchResponse as SearchResponse
+    from search.types import Span as Span
 
-_WHERE = {
-    "Engine": "search.engine.engine",
-    "parse_scope": "search.engine.engine",
-    "QueryError": "search.errors",
-    "fuse": "search.engine.fusion",
-    "rrf": "search.engine.fusion",
-    **{
-        n: "search.engine.snippets"
-        for n in ("DEFAULT_MAX_TOKENS", "estimate_tokens", "focus_results", "monotonic_scores")
-    },
-    **{n: "search.types" for n in ("Coverage", "Hit", "Query", "Result", "Scope", "SearchResponse", "Span")},
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "search.engine.engine": ("Engine", "parse_scope"),
+    "search.engine.fusion": ("fuse", "rrf"),
+    "search.engine.query": ("analyse",),
+    "search.engine.snippets": ("DEFAULT_MAX_TOKENS", "estimate_tokens", "focus_results", "monotonic_scores"),
+    "search.errors": ("QueryError",),
+    "search.types": ("Coverage", "Hit", "Query", "Result", "Scope", "SearchResponse", "Span"),
 }
-
-__all__ = [
-    "DEFAULT_MAX_TOKENS",
-    "Coverage",
-    "Engine",
-    "Hit",
-    "Query",
-    "QueryError",
-    "Result",
-    "Scope",
-    "SearchResponse",
-    "Span",
-    "estimate_tokens",
-    "focus_results",
-    "fuse",
-    "monotonic_scores",
-    "parse_scope",
-    "rrf",
-]
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'search' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__ = lazy_exports(__name__, _EXPORTS)

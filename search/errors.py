@@ -23,7 +23,7 @@ and the CLI can print it as one line. The search-side tree::
 
 from __future__ import annotations
 
-from models.errors import PlaitError, WorkspaceError
+from models import PlaitError, WorkspaceError
 
 
 class QueryError(PlaitError):

@@ -7,6 +7,7 @@ Each path runs ``search.frontends.cli.main`` in a fresh interpreter and prints `
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -134,8 +135,18 @@ def test_every_lazy_public_name_resolves(package: str) -> None:
     import importlib
 
     pkg = importlib.import_module(package)
-    for name in pkg.__all__:
-        assert getattr(pkg, name) is not None, name
-    assert set(pkg.__all__) == set(pkg._WHERE), "the lazy table and __all__ disagree"
+    for module, names in pkg._EXPORTS.items():
+        for name in names:
+            assert getattr(pkg, name) is getattr(importlib.import_module(module), name), name
+    # what type checkers see (the TYPE_CHECKING imports) is what the package exports at run time
+    tree = ast.parse(Path(str(pkg.__file__)).read_text(encoding="utf-8"))
+    (checking,) = [n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"]
+    typed = {
+        (node.module, alias.name)
+        for node in checking.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    assert typed == {(m, n) for m, names in pkg._EXPORTS.items() for n in names}
     with pytest.raises(AttributeError):
         pkg.no_such_name  # noqa: B018

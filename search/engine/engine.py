@@ -15,9 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from indexer import IndexStoreError, Settings, has_tables
-from indexer.beneath import read_beneath
-from models.errors import PlaitError
+from indexer import IndexStoreError, Settings, has_tables, read_beneath
+from models import PlaitError
 from search.engine.fusion import DEFAULT_K, fuse
 from search.engine.query import AnalysedQuery, analyse
 from search.engine.ranking import Ranked, RankingConfig, rank

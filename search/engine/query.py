@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from indexer.lexical import STOP_WORDS, phrase_tokens, stem_words
+from indexer import STOP_WORDS, phrase_tokens, stem_words
 
 Shape = Literal["literal", "regex", "identifier", "natural"]
 # What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies

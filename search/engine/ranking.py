@@ -44,8 +44,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer.lexical import identifier_parts
-from models.errors import ConfigError
+from indexer import identifier_parts
+from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery
 

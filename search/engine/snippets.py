@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from indexer.beneath import open_beneath
+from indexer import open_beneath
 from search.engine.query import analyse
 from search.types import Result
 

@@ -33,7 +33,7 @@ def _root_arg(args: argparse.Namespace) -> str | None:
     if isinstance(flag, list):  # serve: repeatable
         flag = flag[0] if flag else None
     if positional and flag and Path(positional).resolve() != Path(flag).resolve():
-        from models.errors import PlaitError
+        from models import PlaitError
 
         raise PlaitError(f"two roots given ({positional} and --root {flag}); pass one.")
     return positional or flag
@@ -92,7 +92,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     settings = _settings(_root_arg(args), args)
     status = Index(settings).status()
     data = status.as_dict()
-    from indexer.daemon_state import describe_watcher, read_watcher_state
+    from indexer import describe_watcher, read_watcher_state
 
     data["watcher"] = read_watcher_state(settings)
     if args.json:
@@ -222,7 +222,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from indexer.daemon import run_watch
+    from indexer import run_watch
     from search.engine.engine import Engine
     from search.frontends.remote import remove_endpoints, start_endpoint
 
@@ -421,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="plait: %(message)s",
         stream=sys.stderr,
     )
-    from models.errors import PlaitError
+    from models import PlaitError
 
     try:
         code: int = args.func(args)

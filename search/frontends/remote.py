@@ -93,7 +93,7 @@ def start_endpoint(engines: dict[str, Any]) -> Any:
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from models.errors import PlaitError
+    from models import PlaitError
     from search.engine.engine import parse_scope
 
     token = secrets.token_urlsafe(24)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from models.errors import ConfigError, PlaitError
+from models import ConfigError, PlaitError
 
 if TYPE_CHECKING:
     from indexer import Settings

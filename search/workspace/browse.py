@@ -17,10 +17,8 @@ from typing import Literal
 
 import pathspec
 
-from indexer.beneath import dir_beneath, lstat_beneath
-from indexer.languages import detect_language
-from indexer.workspace import BINARY_SNIFF_BYTES, is_binary
-from models.errors import WorkspaceError
+from indexer import BINARY_SNIFF_BYTES, detect_language, dir_beneath, is_binary, lstat_beneath
+from models import WorkspaceError
 from search.errors import QueryError
 from search.workspace.confine import Roots
 from search.workspace.files import (

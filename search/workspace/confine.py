@@ -30,10 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from indexer.beneath import kind_of, lstat_beneath
-from indexer.config import Settings, load_settings
-from indexer.workspace import Walker
-from models.errors import PathOutsideRootError, WorkspaceError
+from indexer import Settings, Walker, kind_of, load_settings, lstat_beneath
+from models import PathOutsideRootError, WorkspaceError
 from search.errors import InvalidPathError, PathNotFoundError
 
 MAX_PATH_BYTES = 4096

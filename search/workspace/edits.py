@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from indexer.beneath import dir_beneath, open_regular, read_fd, write_atomic
+from indexer import dir_beneath, open_regular, read_fd, write_atomic
 from search.errors import (
     AmbiguousEditError,
     BinaryFileError,

@@ -31,19 +31,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from indexer import beneath
-from indexer.beneath import (
+from indexer import (
+    BINARY_SNIFF_BYTES,
     TEMP_PREFIX,
     TEMP_SUFFIX,
     SpecialFileError,
+    detect_language,
+    is_binary,
     makedirs_beneath,
     open_regular,
     read_fd,
     root_fd,
+    write_atomic,
 )
-from indexer.languages import detect_language
-from indexer.workspace import BINARY_SNIFF_BYTES, is_binary
-from models.errors import PathOutsideRootError, WorkspaceError
+from indexer import (
+    write_temp as write_temp_beneath,
+)
+from models import PathOutsideRootError, WorkspaceError
 from search.errors import (
     BinaryFileError,
     FileTooLargeError,
@@ -233,7 +237,7 @@ def write_temp(path: Path, data: bytes) -> Path:
     """Step one of :func:`atomic_write` for a trusted ``path``: ``data`` in a new temp file beside it."""
     fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        return path.parent / beneath.write_temp(fd, path.name, data)
+        return path.parent / write_temp_beneath(fd, path.name, data)
     finally:
         os.close(fd)
 
@@ -246,7 +250,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     """
     fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        beneath.write_atomic(fd, path.name, data)
+        write_atomic(fd, path.name, data)
     finally:
         os.close(fd)
 
@@ -398,7 +402,7 @@ def write_file(
             before = _current_sha(dir_fd, name, rel)
             check_expected(rel, expected_sha256, before)
             try:
-                beneath.write_atomic(dir_fd, name, data)
+                write_atomic(dir_fd, name, data)
             except OSError as exc:
                 raise WorkspaceError(f"writing {rel} failed: {exc.strerror or exc}.") from exc
     finally:

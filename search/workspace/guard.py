@@ -40,14 +40,19 @@ from typing import Any, Literal
 
 import pathspec
 
-from indexer.beneath import read_beneath
-from indexer.config import Settings
-from indexer.errors import GrammarUnavailableError
-from indexer.imports import IMPORT_LANGUAGES, ImportRef, extract_imports
-from indexer.languages import detect_language
-from indexer.procs import git_status
-from indexer.workspace import BINARY_SNIFF_BYTES, is_binary
-from models.errors import ConfigError
+from indexer import (
+    BINARY_SNIFF_BYTES,
+    IMPORT_LANGUAGES,
+    GrammarUnavailableError,
+    ImportRef,
+    Settings,
+    detect_language,
+    extract_imports,
+    git_status,
+    is_binary,
+    read_beneath,
+)
+from models import ConfigError
 from search.errors import GuardBlockedError, QueryError
 from search.types import ResolvedScope, Scope
 from search.workspace import ripgrep

@@ -13,9 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from indexer.config import Settings
-from indexer.languages import EXTENSIONS, FILENAMES
-from indexer.workspace import Walker
+from indexer import EXTENSIONS, FILENAMES, Settings, Walker
 from search.errors import QueryError
 
 _walkers: dict[tuple[object, ...], Walker] = {}

@@ -26,12 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from indexer import Settings
-from indexer.languages import EXTENSIONS, FILENAMES
-from indexer.procs import ProcResult, rg_binary
-from indexer.sandbox import run_beneath
-from indexer.workspace import ALWAYS_SKIP_DIRS, TEMP_FILE_GLOB
-from models.errors import PlaitError
+from indexer import (
+    ALWAYS_SKIP_DIRS,
+    EXTENSIONS,
+    FILENAMES,
+    TEMP_FILE_GLOB,
+    ProcResult,
+    Settings,
+    rg_binary,
+    run_beneath,
+)
+from models import PlaitError
 from search.errors import QueryError
 from search.workspace.ignores import not_ignored
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexer import Settings, git_status, glob_matcher
-from indexer.beneath import is_regular_beneath, lstat_kind
-from indexer.languages import detect_language
+from indexer import Settings, detect_language, git_status, glob_matcher, is_regular_beneath, lstat_kind
 from search.errors import QueryError
 from search.types import ResolvedScope, Scope
 from search.workspace.confine import Roots

@@ -31,11 +31,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from indexer import Settings, skips_content
-from indexer.beneath import read_beneath
-from indexer.types import sha256_hex
-from indexer.workspace import IGNORE_FILES
-from models.errors import PlaitError
+from indexer import IGNORE_FILES, Settings, read_beneath, sha256_hex, skips_content
+from models import PlaitError
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.inotify import ADDED, GONE, REMOVED, WRITTEN, DirWatch, open_watch
 from search.workspace import ripgrep

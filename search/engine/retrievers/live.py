@@ -15,8 +15,7 @@ from search.types import Hit, Span
 if TYPE_CHECKING:
     import numpy as np
 
-    from indexer import Index
-    from indexer.lexical import LexicalIndex
+    from indexer import Index, LexicalIndex
 
 _NOTHING: dict[str, tuple[str, int, int]] = {}  # the manifest before anything was indexed
 

@@ -21,10 +21,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from indexer import IndexStoreError, Settings
-from indexer.lexical import K1 as BM25_K1
-from indexer.lexical import B as BM25_B
-from indexer.lexical import code_tokens
+from indexer import K1 as BM25_K1
+from indexer import B as BM25_B
+from indexer import IndexStoreError, Settings, code_tokens
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.live import bm25_hits, live_changes, merge_live, scope_mask

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexer.beneath import read_beneath
+from indexer import read_beneath
 from search.workspace.ripgrep import RgLine
 
 MAX_FILES = 24

@@ -30,7 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
-from models.errors import PlaitError
+from models import PlaitError
 
 log = logging.getLogger(__name__)
 

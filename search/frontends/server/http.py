@@ -19,7 +19,7 @@ from typing import Any
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from models.errors import ConfigError
+from models import ConfigError
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 MCP_PATH = "/mcp"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from indexer import IndexState, IndexStatus
-from models.errors import PlaitError
+from models import PlaitError
 from search.frontends.server.served import Workspace
 
 log = logging.getLogger(__name__)

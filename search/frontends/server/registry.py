@@ -21,7 +21,7 @@ from typing import Any
 
 from mcp_types import ToolAnnotations
 
-from models.errors import ConfigError
+from models import ConfigError
 from search.errors import ReadOnlyError
 
 CATEGORIES: tuple[str, ...] = ("search", "files", "edit", "guard", "index", "info")

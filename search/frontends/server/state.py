@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer import IndexStatus, Settings
-from models.errors import ConfigError, PlaitError
+from models import ConfigError, PlaitError
 from search.engine.engine import Engine
 from search.errors import QueryError
 from search.frontends.server.boundary import DEFAULT_DEADLINE
@@ -218,7 +218,7 @@ class ServerState:
 
     def _start_watch(self) -> None:
         """Keep every root's index fresh as files change (the daemon's watcher, in a thread per root)."""
-        from indexer.daemon import start_background_watcher
+        from indexer import start_background_watcher
 
         for ws in self.workspaces.values():
             try:

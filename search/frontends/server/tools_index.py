@@ -13,8 +13,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer import Walker
-from indexer.daemon_state import read_watcher_state
+from indexer import Walker, read_watcher_state
 from search.errors import QueryError
 from search.frontends.server.boundary import ToolAdder, bound, respond
 from search.frontends.server.jobs import IndexJob, describe_job

@@ -17,10 +17,8 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer.languages import SYMBOL_LANGUAGES, detect_language
-from indexer.symbols import extract_symbols
-from indexer.types import Symbol
-from models.errors import PlaitError
+from indexer import SYMBOL_LANGUAGES, Symbol, detect_language, extract_symbols
+from models import PlaitError
 from search.engine.retrievers import ResolvedScope
 from search.engine.snippets import focus, read_span
 from search.errors import QueryError

@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer.types import SymbolKind
+from indexer import SymbolKind
 from search.engine.engine import MAX_LIMIT
 from search.engine.federation import merge_roots
 from search.engine.snippets import DECORATOR, DEFAULT_MAX_TOKENS, focus_spans, monotonic_scores, read_span

@@ -14,12 +14,18 @@ import tree_sitter
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer import Walker, glob_matcher
-from indexer.beneath import read_beneath
-from indexer.languages import SYMBOL_LANGUAGES, detect_language
-from indexer.parsing import captures, compile_user_query, parse
-from indexer.symbols import extract_symbols
-from indexer.types import Symbol
+from indexer import (
+    SYMBOL_LANGUAGES,
+    Symbol,
+    Walker,
+    captures,
+    compile_user_query,
+    detect_language,
+    extract_symbols,
+    glob_matcher,
+    parse,
+    read_beneath,
+)
 from search.errors import QueryError
 from search.frontends.server.boundary import (
     MAX_OUTPUT_CHARS,
