@@ -22,7 +22,7 @@ import math
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -276,13 +276,18 @@ class LexicalIndex:
         if index._hashes != [h or "" for h in table.column("content_hash").to_pylist()]:
             return None
         index._rows(table)
-        index._offsets = saved["offsets"].astype(np.int64)
-        index._docs = saved["docs"].astype(np.int64)
-        index._tf = saved["tf"].astype(np.int64)
-        if len(index._offsets) != len(index._vocab) + 1:
-            return None
-        index._lengths()
-        return index
+        return index if index._postings_from(saved) else None
+
+    def _postings_from(self, saved: Mapping[str, Any]) -> bool:
+        """Take the saved postings (offsets, documents, term frequencies); ``False`` when they do not
+        fit the vocabulary."""
+        self._offsets = saved["offsets"].astype(np.int64)
+        self._docs = saved["docs"].astype(np.int64)
+        self._tf = saved["tf"].astype(np.int64)
+        if len(self._offsets) != len(self._vocab) + 1:
+            return False
+        self._lengths()
+        return True
 
     @classmethod
     def load_saved(cls, path: Path) -> LexicalIndex | None:
@@ -305,13 +310,7 @@ class LexicalIndex:
             return None
         cols["start_line"], cols["end_line"] = starts.tolist(), ends.tolist()
         index._set_rows(cols, size)
-        index._offsets = saved["offsets"].astype(np.int64)
-        index._docs = saved["docs"].astype(np.int64)
-        index._tf = saved["tf"].astype(np.int64)
-        if len(index._offsets) != len(index._vocab) + 1:
-            return None
-        index._lengths()
-        return index
+        return index if index._postings_from(saved) else None
 
     def rows(self) -> list[tuple[str, int, int, str | None, str | None, str | None]]:
         """Every chunk's (path, start line, end line, symbol, kind, language), in table order."""

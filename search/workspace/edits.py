@@ -20,11 +20,10 @@ then re-indented from ``old_string``'s indentation to the file's, and the result
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from indexer import dir_beneath, open_regular, read_fd, write_atomic
+from indexer import dir_beneath, open_regular, write_atomic
 from search.errors import (
     AmbiguousEditError,
     BinaryFileError,
@@ -40,6 +39,7 @@ from search.workspace.files import (
     check_writable,
     fd_lock,
     fs_error,
+    read_opened,
     sha256_bytes,
     split_lines,
 )
@@ -322,15 +322,7 @@ def _apply(
 def _read(dir_fd: int, name: str, rel: str, max_bytes: int) -> bytes:
     """The regular file ``name`` of ``dir_fd``: not followed if a symlink, refused if special."""
     fd, st = open_regular(dir_fd, name)
-    try:
-        if st.st_size > max_bytes:
-            raise FileTooLargeError(rel, st.st_size, max_bytes, "read")
-        data = read_fd(fd, max_bytes + 1)
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:
-        raise FileTooLargeError(rel, len(data), max_bytes, "read")
-    return data
+    return read_opened(fd, st.st_size, rel, max_bytes)
 
 
 def edit_replace(

@@ -143,13 +143,19 @@ def read_regular_file(confined: Confined, max_bytes: int) -> bytes:
             fd, st = open_regular(rfd, rel)
     except OSError as exc:
         raise fs_error(rel, exc) from exc
+    return read_opened(fd, st.st_size, rel, max_bytes)
+
+
+def read_opened(fd: int, size: int, rel: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file open as ``fd`` (closed here), of ``size`` bytes by its stat;
+    :class:`FileTooLargeError` when it holds more than ``max_bytes``, also when it grew while read."""
     try:
-        if st.st_size > max_bytes:
-            raise FileTooLargeError(rel, st.st_size, max_bytes, "read")
+        if size > max_bytes:
+            raise FileTooLargeError(rel, size, max_bytes, "read")
         data = read_fd(fd, max_bytes + 1)
     finally:
         os.close(fd)
-    if len(data) > max_bytes:  # grew while we read
+    if len(data) > max_bytes:
         raise FileTooLargeError(rel, len(data), max_bytes, "read")
     return data
 
