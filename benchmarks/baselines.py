@@ -16,16 +16,15 @@ differs from plait's lexical leg only in the library that scores it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from benchmarks.metrics import SpanTuple
-from indexer import STOP_WORDS, code_tokens, rg_binary, run
+from indexer import STOP_WORDS, code_tokens, load_settings
 from models import PlaitError
+from search import RgCommand, RgLine, run_rg
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 
@@ -41,34 +40,33 @@ def words(text: str) -> list[str]:
 
 
 class RipgrepBaseline:
-    """Plain ripgrep over ``root`` (see the module docstring)."""
+    """Plain ripgrep over ``root`` (see the module docstring), through plait's ripgrep gateway with
+    nothing ignored but the version-control and index folders."""
 
     name = "ripgrep"
 
     def __init__(self, root: Path, *, timeout: float = 30.0) -> None:
-        self.root = root
+        self.settings = load_settings(root, env={})
         self.timeout = timeout
-        self._rg = rg_binary()
 
     def search(self, query_text: str, limit: int) -> list[SpanTuple]:
         terms = words(query_text)
         if not terms:
             return []
-        args = [
-            self._rg,
-            "--json",
-            "--ignore-case",
-            "--fixed-strings",
-            "--no-config",
-            "--hidden",
-            "--no-ignore",
-        ]
-        for term in terms:
-            args += ["-e", term]
-        res = run([*args, "--", "."], cwd=self.root, timeout=self.timeout)
-        if res.timed_out or (res.returncode not in (0, 1) and not res.stdout):
-            raise BaselineError(f"ripgrep failed on {query_text!r}: {res.stderr or 'timed out'}")
-        return rank_files(parse_rg_json(res.stdout.splitlines()))[:limit]
+        command = RgCommand(
+            "json",
+            tuple(terms),
+            fixed=True,
+            case="insensitive",
+            include_ignored=True,
+            size_limit=False,
+            max_columns=None,
+        )
+        try:
+            lines = run_rg(self.settings, command, timeout=self.timeout).lines
+        except PlaitError as exc:
+            raise BaselineError(f"ripgrep failed on {query_text!r}: {exc}") from exc
+        return rank_files(count_matches(lines))[:limit]
 
 
 @dataclass
@@ -78,29 +76,17 @@ class _FileMatches:
     best_key: tuple[int, int] = (-1, -1)
 
 
-def parse_rg_json(lines: Iterable[bytes]) -> dict[str, _FileMatches]:
-    """Per file: total submatches and the best line, from ``rg --json`` output lines."""
+def count_matches(lines: Iterable[RgLine]) -> dict[str, _FileMatches]:
+    """Per file: total submatches and the best line (most distinct words, then most matches)."""
     files: dict[str, _FileMatches] = {}
-    for raw in lines:
-        try:
-            message = json.loads(raw) if raw.strip() else {}
-        except ValueError:
-            continue  # the last line of output cut at the gateway's size cap
-        if message.get("type") != "match":
-            continue
-        data: dict[str, Any] = message["data"]
-        path = data["path"].get("text")
-        if path is None:
-            continue  # a non-UTF-8 path: rg sends bytes; no target can live there
-        path = path[2:] if path.startswith("./") else path
-        subs = data.get("submatches", [])
-        distinct = len({s["match"].get("text", "").lower() for s in subs})
-        entry = files.setdefault(path, _FileMatches())
-        entry.count += len(subs)
-        key = (distinct, len(subs))
+    for line in lines:
+        distinct = len({s.lower() for s in line.submatches})
+        entry = files.setdefault(line.path, _FileMatches())
+        entry.count += len(line.submatches)
+        key = (distinct, len(line.submatches))
         if key > entry.best_key:  # strictly better: the first line wins ties
             entry.best_key = key
-            entry.best_line = int(data["line_number"])
+            entry.best_line = line.line
     return files
 
 

@@ -33,8 +33,12 @@ if TYPE_CHECKING:
     from search.types import Scope as Scope
     from search.types import SearchResponse as SearchResponse
     from search.types import Span as Span
+    from search.workspace.ripgrep import RgCommand as RgCommand
+    from search.workspace.ripgrep import RgLine as RgLine
+    from search.workspace.ripgrep import run_rg as run_rg
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "search.workspace.ripgrep": ("RgCommand", "RgLine", "run_rg"),
     "search.engine.engine": ("Engine", "parse_scope"),
     "search.engine.fusion": ("fuse", "rrf"),
     "search.engine.query": ("analyse",),

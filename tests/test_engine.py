@@ -220,7 +220,7 @@ def test_compact_rg_output_reads_the_same_matches_as_json(make_repo, settings_fo
         command = ripgrep.RgCommand(
             "matches" if compact else "json", patterns, fixed=True, case="insensitive"
         )
-        res = ripgrep.run(settings, command, timeout=10)
+        res = ripgrep.run_rg(settings, command, timeout=10)
         assert not res.truncated
         return sorted((m.path, m.line, m.submatches) for m in res.lines)
 

@@ -72,8 +72,8 @@ def test_failures_become_plait_errors_against_the_real_binary(
 ) -> None:
     settings = settings_for(make_repo({"a.py": "print(1)\n"}))
     with pytest.raises(RegexError, match=r"invalid regex.*unclosed group"):
-        ripgrep.run(settings, RgCommand("json", ("(",)), timeout=10)
-    missing = ripgrep.run(settings, RgCommand("json", ("print",), ("a.py", "gone.py")), timeout=10)
+        ripgrep.run_rg(settings, RgCommand("json", ("(",)), timeout=10)
+    missing = ripgrep.run_rg(settings, RgCommand("json", ("print",), ("a.py", "gone.py")), timeout=10)
     assert [m.path for m in missing.lines] == ["a.py"] and any("gone.py" in e for e in missing.errors)
     with pytest.raises(QueryError, match="ripgrep failed"):
-        ripgrep.run(settings, RgCommand("json", ("x",), ("gone.py",), globs=("[",)), timeout=10)
+        ripgrep.run_rg(settings, RgCommand("json", ("x",), ("gone.py",), globs=("[",)), timeout=10)

@@ -250,7 +250,7 @@ def _check_regex(
             "json", (rule.pattern,), batch, case="sensitive", size_limit=False, max_columns=None
         )
         try:
-            res = ripgrep.run(settings, command, timeout=timeout)
+            res = ripgrep.run_rg(settings, command, timeout=timeout)
         except RipgrepTimeoutError as exc:
             raise QueryError(
                 f"guard rule {rule.id!r} took over {timeout:g}s; narrow its globs or the target"

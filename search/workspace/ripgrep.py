@@ -177,7 +177,7 @@ def argv(settings: Settings, cmd: RgCommand) -> list[str]:
     return [*out, "--", *cmd.targets]
 
 
-def run(settings: Settings, cmd: RgCommand, *, timeout: float, max_output: int = MAX_OUTPUT) -> RgResult:
+def run_rg(settings: Settings, cmd: RgCommand, *, timeout: float, max_output: int = MAX_OUTPUT) -> RgResult:
     """Run ``cmd`` confined to the root and read its output.
 
     Exit 1 is "no match"; no targets, nothing searched. Raises :class:`RipgrepTimeoutError` past ``timeout``, :class:`RegexError`
@@ -211,7 +211,7 @@ def list_files(
     globs unless ``include_ignored``; never the skipped directories, the index or temp files; symlinks
     not followed), whatever their size. Raises :class:`~search.workspace.ripgrep.RipgrepTimeoutError`."""
     command = RgCommand("files", targets=(rel,), include_ignored=include_ignored, size_limit=False)
-    return sorted(run(settings, command, timeout=timeout).files)
+    return sorted(run_rg(settings, command, timeout=timeout).files)
 
 
 def _rechecks_ignores(settings: Settings, cmd: RgCommand) -> bool:

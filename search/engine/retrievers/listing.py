@@ -177,7 +177,7 @@ def live_files(
             return answer
     made = time.monotonic()
     try:
-        res = ripgrep.run(settings, command, timeout=timeout)
+        res = ripgrep.run_rg(settings, command, timeout=timeout)
     except PlaitError:  # timed out or failed: the caller searches without a listing
         return None
     if res.truncated or res.errors:

@@ -102,7 +102,7 @@ class TextRetriever:
                 fixed=query.shape == "literal",
                 max_count=ripgrep.MAX_COUNT_PER_FILE,
             )
-            matches = ripgrep.run(self.settings, command, timeout=self.timeout).lines
+            matches = ripgrep.run_rg(self.settings, command, timeout=self.timeout).lines
             hits = self._rank_counts(matches, self._mapper(index, matches), limit)
             return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
         return self._search_sentence(query, scope, index, limit)
@@ -177,7 +177,7 @@ class TextRetriever:
             case="insensitive",
             max_count=ripgrep.MAX_COUNT_PER_FILE if cap else None,
         )
-        return _POOL.submit(lambda: ripgrep.run(self.settings, command, timeout=self.timeout).lines)
+        return _POOL.submit(lambda: ripgrep.run_rg(self.settings, command, timeout=self.timeout).lines)
 
     @staticmethod
     def _collect(jobs: Iterable[cf.Future[list[RgLine]] | None]) -> list[RgLine]:

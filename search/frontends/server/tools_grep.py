@@ -180,7 +180,7 @@ def check_chosen(state: ServerState, ws: Workspace, chosen: list[Workspace], pat
 def run_rg_lines(ws: Workspace, command: RgCommand) -> tuple[dict[str, list[GrepLine]], bool]:
     """Run a ``json`` ripgrep command over ``ws``; its match and context lines per file, in order, and
     whether ripgrep's output hit its cap."""
-    res = ripgrep.run(ws.settings, command, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)
+    res = ripgrep.run_rg(ws.settings, command, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)
     found: dict[str, list[GrepLine]] = {}
     for ln in res.lines:
         text = ln.text.rstrip("\r\n")
