@@ -1,6 +1,6 @@
 """Use a running plait process for a CLI search, so the CLI does not load the model itself.
 
-A server started with ``plait serve`` (or ``plait watch``) writes ``serve.json`` into the index
+A server started with ``plait serve`` (or ``plait watch``) writes ``endpoint.json`` into the index
 directory with its local HTTP endpoint; the CLI posts the search there and falls back to loading
 the model itself when nothing answers.
 """
