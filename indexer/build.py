@@ -42,6 +42,7 @@ from indexer.chunks import CHUNKER_VERSION, chunk_file
 from indexer.config import Settings
 from indexer.languages import SYMBOL_LANGUAGES
 from indexer.lookup import normalise
+from indexer.revision import REVISION_KEY, tree_revision
 from indexer.snapshot import publish
 from indexer.store import (
     CHUNKS_SCHEMA,
@@ -355,6 +356,7 @@ class Builder:
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
         t0 = time.perf_counter()
         report = BuildReport()
+        revision = tree_revision(self.settings.root)  # before the walk: the commit of what is read
         self.store.verify()
         meta = self.store.get_meta()
         fp = fingerprint(self.settings)
@@ -387,7 +389,8 @@ class Builder:
             report.vector_seconds = time.perf_counter() - t1
         report.seconds = time.perf_counter() - t0
         self.store.set_meta(
-            last_build={"finished": time.time(), "seconds": report.seconds, "report": report.as_dict()}
+            last_build={"finished": time.time(), "seconds": report.seconds, "report": report.as_dict()},
+            **{REVISION_KEY: revision},
         )
         self._publish()
         return report

@@ -40,6 +40,7 @@ from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
 from indexer.lock import writer_active, writer_lock
 from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
+from indexer.revision import REVISION_KEY, tree_revision
 from indexer.snapshot import Snapshot, current
 from indexer.store import Store, batched, in_filter, model_slug, sql_str
 from indexer.types import sha256_hex
@@ -123,6 +124,8 @@ class IndexStatus:
     watcher: dict[str, Any] | None = None
     search_tier: str | None = None  # the tier searches rank with (``model`` and ``vectors`` are its)
     tiers: dict[str, dict[str, Any]] = field(default_factory=dict)  # tier → {model, vectors, complete}
+    revision: dict[str, Any] | None = None  # the git commit (and dirty flag) of the tree last indexed
+    checkout: dict[str, Any] | None = None  # the same of the tree under the root now (with check_files)
 
     @property
     def coverage(self) -> str:
@@ -159,6 +162,8 @@ class IndexStatus:
             "watcher": self.watcher,
             "search_tier": self.search_tier,
             "tiers": self.tiers,
+            "revision": self.revision,
+            "checkout": self.checkout,
         }
 
 
@@ -672,6 +677,7 @@ class Index:
                 st.model = str(entries[st.search_tier].get("id"))
                 st.vectors = counts[st.search_tier]
             st.last_build = meta.get("last_build")
+            st.revision = meta.get(REVISION_KEY)
             if self._interrupted(meta):
                 st.state = IndexState.INTERRUPTED
                 st.detail = INTERRUPTED_DETAIL
@@ -684,6 +690,7 @@ class Index:
                 return st
             if check_files:
                 self._compare_files(st)
+                st.checkout = tree_revision(self.settings.root)
         except IndexStoreError as exc:
             return IndexStatus(IndexState.CORRUPT, root, self.location, detail=str(exc))
         if self.settings.index_is_local:

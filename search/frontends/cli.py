@@ -133,6 +133,11 @@ def cmd_status(args: argparse.Namespace) -> int:
             else ""
         )
     )
+    if status.revision is not None or status.checkout is not None:
+        from indexer.revision import describe as describe_revision
+
+        print(f"indexed:   {describe_revision(status.revision)}")
+        print(f"checkout:  {describe_revision(status.checkout)}")
     if status.last_build:
         import time
 

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from indexer import Walker
 from indexer.daemon_state import read_watcher_state
+from indexer.revision import describe as describe_revision
 from search.errors import QueryError
 from search.frontends.server.boundary import ToolAdder, respond
 from search.frontends.server.models import (
@@ -83,6 +84,10 @@ def register(add: ToolAdder, state: ServerState) -> None:
             if r.changed_count:
                 sample = (r.stale_files + r.new_files + r.deleted_files)[:5]
                 lines.append(f"  {r.changed_count} file(s) changed since the last build: {', '.join(sample)}")
+            if r.revision is not None or r.checkout is not None:
+                lines.append(
+                    f"  indexed {describe_revision(r.revision)}; checkout {describe_revision(r.checkout)}"
+                )
         lines += [f"{j.root}: {describe_job(j)}" for j in jobs]
         return respond(out, "\n".join(lines))
 
