@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 from indexer import Index, IndexStoreError, Settings, git_status
 from indexer.beneath import is_regular_beneath, lstat_kind, read_beneath
 from models.errors import PathOutsideRootError, PlaitError
+from search.engine.delta import LocalDelta, Overlaid
 from search.engine.fusion import DEFAULT_K, fuse
 from search.engine.query import AnalysedQuery, analyse
 from search.engine.ranking import Ranked, RankingConfig, rank
 from search.engine.retrievers import ResolvedScope, Retriever
+from search.engine.retrievers.live import live_changes
 from search.engine.retrievers.symbol import SymbolRetriever
 from search.engine.retrievers.text import TextRetriever
 from search.engine.retrievers.vector import VectorRetriever
@@ -37,6 +39,7 @@ MAX_QUERY_CHARS = 2000
 MAX_LIMIT = 200
 SNIPPET_LINES = 24
 SNIPPET_CHARS = 1600
+WHOLE = ResolvedScope("ws", None, None, (), None)  # the whole workspace, unfiltered
 MODE_RETRIEVERS: dict[str, tuple[str, ...]] = {
     "hybrid": ("text", "symbol", "vector"),
     "text": ("text",),
@@ -123,6 +126,7 @@ class Engine:
         self.ranking = RankingConfig.from_table(settings.ranking)
         self._generated_rules: list[GuardRule] | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
+        self.delta = LocalDelta(settings)
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -197,8 +201,9 @@ class Engine:
         degraded: dict[str, str] = {}
         notes: list[str] = []
         has_index = self.index.exists()
-        # One snapshot for the whole search: every retriever reads the same published tables.
-        index = self.index.pinned() if has_index else self.index
+        # One snapshot for the whole search: every retriever reads the same published tables, and
+        # the files this checkout holds differently from it are answered by the local delta.
+        index = self.with_delta(self.index.pinned()) if has_index else self.index
         active = retrievers_for(query.mode, self.settings, index)
         if not has_index:
             for name in ("symbol", "vector"):
@@ -234,13 +239,25 @@ class Engine:
         ranking's pool by default), before fusion: what :meth:`order` fuses and ranks. Benchmarks record
         these once and replay the ranking over them; a degraded retriever is left out."""
         analysed = analyse(text.strip(), regex=regex)
-        index = self.index.pinned() if self.index.exists() else self.index
+        index = self.with_delta(self.index.pinned()) if self.index.exists() else self.index
         active = retrievers_for(mode, self.settings, index)
         degraded: dict[str, str] = {}
         found, _ = self._fan_out(
             active, analysed, self.resolve_scope(Scope()), depth or self.ranking.pool, degraded
         )
         return found
+
+    def with_delta(self, index: Index) -> Index:
+        """``index`` (pinned) seen through this checkout's local delta (:mod:`search.engine.delta`):
+        the files that differ from the index answer symbol lookups and chunk spans from a parse made
+        here. ``index`` itself when nothing differs, or when the changed files cannot be listed."""
+        try:
+            changes = live_changes(self.settings, index, WHOLE, timeout=self.timeouts["text"])
+            tables = self.delta.tables(changes.changed) if changes is not None else None
+        except Exception as exc:  # the delta is an improvement: a failure leaves the snapshot's view
+            log.warning("local delta skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            return index
+        return Overlaid(index, tables) if tables else index
 
     def order(
         self,
