@@ -106,7 +106,9 @@ def test_a_symbol_defined_only_in_the_readers_edit_is_found_by_symbol_search(
 ) -> None:
     uri, _, laptop = shared
     (laptop / "pkg/retry.py").write_text(EDITED_RETRY)
-    (laptop / "pkg/jitter.py").write_text("def jitter_backoff(attempt: int) -> float:\n    return 0.1 * attempt\n")
+    (laptop / "pkg/jitter.py").write_text(
+        "def jitter_backoff(attempt: int) -> float:\n    return 0.1 * attempt\n"
+    )
     args = ["--root", str(laptop), "--index-dir", uri, "--no-daemon", "--json", "--mode", "symbol"]
     renamed = json.loads(plait(["search", "load_settings_file", *args], s3.env(), laptop).stdout)
     assert renamed, "the renamed function is not found"
