@@ -39,7 +39,7 @@ FORWARDED_PREFIXES = ("PLAIT_", "AWS_", "GOOGLE_", "AZURE_", "HF_", "TRANSFORMER
 
 
 class FleetError(PlaitError):
-    """Fleet indexing cannot start: no Ray, a bad cluster address, two repositories of one name."""
+    """Fleet indexing cannot start: no Ray, a bad cluster address, a root that is not a directory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,26 +66,34 @@ def plan(
     env: Mapping[str, str],
     overrides: Mapping[str, Any] | None = None,
 ) -> list[Settings]:
-    """Each root's settings; with ``base``, repository ``NAME`` indexed at ``BASE/NAME``."""
+    """Each root's settings; with ``base``, each repository indexed at ``BASE/NAME``, ``NAME`` its
+    directory's name, with parent directories added while two repositories would share one
+    (``a/app`` and ``b/app``: the names ``plait serve`` gives them too)."""
     if not roots:
         raise FleetError("no repositories given; pass one or more roots.")
-    seen: dict[str, Path] = {}
-    out = []
-    for raw in roots:
-        root = Path(raw).resolve()
+    resolved = list(dict.fromkeys(Path(raw).resolve() for raw in roots))
+    for root in resolved:
         if not root.is_dir():
-            raise FleetError(f"{raw} is not a directory; pass repository roots.")
-        if root.name in seen and base is not None:
-            raise FleetError(
-                f"two repositories are named {root.name!r} ({seen[root.name]} and {root}); "
-                "under one --index-dir each needs its own name."
-            )
-        seen[root.name] = root
+            raise FleetError(f"{root} is not a directory; pass repository roots.")
+    names = unique_names(resolved)
+    out = []
+    for root in resolved:
         extra = dict(overrides or {})
         if base is not None:
-            extra["index_dir"] = f"{base.rstrip('/')}/{root.name}"
+            extra["index_dir"] = f"{base.rstrip('/')}/{names[root]}"
         out.append(load_settings(root, env=env, overrides=extra))
     return out
+
+
+def unique_names(roots: Sequence[Path]) -> dict[Path, str]:
+    """A short name per root: its last path component, more of them while two roots share one."""
+    depth = 1
+    longest = max((len(r.parts) for r in roots), default=1)
+    while True:
+        names = {r: "/".join(r.parts[-depth:]).lstrip("/") or "root" for r in roots}
+        if len(set(names.values())) == len(names) or depth >= longest:
+            return names
+        depth += 1
 
 
 def up_to_date(index: Index, *, vectors: bool, tier: str) -> str | None:

@@ -85,8 +85,10 @@ def test_two_repositories_indexed_on_ray_and_a_rerun_redoes_only_the_changed_one
     assert [m.symbol.name for m in Index(jobs[1]).lookup_symbols("Audit")[:1]] == ["Audit"]
 
 
-def test_repositories_of_one_name_under_one_base_are_refused(tmp_path: Path) -> None:
+def test_repositories_of_one_name_get_their_parents_name_under_one_base(tmp_path: Path) -> None:
     one = make_workspace(tmp_path / "a", BETA, name="app")
     two = make_workspace(tmp_path / "b", BETA, name="app")
-    with pytest.raises(FleetError, match="two repositories are named 'app'"):
-        fleet.plan([one, two], base="s3://bucket/plait", env={})
+    jobs = fleet.plan([one, two, one], base="s3://bucket/plait/", env={})
+    assert [j.index_dir for j in jobs] == ["s3://bucket/plait/a/app", "s3://bucket/plait/b/app"]
+    with pytest.raises(FleetError, match="is not a directory"):
+        fleet.plan([tmp_path / "nowhere"], base=None, env={})
