@@ -7,8 +7,11 @@ file of one repository changes, only that repository is built again, and only th
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,3 +95,20 @@ def test_repositories_of_one_name_get_their_parents_name_under_one_base(tmp_path
     assert [j.index_dir for j in jobs] == ["s3://bucket/plait/a/app", "s3://bucket/plait/b/app"]
     with pytest.raises(FleetError, match="is not a directory"):
         fleet.plan([tmp_path / "nowhere"], base=None, env={})
+
+
+def test_plait_index_cluster_auto_indexes_several_roots(local_ray: None, tmp_path: Path) -> None:
+    one = make_workspace(tmp_path, BETA, name="one")
+    two = make_workspace(tmp_path, name="two")
+    base = tmp_path / "indexes"
+    env = {**os.environ, "PLAIT_MODEL": "hashing", "HF_HUB_OFFLINE": "1", "PYTHONHASHSEED": "0"}
+    argv = [sys.executable, "-m", "search.frontends.cli", "index", "--cluster", "auto", str(one), str(two),
+            "--index-dir", str(base), "--json"]  # fmt: skip
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["built"], report["unchanged"], report["failed"]) == (2, 0, 0)
+    assert [r["index_dir"] for r in report["repositories"]] == [str(base / "one"), str(base / "two")]
+    bad = subprocess.run([*argv[:5], "ray://127.0.0.1:1", str(one), "--index-dir", str(base)],
+                         env=env, capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "cannot reach the Ray cluster at ray://127.0.0.1:1" in bad.stderr
