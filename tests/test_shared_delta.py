@@ -122,6 +122,10 @@ def test_a_symbol_defined_only_in_the_readers_edit_is_found_by_symbol_search(
     # the name the edit removed is no longer answered from CI's copy of the file
     gone = json.loads(plait(["search", "parse_config", *args], s3.env(), laptop).stdout)
     assert all(r["path"] != "pkg/retry.py" for r in gone)
+    # the semantic leg ranks the new file by its own embedding (the snapshot has no vector of it)
+    semantic = [a if a != "symbol" else "semantic" for a in args]
+    near = json.loads(plait(["search", "jitter backoff attempt", *semantic], s3.env(), laptop).stdout)
+    assert near and near[0]["path"] == "pkg/jitter.py" and near[0]["sources"] == {"vector": 1}
     # and hybrid search ranks the local definition first as well
     hybrid = [a for a in args if a not in ("--mode", "symbol")]
     mixed = json.loads(plait(["search", "load_settings_file", *hybrid], s3.env(), laptop).stdout)

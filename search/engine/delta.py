@@ -7,7 +7,10 @@ delta adds what only parsing gives: their **symbols** and their **chunk spans**,
 tree-sitter queries and chunker the writer runs (:func:`indexer.build.parse_file`). A search then sees
 the index through :class:`Overlaid`, which answers symbol lookups and chunk spans of a changed file
 from the delta and of every other file from the snapshot, so a definition that exists only in the
-reader's edit is found by symbol search, and one the edit removed is not.
+reader's edit is found by symbol search, and one the edit removed is not. The vector leg ranks the
+changed files' chunks by their own embeddings, where that is cheap: at most :data:`EMBED_PER_SEARCH`
+new chunks are embedded per search (with the tier the snapshot is searched with), and kept by content
+hash, so an edit costs its chunks once.
 
 Parsing is kept per file and redone only when the file's size or mtime changes, so an edited file costs
 one parse, not one per query. At most :data:`MAX_FILES` files (and :data:`MAX_BYTES` in all) are parsed:
@@ -22,17 +25,22 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from indexer import Index, Settings, glob_matcher
+import numpy as np
+
+from indexer import Chunk, Index, Settings, VectorHit, glob_matcher
 from indexer.beneath import read_beneath
 from indexer.build import Parsed, parse_file
 from indexer.index import STRICT_MATCHES, ChunkSpan
 from indexer.languages import detect_language
 from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable
+from models.base import Embedder
 
 log = logging.getLogger(__name__)
 
 MAX_FILES = 256
 MAX_BYTES = 32 * 1024 * 1024
+EMBED_PER_SEARCH = 64  # chunks of changed files embedded by one search at most
+MAX_KEPT_VECTORS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +50,7 @@ class DeltaTables:
     paths: frozenset[str]
     symbols: SymbolTable
     spans: dict[str, list[ChunkSpan]]
+    chunks: tuple[Chunk, ...]
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -55,6 +64,32 @@ class LocalDelta:
         self._parsed: dict[str, tuple[int, int, Parsed | None]] = {}
         self._lock = threading.Lock()
         self._last: tuple[tuple[tuple[str, int, int], ...], DeltaTables] | None = None
+        self._vectors: dict[tuple[str, str], np.ndarray] = {}  # (model id, chunk content hash) -> unit vector
+
+    def vectors(self, embedder: Embedder, chunks: Sequence[Chunk]) -> list[tuple[Chunk, np.ndarray]]:
+        """Unit vectors of ``chunks`` by ``embedder``: those kept, and up to :data:`EMBED_PER_SEARCH`
+        more embedded now (the rest on later searches)."""
+        model = embedder.model_id
+        with self._lock:
+            missing = list(
+                {c.content_hash: c for c in chunks if (model, c.content_hash) not in self._vectors}.values()
+            )
+        missing = missing[:EMBED_PER_SEARCH]
+        if missing:
+            matrix = np.asarray(embedder.embed_documents([c.text for c in missing]), dtype=np.float32)
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            matrix = (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+            with self._lock:
+                if len(self._vectors) + len(missing) > MAX_KEPT_VECTORS:
+                    self._vectors.clear()
+                for c, vec in zip(missing, matrix, strict=True):
+                    self._vectors[(model, c.content_hash)] = vec
+        with self._lock:
+            return [
+                (c, self._vectors[(model, c.content_hash)])
+                for c in chunks
+                if (model, c.content_hash) in self._vectors
+            ]
 
     def tables(self, changed: Sequence[str]) -> DeltaTables | None:
         """The delta of the ``changed`` files (``None`` when there are none). Files past the caps,
@@ -104,8 +139,10 @@ def _tables(parsed: Iterable[Parsed]) -> DeltaTables:
     rows: list[SymbolRow] = []
     spans: dict[str, list[ChunkSpan]] = {}
     paths = set()
+    chunks: list[Chunk] = []
     for p in parsed:
         paths.add(p.record.path)
+        chunks += p.chunks
         rows += [
             SymbolRow(
                 s.name, s.qualified_name, s.kind, s.path, s.language, s.start_line, s.end_line, s.signature
@@ -116,17 +153,60 @@ def _tables(parsed: Iterable[Parsed]) -> DeltaTables:
             (ChunkSpan(c.start_line, c.end_line, c.symbol, c.kind, c.language) for c in p.chunks),
             key=lambda c: (c.start_line, c.end_line),
         )
-    return DeltaTables(frozenset(paths), SymbolTable(rows), spans)
+    return DeltaTables(frozenset(paths), SymbolTable(rows), spans, tuple(chunks))
 
 
 class Overlaid(Index):
-    """A pinned index seen through a reader's delta: symbol lookups and chunk spans of the delta's files
-    come from the delta, those of every other file from the snapshot. Everything else (BM25, vectors,
-    counts) is the snapshot's; the text of a changed file is read live by ripgrep."""
+    """A pinned index seen through a reader's delta: symbol lookups, chunk spans and nearest chunks of
+    the delta's files come from the delta, those of every other file from the snapshot. BM25 and the
+    counts are the snapshot's; the text of a changed file is read live by ripgrep."""
 
-    def __init__(self, base: Index, delta: DeltaTables) -> None:  # noqa: super().__init__ not wanted
+    def __init__(self, base: Index, delta: DeltaTables, local: LocalDelta) -> None:
         self.__dict__.update(base.__dict__)  # the same store, caches and pinned snapshot
         self.delta = delta
+        self.local = local
+
+    def nearest(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        path_prefix: str | None = None,
+        paths: Sequence[str] | None = None,
+        globs: Sequence[str] = (),
+        language: str | None = None,
+    ) -> list[VectorHit]:
+        extra = min(len(self.delta.chunks), 50)  # room for the snapshot's copies of changed files, dropped
+        shared = super().nearest(
+            query, limit=limit + extra, path_prefix=path_prefix, paths=paths, globs=globs, language=language
+        )
+        kept = [h for h in shared if h.path not in self.delta.paths]
+        tier = self.search_tier()
+        if tier is None or not self.delta.chunks:
+            return kept[:limit]
+        glob_ok = glob_matcher(globs)
+        prefix = path_prefix.rstrip("/") if path_prefix else None
+        wanted = set(paths) if paths is not None else None
+        chunks = [
+            c
+            for c in self.delta.chunks
+            if (wanted is None or c.path in wanted)
+            and (prefix is None or c.path == prefix or c.path.startswith(prefix + "/"))
+            and (language is None or c.language == language)
+            and (glob_ok is None or glob_ok(c.path))
+        ]
+        embedder = self.tier_embedder(tier[0])
+        pairs = self.local.vectors(embedder, chunks)
+        if not pairs:
+            return kept[:limit]
+        q = np.asarray(embedder.embed_query(query), dtype=np.float32)
+        q = q / (float(np.linalg.norm(q)) or 1.0)
+        sims = np.stack([v for _, v in pairs]) @ q
+        local = [
+            VectorHit(c.path, c.start_line, c.end_line, c.symbol, c.kind, c.language, 1.0 - float(sim))
+            for (c, _), sim in zip(pairs, sims, strict=True)
+        ]
+        return sorted(kept + local, key=lambda h: h.distance)[:limit]
 
     def lookup_many(
         self,

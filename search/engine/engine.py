@@ -257,7 +257,7 @@ class Engine:
         except Exception as exc:  # the delta is an improvement: a failure leaves the snapshot's view
             log.warning("local delta skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
             return index
-        return Overlaid(index, tables) if tables else index
+        return Overlaid(index, tables, self.delta) if tables else index
 
     def order(
         self,
