@@ -125,21 +125,22 @@ def up_to_date(index: Index, *, vectors: bool, tier: str) -> str | None:
 
 
 def index_one(
-    settings: Settings, *, vectors: bool = True, tier: str = "full", wait: float = 0.0
+    settings: Settings, *, vectors: bool = True, tier: str = "full", wait: float = 0.0, full: bool = False
 ) -> FleetResult:
-    """Bring one repository's index up to date unless it already is; never raises for a plait error
-    (the result says ``failed``), so one bad repository does not stop the fleet."""
+    """Bring one repository's index up to date unless it already is (``full``: rebuild it anyway);
+    never raises for a plait error (the result says ``failed``), so one bad repository does not stop
+    the fleet."""
     t0 = time.perf_counter()
     worker = f"{os.uname().nodename}:{os.getpid()}"
     root, where = str(settings.root), settings.index_dir
     index = Index(settings)
     try:
-        reason = up_to_date(index, vectors=vectors, tier=tier)
+        reason = None if full else up_to_date(index, vectors=vectors, tier=tier)
         if reason is not None:
             st = index.status(check_files=False)
             return FleetResult(root, where, "unchanged", reason, time.perf_counter() - t0, st.files, st.chunks,
                                worker=worker)  # fmt: skip
-        report = index.build(vectors=vectors, tier=tier, wait=wait)
+        report = index.build(vectors=vectors, tier=tier, wait=wait, full=full)
     except PlaitError as exc:
         return FleetResult(root, where, "failed", str(exc), time.perf_counter() - t0, worker=worker)
     detail = f"{report.changed:,} files parsed, {report.embedded:,} chunks embedded"
@@ -155,12 +156,13 @@ def run_here(
     vectors: bool = True,
     tier: str = "full",
     wait: float = 0.0,
+    full: bool = False,
     on_result: Callable[[FleetResult], None] | None = None,
 ) -> list[FleetResult]:
     """The jobs one after another in this process (the single-machine path: no Ray)."""
     out = []
     for settings in jobs:
-        result = index_one(settings, vectors=vectors, tier=tier, wait=wait)
+        result = index_one(settings, vectors=vectors, tier=tier, wait=wait, full=full)
         if on_result is not None:
             on_result(result)
         out.append(result)
@@ -205,12 +207,15 @@ def run_on_ray(
     vectors: bool = True,
     tier: str = "full",
     wait: float = 0.0,
+    full: bool = False,
     on_result: Callable[[FleetResult], None] | None = None,
 ) -> list[FleetResult]:
     """One Ray task per repository (one CPU each), results in the order of ``jobs``."""
     ray = connect(cluster, os.environ if env is None else env)
     task = ray.remote(num_cpus=1, max_retries=1)(index_one)
-    pending = {task.remote(s, vectors=vectors, tier=tier, wait=wait): i for i, s in enumerate(jobs)}
+    pending = {
+        task.remote(s, vectors=vectors, tier=tier, wait=wait, full=full): i for i, s in enumerate(jobs)
+    }
     results: list[FleetResult | None] = [None] * len(jobs)
     waiting = list(pending)
     while waiting:

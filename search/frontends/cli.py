@@ -125,9 +125,11 @@ def cmd_index_fleet(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     if args.cluster:
         results = fleet.run_on_ray(jobs, cluster=args.cluster, vectors=vectors, tier=args.tier, wait=args.wait,
-                                   on_result=show)  # fmt: skip
+                                   full=args.full, on_result=show)  # fmt: skip
     else:
-        results = fleet.run_here(jobs, vectors=vectors, tier=args.tier, wait=args.wait, on_result=show)
+        results = fleet.run_here(
+            jobs, vectors=vectors, tier=args.tier, wait=args.wait, full=args.full, on_result=show
+        )
     seconds = time.perf_counter() - t0
     counts = fleet.summary(results)
     if args.json:
