@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -101,8 +102,10 @@ class LocalDelta:
         total = 0
         for path in sorted(changed)[:MAX_FILES]:
             try:
-                st = os.stat(root / path)
+                st = os.lstat(root / path)  # a symlink or special file is not parsed (nor read below)
             except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
                 continue
             if st.st_size > self.settings.max_file_bytes or total + st.st_size > MAX_BYTES:
                 continue
