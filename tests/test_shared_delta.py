@@ -130,3 +130,21 @@ def test_a_symbol_defined_only_in_the_readers_edit_is_found_by_symbol_search(
     hybrid = [a for a in args if a not in ("--mode", "symbol")]
     mixed = json.loads(plait(["search", "load_settings_file", *hybrid], s3.env(), laptop).stdout)
     assert (mixed[0]["path"], mixed[0]["sources"].get("symbol")) == ("pkg/retry.py", 1)
+
+
+def test_a_local_index_keeps_its_own_writer_unless_the_delta_is_asked_for(make_repo, settings_for) -> None:
+    from indexer import Index
+    from search import Engine, Query
+
+    root = make_repo({"m.py": "def old_name(x):\n    return x\n"})
+    settings = settings_for(root)
+    Index(settings).build()
+    (root / "m.py").write_text("def old_name(x):\n    return x\n\n\ndef fresh_name(y):\n    return y\n")
+    plain, delta = Engine(settings), Engine(settings, local_delta=True)
+    try:
+        assert plain.search(Query("fresh_name", mode="symbol")).results == []  # until the index catches up
+        found = delta.search(Query("fresh_name", mode="symbol")).results
+        assert [(r.path, r.symbol, r.stale) for r in found] == [("m.py", "fresh_name", True)]
+    finally:
+        plain.close()
+        delta.close()

@@ -119,14 +119,22 @@ class Engine:
         index: Index | None = None,
         timeouts: Mapping[str, float] | None = None,
         workers: int = 6,
+        local_delta: bool | None = None,
     ) -> None:
+        """``local_delta``: answer the files that differ from the index from a parse made here
+        (:meth:`with_delta`); by default only for an index elsewhere (object storage, another
+        machine's), since a local index has its own writer (the watcher, ``plait index``) to catch up."""
         self.settings = settings
         self.index = index or Index(settings)
         self.timeouts = {"text": 10.0, "symbol": 10.0, "vector": 30.0, **(timeouts or {})}
         self.ranking = RankingConfig.from_table(settings.ranking)
         self._generated_rules: list[GuardRule] | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
-        self.delta = LocalDelta(settings)
+        self.delta = (
+            LocalDelta(settings)
+            if (not settings.index_is_local if local_delta is None else local_delta)
+            else None
+        )
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -250,7 +258,10 @@ class Engine:
     def with_delta(self, index: Index) -> Index:
         """``index`` (pinned) seen through this checkout's local delta (:mod:`search.engine.delta`):
         the files that differ from the index answer symbol lookups and chunk spans from a parse made
-        here. ``index`` itself when nothing differs, or when the changed files cannot be listed."""
+        here. ``index`` itself when nothing differs, when the changed files cannot be listed, or when
+        this engine keeps no delta."""
+        if self.delta is None:
+            return index
         try:
             changes = live_changes(self.settings, index, WHOLE, timeout=self.timeouts["text"])
             tables = self.delta.tables(changes.changed) if changes is not None else None
