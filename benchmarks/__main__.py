@@ -125,6 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--half", choices=["tuning", "report", "all"], default="tuning", help="default: tuning")
     sp.add_argument("--variants", default="hybrid,lexical", help="hybrid, lexical (no vectors), semantic")
     sp.add_argument("--repo", action="append", help="only this repository (repeatable)")
+    sp.add_argument(
+        "--recordings",
+        type=Path,
+        help="keep each repository's retriever rankings in this folder and replay them from there on "
+        "later runs (delete a file to record it again; default: record afresh, keep nothing)",
+    )
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.set_defaults(func=cmd_peer_replay)
 
@@ -140,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_peer_replay(args: argparse.Namespace) -> int:
     from benchmarks.peer_replay import run
 
-    data = run(args.suite.resolve(), args.half, args.variants.split(","), args.repo)
+    data = run(args.suite.resolve(), args.half, args.variants.split(","), args.repo, args.recordings)
     lines = [
         f"{v}: {d['ndcg10_mean_of_repos']:.4f} over {d['repos']} repos; "
         + ", ".join(f"{c} {x:.3f}" for c, x in d["by_category"].items())

@@ -49,8 +49,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from peerbench.tasks import build_tasks
 
     from indexer import load_settings
-    from search import Engine
-    from search.types import Query
+    from search import Engine, Query
 
     specs = manifest_repos()
     halves = {"tuning": {s["name"] for s in specs[0::2]}, "report": {s["name"] for s in specs[1::2]}}

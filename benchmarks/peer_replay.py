@@ -10,6 +10,7 @@ measured on the tuning half in seconds. Needs the corpora fetched and indexed (`
 
 from __future__ import annotations
 
+import pickle
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -18,8 +19,17 @@ from typing import Any
 VARIANTS = {"hybrid": ("text", "symbol", "vector"), "lexical": ("text", "symbol"), "semantic": ("vector",)}
 
 
-def run(suite: Path, half: str, variants: list[str], repos: list[str] | None = None) -> dict[str, Any]:
-    """Mean NDCG@10 of repositories (and by category) per variant over ``half`` of the suite."""
+def run(
+    suite: Path,
+    half: str,
+    variants: list[str],
+    repos: list[str] | None = None,
+    recordings: Path | None = None,
+) -> dict[str, Any]:
+    """Mean NDCG@10 of repositories (and by category) per variant over ``half`` of the suite.
+
+    With ``recordings``, each repository's retriever rankings are pickled there (``NAME.pickle``) and
+    read back on later runs, so a change to the ranking is measured without running the retrievers."""
     sys.path.insert(0, str(suite))
     from peerbench.common import DEFAULT_CACHE, corpus_root, manifest_repos
     from peerbench.metric import Hit, mean, score_query
@@ -46,7 +56,7 @@ def run(suite: Path, half: str, variants: list[str], repos: list[str] | None = N
                 continue
             prefix = (spec["semble_pin"]["benchmark_root"] or "").strip("/")
             tasks = build_tasks(name, root, prefix).tasks
-            recorded = [(t, engine.rankings(t.query)) for t in tasks]
+            recorded = _recorded(engine, tasks, recordings / f"{name}.pickle" if recordings else None)
             for variant in variants:
                 scores: dict[str, list[float]] = defaultdict(list)
                 for task, rankings in recorded:
@@ -72,3 +82,20 @@ def run(suite: Path, half: str, variants: list[str], repos: list[str] | None = N
             "per_repo": {k: round(v, 4) for k, v in per[variant].items()},
         }
     return out
+
+
+def _recorded(engine: Any, tasks: list[Any], path: Path | None) -> list[tuple[Any, dict[str, Any]]]:
+    """Each task with every retriever's ranking for its query: read from ``path`` when it was recorded
+    for the same queries, else asked of the engine (and written to ``path``)."""
+    queries = [t.query for t in tasks]
+    if path is not None and path.is_file():
+        saved = pickle.loads(path.read_bytes())
+        if saved["queries"] == queries:
+            return list(zip(tasks, saved["rankings"], strict=True))
+    rankings = [engine.rankings(q) for q in queries]
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps({"queries": queries, "rankings": rankings}))
+        tmp.replace(path)
+    return list(zip(tasks, rankings, strict=True))

@@ -10,6 +10,8 @@ from indexer.errors import IndexCorruptError, IndexLockedError, IndexMissingErro
 from indexer.index import ChunkSpan, Index, IndexState, IndexStatus, VectorHit, glob_matcher
 from indexer.lookup import SymbolMatch, SymbolRow
 from indexer.procs import GitStatus, git_status
+from indexer.revision import describe as describe_revision
+from indexer.revision import tree_revision
 from indexer.types import Chunk, FileRecord, Symbol
 from indexer.workspace import Walker, WalkStats, WorkspaceFile, find_root, iter_files, skips_content
 
@@ -37,10 +39,12 @@ __all__ = [
     "Walker",
     "WorkspaceFile",
     "default_index_dir",
+    "describe_revision",
     "find_root",
     "git_status",
     "glob_matcher",
     "iter_files",
     "load_settings",
     "skips_content",
+    "tree_revision",
 ]

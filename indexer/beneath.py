@@ -287,25 +287,17 @@ def temp_stem(name: str) -> str:
     return TEMP_PREFIX + hashlib.sha1(os.fsencode(name)).hexdigest()[:12] + "-"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_stale_temps(dir_fd: int, name: str) -> None:
     """Remove temp files of earlier writes to ``name`` whose writer process is gone."""
+    import psutil  # here, not at the top: readers import this module and never need it
+
     stem = temp_stem(name)
     with contextlib.suppress(OSError), os.scandir(dir_fd) as it:
         for entry in it:
             if not (entry.name.startswith(stem) and entry.name.endswith(TEMP_SUFFIX)):
                 continue
             pid_text = entry.name[len(stem) :].split("-", 1)[0]
-            if pid_text.isdigit() and int(pid_text) != os.getpid() and not _pid_alive(int(pid_text)):
+            if pid_text.isdigit() and int(pid_text) != os.getpid() and not psutil.pid_exists(int(pid_text)):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.name, dir_fd=dir_fd)
 

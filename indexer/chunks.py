@@ -161,7 +161,8 @@ def chunk_file(
     lines = split_lines(text)
     if not lines:
         return []
-    root = _tree(symbols, len(lines))
+    # A re-export names code that lives elsewhere: it neither starts nor ends a chunk.
+    root = _tree([s for s in symbols if s.kind != "reexport"], len(lines))
     pieces = _pieces(root, lines, cfg)
     chunks: list[Chunk] = []
     for p in pieces:

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from indexer.config import Settings
 
 STATE_FILE = "watcher.json"
@@ -40,15 +42,7 @@ def read_watcher_state(settings: Settings) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     pid = state.get("pid")
-    alive = False
-    if isinstance(pid, int):
-        try:
-            os.kill(pid, 0)
-            alive = True
-        except ProcessLookupError:
-            alive = False
-        except PermissionError:
-            alive = True
+    alive = isinstance(pid, int) and pid > 0 and psutil.pid_exists(pid)
     state["running"] = alive and state.get("running", True)
     return state
 

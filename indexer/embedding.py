@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from models.base import Embedder
 from models.config import ModelConfig
@@ -71,3 +73,31 @@ def make_embedder(config: ModelConfig) -> Embedder:
             embedder = load_embedder(config)
         _cache[config] = embedder
         return embedder
+
+
+def tier_entries(raw: object) -> dict[str, dict[str, object]]:
+    """The ``tiers`` entry of ``meta`` as tier → {id, dimension, table} (empty when absent or malformed)."""
+    if not isinstance(raw, dict):
+        return {}
+    return {str(t): e for t, e in raw.items() if isinstance(e, dict) and isinstance(e.get("table"), str)}
+
+
+def snapshot_tiers(meta: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each tier's {id, dimension, table} from ``meta``; an index built before tiers has one model,
+    read as the full tier."""
+    entries = tier_entries(meta.get("tiers"))
+    if not entries:
+        entries = tier_entries({"full": meta.get("model")})
+    return entries
+
+
+def search_tier_of(raw: object, count: Callable[[str], int], chunks: int) -> str | None:
+    """The tier a search ranks with: ``full`` once it covers every chunk, else ``fast`` (if it has
+    vectors), else whichever has any; None when no tier has a vector. ``count`` counts a table's rows."""
+    entries = tier_entries(raw)
+    counts = {t: count(str(e["table"])) for t, e in entries.items()}
+    if chunks and counts.get("full", 0) >= chunks:
+        return "full"
+    if counts.get("fast", 0):
+        return "fast"
+    return next((t for t, n in counts.items() if n), None)

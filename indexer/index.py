@@ -1,8 +1,32 @@
-"""``Index``: the library API of one workspace's index (build, status, lookups, nearest chunks).
+"""``Index``: the library API of one workspace's index: build, status, pinned snapshots, and reads.
 
-The CLI, the MCP server, the daemon and the benchmarks all go through this class. Heavy objects
-(the LanceDB connection, the embedder, the in-memory symbol table) are created lazily and reused,
-so a long-lived process keeps them warm. Readers never take the writer lock.
+The CLI, the MCP server, the daemon and the benchmarks all go through this class. It is a facade:
+the reads are done by one component per job, each keeping what it derives from a published table
+version in a :class:`~indexer.memo.VersionMemo`:
+
+* :class:`~indexer.symbol_reads.SymbolReader`: definitions by name (:meth:`Index.lookup_many`);
+* :class:`~indexer.spans.ChunkSpans`: chunk spans by path (:meth:`Index.chunk_spans`);
+* :class:`~indexer.bm25_store.Bm25Store`: the BM25 index of the chunks (:meth:`Index.lexical`);
+* :class:`~indexer.nearest.VectorSearch`: nearest chunks by vector (:meth:`Index.nearest`);
+* :func:`~indexer.status.read_status`: state and counts (:meth:`Index.status`).
+
+Contract:
+
+* **Readers** never take a lock and never see a half-written batch: every read goes through a
+  :class:`~indexer.snapshot.Snapshot`, the table versions the writer last published. A plain
+  ``Index`` reads the latest published snapshot at each call; :meth:`Index.pinned` gives a copy
+  whose every read uses one snapshot (one search, several retrievers, one view).
+* **Writers** (:meth:`Index.build`, :meth:`Index.upgrade`) hold the writer lock
+  (:mod:`indexer.lock`) for the whole write; a second writer waits ``wait`` seconds, then gets
+  :class:`~indexer.errors.IndexLockedError`. Readers in other processes see the new snapshot at
+  their next call; this object forgets its memos after its own writes.
+* **Threads**: one ``Index`` (and its pinned copies) may serve concurrent reads from many threads;
+  heavy objects (the LanceDB connection, embedders, in-memory tables) are made lazily, once, and
+  shared. Writes from two threads of one process exclude each other through the writer lock too.
+* **Errors**: unreadable or foreign index data raise :class:`~indexer.errors.IndexStoreError`
+  (:class:`~indexer.errors.IndexCorruptError` when LanceDB fails on a read); a bad tier or model
+  raises :class:`~models.errors.ConfigError` or :class:`~models.errors.ModelError`. ``status()``
+  never raises for an unreadable index: it reports it as corrupt.
 """
 
 from __future__ import annotations
@@ -11,199 +35,69 @@ import contextlib
 import copy
 import logging
 import os
-import re
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import pathspec
-import pyarrow as pa
-
 from indexer import ownership
 from indexer.beneath import read_beneath
-from indexer.build import (
-    Builder,
-    BuildReport,
-    Progress,
-    fingerprint,
-    read_manifest,
-    search_tier_of,
-    tier_entries,
-)
+from indexer.bm25_store import Bm25Store
+from indexer.build import Builder, BuildReport, Progress, read_manifest
 from indexer.config import Settings
 from indexer.embedding import TIERS, make_embedder, tier_config
 from indexer.errors import IndexCorruptError, IndexStoreError
-from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
+from indexer.filters import glob_matcher
 from indexer.lexical import LexicalIndex
-from indexer.lock import writer_active, writer_lock
-from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
-from indexer.revision import REVISION_KEY, tree_revision
+from indexer.lock import writer_lock
+from indexer.lookup import SymbolMatch, SymbolRow
+from indexer.memo import VersionMemo
+from indexer.nearest import ANN_REFINE, VectorHit, VectorSearch, ann_ef, search_tier
 from indexer.snapshot import Snapshot, current
-from indexer.store import Store, batched, in_filter, model_slug, sql_str
+from indexer.spans import ChunkSpan, ChunkSpans
+from indexer.status import IndexState, IndexStatus, read_status
+from indexer.store import Store, batched, in_filter, model_slug
+from indexer.symbol_reads import SymbolReader
 from indexer.types import sha256_hex
-from indexer.workspace import Walker, WalkStats
 from models.base import Embedder
 
-SYMBOL_COLUMNS = ["name", "qualified_name", "kind", "path", "language", "start_line", "end_line", "signature"]
-CHUNK_SPAN_COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language"]
+# Names that moved to the modules above, importable from here as before.
+__all__ = [
+    "ANN_REFINE",
+    "ChunkSpan",
+    "Index",
+    "IndexState",
+    "IndexStatus",
+    "VectorHit",
+    "ann_ef",
+    "glob_matcher",
+]
+
 log = logging.getLogger(__name__)
-MAX_SYMBOL_CANDIDATES = 5000
-MAX_MEMORY_SYMBOLS = 250_000  # up to this many symbols, lookups use one in-memory table per version
-MAX_MEMORY_CHUNK_SPANS = 300_000  # up to this many chunks, all spans are read at once per version
-STRICT_MATCHES = frozenset({"exact", "qualified", "case", "normalised"})
-# ANN search settings: a wider HNSW beam and re-ranking with the full vectors keep recall near exact.
-ANN_EF = 100
-ANN_REFINE = 4
+Manifest = dict[str, tuple[str, int, int]]  # path → (sha256, size, mtime_ns)
 
 
-def ann_ef(k: int) -> int:
-    """The HNSW beam for ``k`` results: LanceDB refuses a beam narrower than the candidates it must
-    return (``k`` × refine factor)."""
-    return max(ANN_EF, k * ANN_REFINE)
+class _Readers:
+    """The read components (and their memos) shared by an :class:`Index` and its pinned copies."""
 
+    def __init__(self, settings: Settings) -> None:
+        local = settings.index_is_local
+        self.symbols = SymbolReader()
+        self.spans = ChunkSpans()
+        self.bm25 = Bm25Store(Path(settings.index_dir) if local else None)
+        self.vectors = VectorSearch(settings.index_dir, settings.root)
+        self.manifest: VersionMemo[int, Manifest] = VersionMemo()
 
-def _path_prefix_sql(prefix: str) -> str:
-    prefix = prefix.rstrip("/")
-    like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"(path = {sql_str(prefix)} OR path LIKE {sql_str(like + '/%')} ESCAPE '\\')"
-
-
-INTERRUPTED_DETAIL = (
-    "interrupted build: run plait index again (searches use the last published snapshot meanwhile)"
-)
-
-
-class IndexState(StrEnum):
-    MISSING = "missing"
-    CORRUPT = "corrupt"
-    SCHEMA_MISMATCH = "schema_mismatch"
-    INTERRUPTED = "interrupted"  # a build was killed; searches read the last published snapshot
-    STALE = "stale"
-    FRESH = "fresh"
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkSpan:
-    start_line: int
-    end_line: int
-    symbol: str | None
-    kind: str | None
-    language: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class VectorHit:
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str | None
-    kind: str | None
-    language: str | None
-    distance: float
-
-
-@dataclass
-class IndexStatus:
-    state: IndexState
-    root: str
-    location: str
-    files: int = 0
-    symbols: int = 0
-    chunks: int = 0
-    vectors: int = 0
-    model: str | None = None
-    stale_files: list[str] = field(default_factory=list)
-    new_files: list[str] = field(default_factory=list)
-    deleted_files: list[str] = field(default_factory=list)
-    last_build: dict[str, Any] | None = None
-    size_bytes: int | None = None
-    detail: str | None = None
-    watcher: dict[str, Any] | None = None
-    search_tier: str | None = None  # the tier searches rank with (``model`` and ``vectors`` are its)
-    tiers: dict[str, dict[str, Any]] = field(default_factory=dict)  # tier → {model, vectors, complete}
-    revision: dict[str, Any] | None = None  # the git commit (and dirty flag) of the tree last indexed
-    checkout: dict[str, Any] | None = None  # the same of the tree under the root now (with check_files)
-
-    @property
-    def coverage(self) -> str:
-        return f"{self.vectors:,} of {self.chunks:,} chunks embedded"
-
-    def tier_line(self) -> str:
-        """``fast 4,151/4,151 (searched), full 1,024/4,151``: each tier's coverage in one line."""
-        parts = []
-        for tier in TIERS:
-            entry = self.tiers.get(tier)
-            if entry is not None:
-                mark = " (searched)" if tier == self.search_tier else ""
-                parts.append(f"{tier} {entry['vectors']:,}/{self.chunks:,}{mark}")
-        return ", ".join(parts) or "no vectors"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "state": self.state.value,
-            "root": self.root,
-            "location": self.location,
-            "files": self.files,
-            "symbols": self.symbols,
-            "chunks": self.chunks,
-            "vectors": self.vectors,
-            "vector_coverage": self.coverage,
-            "model": self.model,
-            "stale_files": self.stale_files[:200],
-            "new_files": self.new_files[:200],
-            "deleted_files": self.deleted_files[:200],
-            "changed_count": len(self.stale_files) + len(self.new_files) + len(self.deleted_files),
-            "last_build": self.last_build,
-            "size_bytes": self.size_bytes,
-            "detail": self.detail,
-            "watcher": self.watcher,
-            "search_tier": self.search_tier,
-            "tiers": self.tiers,
-            "revision": self.revision,
-            "checkout": self.checkout,
-        }
-
-
-def glob_matcher(globs: Sequence[str]) -> Callable[[str], bool] | None:
-    """A predicate for workspace-relative paths; ``!pattern`` excludes (ripgrep's ``--glob`` style)."""
-    if not globs:
-        return None
-    includes = [g for g in globs if not g.startswith("!")]
-    excludes = [g[1:] for g in globs if g.startswith("!")]
-    inc = pathspec.GitIgnoreSpec.from_lines(includes) if includes else None
-    exc = pathspec.GitIgnoreSpec.from_lines(excludes) if excludes else None
-
-    def ok(path: str) -> bool:
-        if exc is not None and exc.match_file(path):
-            return False
-        return inc is None or inc.match_file(path)
-
-    return ok
-
-
-@dataclass
-class _Caches:
-    """State shared by an :class:`Index` and its pinned copies."""
-
-    chunks: tuple[int, dict[str, list[ChunkSpan]]] | None = None
-    manifest: tuple[int, dict[str, tuple[str, int, int]]] | None = None  # (files version, whole manifest)
-    lexical: tuple[int, LexicalIndex] | None = None  # (chunks version, BM25 index of its chunks)
-    symbols: tuple[int, SymbolTable] | None = None  # (symbols version, the whole table)
-    # ((vectors table, version), row id → span columns): a vector search then fetches ids, not strings
-    vector_rows: tuple[tuple[str, int], dict[int, tuple[Any, ...]]] | None = None
-    lexical_lock: threading.Lock = field(default_factory=threading.Lock)
+    def forget(self) -> None:
+        """A writer published a new snapshot: nothing kept matches a version any more."""
+        self.symbols.forget()
+        self.spans.forget()
+        self.bm25.forget()
+        self.vectors.rows.forget()
+        self.manifest.forget()
 
 
 class Index:
-    """One workspace's index at ``settings.index_dir``.
-
-    Reads go through a :class:`~indexer.snapshot.Snapshot`: each call reads the snapshot the writer
-    last published, and :meth:`pinned` gives a copy whose every read uses one snapshot (a search
-    uses one, so its retrievers never see a half-applied batch, or two different ones).
-    """
+    """One workspace's index at ``settings.index_dir`` (see the module docstring for the contract)."""
 
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
         self.settings = settings
@@ -211,7 +105,7 @@ class Index:
         self._tier_embedders: dict[str, Embedder] = {}
         self._store: Store | None = None
         self._exists = False
-        self._caches = _Caches()
+        self._readers = _Readers(settings)
         self._pin: Snapshot | None = None
 
     # -- plumbing -------------------------------------------------------------------------------
@@ -232,7 +126,7 @@ class Index:
         return self._pin if self._pin is not None else current(self.store)
 
     def pinned(self) -> Index:
-        """A copy of this index (same store, embedder and caches) that reads one snapshot throughout."""
+        """A copy of this index (same store, embedder and memos) that reads one snapshot throughout."""
         twin = copy.copy(self)
         twin._pin = current(self.store)
         return twin
@@ -305,8 +199,11 @@ class Index:
                 report = builder().run(full=True)
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
             self.store.set_meta(owner=ownership.owner_record(root), build={"state": "done"})
-        self._forget_versions()
-        self._prepare_lexical()
+        self._readers.forget()
+        try:
+            self._readers.bm25.prepare(self.snapshot())
+        except IndexStoreError as exc:
+            log.debug("BM25 index not prepared after the build: %s", exc)
         return report
 
     def upgrade(self, tier: str = "full", *, limit: int = 512, wait: float = 0.0) -> int:
@@ -320,23 +217,8 @@ class Index:
             self._check_meta_owner(self.settings.root.resolve())
             builder = Builder(self.settings, self.store, embedders=self._embedder_factories(), tier=tier)
             remaining, _report = builder.upgrade(tier, limit)
-        self._forget_versions()
+        self._readers.forget()
         return remaining
-
-    def _forget_versions(self) -> None:
-        self._caches.chunks = self._caches.manifest = self._caches.symbols = self._caches.vector_rows = None
-        if self._caches.lexical is not None:  # keep its tokens for the next version, never its version
-            self._caches.lexical = (-1, self._caches.lexical[1])
-
-    def _prepare_lexical(self) -> None:
-        """Build and save the BM25 index of the published chunks unless it is saved already, so the next
-        search, maybe in another process, finds it ready."""
-        try:
-            saved = self._lexical_file(self.snapshot().versions.get("chunks", -1))
-            if saved is not None and not saved.exists():
-                self.lexical()
-        except IndexStoreError as exc:
-            log.debug("BM25 index not prepared after the build: %s", exc)
 
     def _check_meta_owner(self, root: Path) -> None:
         """Refuse a location whose ``meta`` names another root (object storage has no marker file)."""
@@ -360,43 +242,6 @@ class Index:
         self._exists = False
 
     # -- reading --------------------------------------------------------------------------------
-    def _symbol_candidates(
-        self, names: Sequence[tuple[str, bool]], language: str | None, path_prefix: str | None
-    ) -> SymbolTable:
-        """Rows that could match any of ``names`` (``(name, strict)``: strict names match only exactly,
-        up to case and separators), filtered in LanceDB in one query (no full table in Python)."""
-        ors: list[str] = []
-        fuzzy: list[str] = []
-        for name, strict in names:
-            last = re.split(r"\.|::|#|->|/", name.strip())[-1]
-            norm = normalise(last)
-            if not norm:
-                continue
-            if strict:
-                ors.append(f"name_norm = '{norm}'")
-                continue
-            ors.append(f"name_norm LIKE '%{norm}%'")
-            tokens = [normalise(t) for t in name_tokens(last)]
-            if len(tokens) >= 2:
-                ors.append("(" + " AND ".join(f"name_norm LIKE '%{t}%'" for t in tokens if t) + ")")
-            if len(norm) >= 4:
-                fuzzy.append(norm)
-        if not ors:
-            return SymbolTable([])
-        filters = []
-        if language:
-            filters.append(f"language = {sql_str(language)}")
-        if path_prefix:
-            filters.append(_path_prefix_sql(path_prefix))
-        where = " AND ".join([f"({' OR '.join(ors)})", *filters])
-        snap = self.snapshot()
-        table = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES)
-        if table.num_rows == 0 and fuzzy:  # fuzzy fallback: names sharing the first letters
-            prefixes = " OR ".join(f"name_norm LIKE '{n[:2]}%'" for n in dict.fromkeys(fuzzy))
-            where = " AND ".join([f"({prefixes})", *filters])
-            table = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
-        return SymbolTable.from_arrow(table)
-
     def lookup_symbols(
         self,
         name: str,
@@ -425,116 +270,33 @@ class Index:
         strict names keep only exact, qualified and case/separator-insensitive matches."""
         if not names or not self.exists():
             return [[] for _ in names]
-        glob_ok = glob_matcher(globs)
-        table = self._symbol_table()
-        if table is None:  # too many to hold: fetch the candidates from the store
-            table = self._symbol_candidates(names, language, path_prefix)
-        elif path_prefix:
-            prefix = path_prefix.rstrip("/")
-            glob_ok = _and(glob_ok, lambda p: p == prefix or p.startswith(prefix + "/"))
-        out = []
-        for name, strict in names:
-            found = table.lookup(
-                name,
-                kinds=kinds,
-                language=language,
-                path_ok=glob_ok,
-                limit=limit,
-                fuzzy=not strict,
-                strict=strict,
-            )
-            out.append([m for m in found if not strict or m.match in STRICT_MATCHES])
-        return out
-
-    def _symbol_table(self) -> SymbolTable | None:
-        """The whole symbol table of the snapshot in memory (kept per published version), or ``None``
-        when it has more than :data:`MAX_MEMORY_SYMBOLS` rows."""
-        snap = self.snapshot()
-        version = snap.versions.get("symbols", -1)
-        cached = self._caches.symbols
-        if cached is not None and cached[0] == version and version >= 0:
-            return cached[1]
-        if version < 0 or snap.count("symbols") > MAX_MEMORY_SYMBOLS:
-            return None
-        table = SymbolTable.from_arrow(snap.read("symbols", SYMBOL_COLUMNS))
-        self._caches.symbols = (version, table)
-        return table
+        return self._readers.symbols.lookup_many(
+            self.snapshot(), names, kinds=kinds, language=language, globs=globs,
+            path_prefix=path_prefix, limit=limit,
+        )  # fmt: skip
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
-        table = self.snapshot().read("symbols", SYMBOL_COLUMNS, f"path = {sql_str(path)}")
-        return SymbolTable.from_arrow(table).in_file(path)
+        return SymbolReader.in_file(self.snapshot(), path)
 
     def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[ChunkSpan]]:
         """Chunk spans of ``paths``, sorted by start line (maps hits to chunk-sized spans)."""
-        snap = self.snapshot()
-        version = snap.versions.get("chunks", -1)
-        cached = self._caches.chunks
-        if cached is None or cached[0] != version or version < 0:
-            cached = self._caches.chunks = (version, {})
-        cache = cached[1]
-        if not cache and version >= 0 and snap.count("chunks") <= MAX_MEMORY_CHUNK_SPANS:
-            cache = _spans_by_path(snap.read("chunks", CHUNK_SPAN_COLUMNS))  # every file at once
-            cache[""] = []  # marks the cache as complete: a path not in it has no chunks
-            self._caches.chunks = (version, cache)
-        if "" in cache:
-            return {p: cache.get(p, []) for p in paths}
-        wanted = [p for p in dict.fromkeys(paths) if p not in cache]
-        for batch in batched(wanted):
-            table = snap.read("chunks", CHUNK_SPAN_COLUMNS, in_filter("path", batch))
-            found: dict[str, list[ChunkSpan]] = {p: [] for p in batch}
-            if table.num_rows:
-                cols = [table.column(c).to_pylist() for c in CHUNK_SPAN_COLUMNS]
-                for p, s, e, sym, kind, lang in zip(*cols, strict=True):
-                    found[p].append(ChunkSpan(s, e, sym, kind, lang))
-            for p, spans in found.items():
-                spans.sort(key=lambda c: (c.start_line, c.end_line))
-                cache[p] = spans
-        if len(cache) > 50_000:
-            self._caches.chunks = (version, {})
-        return {p: cache.get(p, []) for p in paths}
+        return self._readers.spans.of(self.snapshot(), paths)
 
-    def manifest_for(self, paths: Iterable[str]) -> dict[str, tuple[str, int, int]]:
+    def lexical(self) -> LexicalIndex:
+        """The BM25 index of the snapshot's chunks, built on first use and kept per published version."""
+        return self._readers.bm25.get(self.snapshot())
+
+    def manifest_for(self, paths: Iterable[str]) -> Manifest:
         """Manifest rows (sha256, size, mtime_ns) of just ``paths``."""
         wanted = list(dict.fromkeys(paths))
         whole = self.whole_manifest()
         if whole is not None:
             return {p: whole[p] for p in wanted if p in whole}
         snap = self.snapshot()
-        out: dict[str, tuple[str, int, int]] = {}
+        out: Manifest = {}
         for batch in batched(wanted):
             out.update(read_manifest(snap, in_filter("path", batch)))
         return out
-
-    def lexical(self) -> LexicalIndex:
-        """The BM25 index of the snapshot's chunks, built on first use and kept per published version."""
-        snap = self.snapshot()
-        version = snap.versions.get("chunks", -1)
-        with self._caches.lexical_lock:  # one build at a time; concurrent searches wait for it
-            cached = self._caches.lexical
-            if cached is not None and cached[0] == version and version >= 0:
-                return cached[1]
-            previous = cached[1] if cached is not None else None  # its tokens serve unchanged chunks
-            saved = self._lexical_file(version)
-            built = None
-            if saved is not None and previous is None:  # a fresh process: load what another one saved
-                built = LexicalIndex.load(
-                    saved, snap.read("chunks", [c for c in LEXICAL_COLUMNS if c != "text"])
-                )
-            if built is None:
-                if previous is None and saved is not None:  # another version's saved tokens will do
-                    previous = _latest_saved_tokens(saved)
-                built = LexicalIndex(snap.read("chunks", LEXICAL_COLUMNS), previous)
-                if saved is not None:
-                    _save_quietly(built, saved)
-            if version >= 0:
-                self._caches.lexical = (version, built)
-            return built
-
-    def _lexical_file(self, version: int) -> Path | None:
-        """Where the BM25 index of a chunks version is kept on disk (local indexes only)."""
-        if version < 0 or not self.settings.index_is_local:
-            return None
-        return Path(self.location) / "lexical" / f"chunks-v{version}.npz"
 
     def whole_manifest(self) -> Mapping[str, tuple[str, int, int]] | None:
         """Every manifest row of the published snapshot, read once per version and shared (do not
@@ -543,12 +305,9 @@ class Index:
         version = snap.versions.get("files", -1)
         if version < 0:
             return None
-        cached = self._caches.manifest
-        if cached is None or cached[0] != version:
-            cached = self._caches.manifest = (version, read_manifest(snap))
-        return cached[1]
+        return self._readers.manifest.get(version, lambda _previous: read_manifest(snap))
 
-    def manifest(self) -> dict[str, tuple[str, int, int]]:
+    def manifest(self) -> Manifest:
         return read_manifest(self.snapshot()) if self.exists() else {}
 
     def vector_table_name(self) -> str:
@@ -557,15 +316,12 @@ class Index:
     def search_tier(self, snap: Snapshot | None = None) -> tuple[str, dict[str, Any]] | None:
         """The tier a search of ``snap`` ranks with and its ``meta`` entry (id, dimension, table):
         ``full`` once it covers every chunk, else ``fast``; None when nothing is embedded."""
-        snap = snap or self.snapshot()
-        entries = _snapshot_tiers(snap.meta)
-        tier = search_tier_of(entries, snap.count, snap.count("chunks"))
-        return None if tier is None else (tier, entries[tier])
+        return search_tier(snap or self.snapshot())
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector of the tier searches rank with, all chunks)."""
         snap = self.snapshot()
-        found = self.search_tier(snap)
+        found = search_tier(snap)
         embedded = snap.count(str(found[1]["table"])) if found is not None else 0
         return embedded, snap.count("chunks")
 
@@ -580,162 +336,17 @@ class Index:
         language: str | None = None,
     ) -> list[VectorHit]:
         """Chunks nearest to ``query`` (cosine distance), filtered by path prefix/paths/globs/language."""
-        snap = self.snapshot()
-        found = self.search_tier(snap)
-        if found is None:
-            return []  # nothing embedded yet: do not load the model for nothing
-        tier, meta_model = found  # one tier's vectors and model only: never two models in one list
-        embedder = self.tier_embedder(tier)
-        name = f"vectors_{model_slug(embedder.model_id)}"
-        if name != meta_model.get("table"):
-            raise IndexStoreError(
-                f"the vectors at {self.location} were built by {meta_model.get('id')}, not "
-                f"{embedder.model_id}; run `plait index {self.settings.root}` to embed with the configured model."
-            )
-        vec = embedder.embed_query(query)
-        clauses = []
-        if path_prefix:
-            clauses.append(_path_prefix_sql(path_prefix))
-        if language:
-            clauses.append(f"language = {sql_str(language)}")
-        if paths is not None:
-            if not paths:
-                return []
-            clauses.append(in_filter("path", list(paths)[:5000]))
-        glob_ok = glob_matcher(globs)
-        fetch = limit * 4 if glob_ok else limit
-        known = self._vector_rows(snap, name)
-        try:
-            q = snap.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
-            if snap.has_ann(name):
-                q = q.ef(ann_ef(fetch)).refine_factor(ANN_REFINE)
-            if clauses:
-                q = q.where(" AND ".join(clauses), prefilter=True)
-            if known is not None:
-                found = q.select(["_distance"]).with_row_id(True).to_arrow()
-                ids, distances = found.column("_rowid").to_pylist(), found.column("_distance").to_pylist()
-                rows = [(*known[i], d) for i, d in zip(ids, distances, strict=True) if i in known]
-                if len(rows) < len(ids):  # not the rows it was read from: fetch the columns instead
-                    known = None
-            if known is None:
-                columns = [*CHUNK_SPAN_COLUMNS, "_distance"]
-                table = q.select(columns).with_row_id(False).to_arrow()
-                rows = list(zip(*(table.column(c).to_pylist() for c in columns), strict=True))
-        except Exception as exc:  # translate LanceDB errors at the boundary
-            raise IndexCorruptError(self.location, f"vector search: {exc}") from exc
-        hits = [VectorHit(*r) for r in rows if glob_ok is None or glob_ok(r[0])]
-        return hits[:limit]
-
-    def _vector_rows(self, snap: Snapshot, name: str) -> dict[int, tuple[Any, ...]] | None:
-        """Row id → span columns of every row of the vectors table ``name`` in ``snap``, read once per
-        version; ``None`` when its version is unknown or it holds too many rows to keep."""
-        version = snap.versions.get(name)
-        cached = self._caches.vector_rows
-        if version is None:
-            return None
-        if cached is not None and cached[0] == (name, version):
-            return cached[1]
-        if snap.count(name) > MAX_MEMORY_CHUNK_SPANS:
-            return None
-        try:
-            table = snap.table(name).search().select(CHUNK_SPAN_COLUMNS).with_row_id(True).to_arrow()
-        except Exception as exc:
-            raise IndexCorruptError(self.location, f"reading {name}: {exc}") from exc
-        cols = [table.column(c).to_pylist() for c in CHUNK_SPAN_COLUMNS]
-        rows = dict(zip(table.column("_rowid").to_pylist(), zip(*cols, strict=True), strict=True))
-        self._caches.vector_rows = ((name, version), rows)
-        return rows
+        return self._readers.vectors.nearest(
+            self.snapshot(), query, self.tier_embedder, limit=limit, path_prefix=path_prefix,
+            paths=paths, globs=globs, language=language,
+        )  # fmt: skip
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, *, check_files: bool = True) -> IndexStatus:
         """State, counts, coverage and (with ``check_files``) which files changed since the last build."""
-        root = str(self.settings.root)
-        if not self.exists():
-            if self._interrupted_first_build():
-                return IndexStatus(IndexState.INTERRUPTED, root, self.location, detail=INTERRUPTED_DETAIL)
-            return IndexStatus(IndexState.MISSING, root, self.location, detail=f"run `plait index {root}`")
-        try:
-            meta = self.store.get_meta()
-            st = IndexStatus(IndexState.FRESH, root, self.location)
-            st.files = self.store.count("files")
-            st.symbols = self.store.count("symbols")
-            st.chunks = self.store.count("chunks")
-            entries = _snapshot_tiers(meta)
-            counts = {t: self.store.count(str(e["table"])) if self.store.has(str(e["table"])) else 0
-                      for t, e in entries.items()}  # fmt: skip
-            st.tiers = {
-                t: {
-                    "model": e.get("id"),
-                    "vectors": counts[t],
-                    "complete": bool(st.chunks) and counts[t] >= st.chunks,
-                }
-                for t, e in entries.items()
-            }
-            by_table = {str(e["table"]): counts[t] for t, e in entries.items()}
-            st.search_tier = search_tier_of(entries, by_table.__getitem__, st.chunks)
-            if st.search_tier is not None:
-                st.model = str(entries[st.search_tier].get("id"))
-                st.vectors = counts[st.search_tier]
-            st.last_build = meta.get("last_build")
-            st.revision = meta.get(REVISION_KEY)
-            if self._interrupted(meta):
-                st.state = IndexState.INTERRUPTED
-                st.detail = INTERRUPTED_DETAIL
-                return st
-            if meta.get("fingerprint") != fingerprint(self.settings):
-                st.state = IndexState.SCHEMA_MISMATCH
-                st.detail = (
-                    "built by another plait version or chunk settings; the next `plait index` rebuilds it"
-                )
-                return st
-            if check_files:
-                self._compare_files(st)
-                st.checkout = tree_revision(self.settings.root)
-        except IndexStoreError as exc:
-            return IndexStatus(IndexState.CORRUPT, root, self.location, detail=str(exc))
-        if self.settings.index_is_local:
-            st.size_bytes = _dir_size(Path(self.location))
-        return st
+        return read_status(self, check_files=check_files)
 
-    def _interrupted(self, meta: Mapping[str, Any]) -> bool:
-        """A build started and did not finish, and no writer holds the lock now (it was killed)."""
-        build = meta.get("build")
-        running = isinstance(build, dict) and build.get("state") == "running"
-        return (running or "fingerprint" not in meta) and not writer_active(self.location)
-
-    def _interrupted_first_build(self) -> bool:
-        """A first build was killed before it made the files table: plait's tables are there, and no
-        writer is at work."""
-        if not self.settings.index_is_local:
-            return False
-        location = Path(self.location)
-        try:
-            started = ownership.read_marker(location) is not None and any(
-                e.name.endswith(".lance") for e in os.scandir(location)
-            )
-        except OSError:
-            return False
-        return started and not writer_active(self.location)
-
-    def _compare_files(self, st: IndexStatus) -> None:
-        manifest = read_manifest(self.store)
-        seen = set()
-        for f in Walker(self.settings).walk(WalkStats()):
-            seen.add(f.path)
-            old = manifest.get(f.path)
-            if old is None:
-                st.new_files.append(f.path)
-            elif old[1] != f.size or old[2] != f.mtime_ns:
-                try:
-                    if sha256_hex(read_beneath(self.settings.root, f.path, 1 << 30)) != old[0]:
-                        st.stale_files.append(f.path)
-                except OSError:
-                    st.stale_files.append(f.path)
-        st.deleted_files = sorted(set(manifest) - seen)
-        if st.stale_files or st.new_files or st.deleted_files:
-            st.state = IndexState.STALE
-
-    def is_stale(self, path: str, manifest: dict[str, tuple[str, int, int]]) -> bool:
+    def is_stale(self, path: str, manifest: Mapping[str, tuple[str, int, int]]) -> bool:
         """Whether the live file differs from what was indexed (cheap: size and mtime first)."""
         old = manifest.get(path)
         if old is None:
@@ -746,72 +357,10 @@ class Index:
             return True
         if st.st_size == old[1] and st.st_mtime_ns == old[2]:
             return False
-        try:
-            return (
-                sha256_hex(read_beneath(self.settings.root, path, 1 << 30)) != old[0]
-            )  # no symlink, no FIFO
+        try:  # read without following a symlink, never opening a FIFO
+            return sha256_hex(read_beneath(self.settings.root, path, 1 << 30)) != old[0]
         except OSError:
             return True
-
-
-def _snapshot_tiers(meta: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each tier's {id, dimension, table} from ``meta``; an index built before tiers has one model,
-    read as the full tier."""
-    entries = tier_entries(meta.get("tiers"))
-    if not entries:
-        entries = tier_entries({"full": meta.get("model")})
-    return entries
-
-
-def _latest_saved_tokens(path: Path) -> LexicalIndex | None:
-    """The tokens of the newest BM25 index saved beside ``path`` (another chunks version), if any."""
-
-    def version(p: Path) -> int:
-        digits = p.stem.removeprefix("chunks-v")
-        return int(digits) if digits.isdigit() else -1
-
-    for other in sorted(path.parent.glob("chunks-v*.npz"), key=version, reverse=True):
-        if other != path and (tokens := LexicalIndex.load_tokens(other)) is not None:
-            return tokens
-    return None
-
-
-def _save_quietly(index: LexicalIndex, path: Path) -> None:
-    """Save the BM25 index for the next process and drop those of other versions; a read-only or full
-    disk only costs that process a rebuild."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        index.save(path)
-        for other in path.parent.glob("chunks-v*.npz"):
-            if other != path:
-                other.unlink(missing_ok=True)
-    except OSError as exc:
-        log.debug("could not save the BM25 index at %s: %s", path, exc)
-
-
-def _and(a: Callable[[str], bool] | None, b: Callable[[str], bool]) -> Callable[[str], bool]:
-    return b if a is None else (lambda p: a(p) and b(p))
-
-
-def _spans_by_path(table: pa.Table) -> dict[str, list[ChunkSpan]]:
-    found: dict[str, list[ChunkSpan]] = {}
-    cols = [table.column(c).to_pylist() for c in CHUNK_SPAN_COLUMNS]
-    for p, s, e, sym, kind, lang in zip(*cols, strict=True):
-        found.setdefault(p, []).append(ChunkSpan(s, e, sym, kind, lang))
-    for spans in found.values():
-        spans.sort(key=lambda c: (c.start_line, c.end_line))
-    return found
-
-
-def _dir_size(path: Path) -> int:
-    total = 0
-    for dirpath, _dirs, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.stat(os.path.join(dirpath, name)).st_size
-            except OSError:
-                pass
-    return total
 
 
 def _has_tables(location: Path) -> bool:

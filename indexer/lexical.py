@@ -23,7 +23,7 @@ import os
 import re
 import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -86,6 +86,13 @@ def code_tokens(text: str) -> list[str]:
     out, stemmed. The same function tokenises chunks and queries."""
     raw = [t for piece in _PIECE.findall(text) for t in _piece_tokens(piece)]
     return list(_stemmer().stemWords(raw)) if raw else []
+
+
+def phrase_tokens(text: str) -> tuple[tuple[str, ...], ...]:
+    """:func:`code_tokens` of each whitespace-separated word of ``text`` (a query's tokens, kept per
+    word so that a phrase's first and last words can be told apart); tokens never cross whitespace, so
+    together they are ``code_tokens(text)``."""
+    return tuple(tuple(code_tokens(word)) for word in text.split())
 
 
 _KEEP = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -353,13 +360,17 @@ class LexicalIndex:
             for d in order
         ]  # fmt: skip
 
-    def files_holding(self, text: str, *, allow: np.ndarray | None = None) -> list[str] | None:
-        """Files with a chunk that holds every token of ``text``: the only indexed files where ``text``
-        can occur verbatim (as whole words). ``[]`` when a word inside ``text`` (not its first or last,
-        which an occurrence may cut from a longer word) is one no chunk holds. ``None`` when that cannot
-        be told: ``text`` has no tokens, or its first or last word is unknown (a partial word, say)."""
-        tokens = list(dict.fromkeys(code_tokens(text)))
-        if any(t not in self._vocab for t in code_tokens(" ".join(text.split()[1:-1]))):
+    def files_holding(
+        self, words: Sequence[Sequence[str]], *, allow: np.ndarray | None = None
+    ) -> list[str] | None:
+        """Files with a chunk that holds every token of a phrase, given as its words' tokens
+        (:func:`phrase_tokens`, which the analysed query carries): the only indexed files where the
+        phrase can occur verbatim (as whole words). ``[]`` when a word inside the phrase (not its first
+        or last, which an occurrence may cut from a longer word) is one no chunk holds. ``None`` when
+        that cannot be told: the phrase has no tokens, or its first or last word is unknown (a partial
+        word, say)."""
+        tokens = list(dict.fromkeys(t for word in words for t in word))
+        if any(t not in self._vocab for word in words[1:-1] for t in word):
             return []
         if not tokens or any(t not in self._vocab for t in tokens):
             return None

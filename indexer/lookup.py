@@ -13,9 +13,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import pyarrow as pa
+
+from indexer.types import STORED_SYMBOL_FIELDS, Symbol
 
 TIER_EXACT = 1.0
 TIER_QUALIFIED = 0.97
@@ -31,6 +32,7 @@ KIND_WEIGHT = {
     "class": 1.0, "interface": 1.0, "struct": 1.0, "trait": 1.0, "enum": 1.0, "type": 0.98,
     "function": 0.99, "method": 0.98, "constructor": 0.97, "module": 0.96, "macro": 0.96,
     "constant": 0.94, "variable": 0.9, "field": 0.88,
+    "reexport": 0.85,  # a crate's public name for another crate's definition (Rust `pub use`)
 }  # fmt: skip
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -46,15 +48,8 @@ def name_tokens(name: str) -> list[str]:
     return [t.lower() for t in _CAMEL.findall(name)]
 
 
-class SymbolRow(NamedTuple):  # a tuple: an in-memory table makes tens of thousands of them
-    name: str
-    qualified_name: str
-    kind: str
-    path: str
-    language: str
-    start_line: int
-    end_line: int
-    signature: str
+SymbolRow = Symbol  # a symbol read back from the index (``name_line`` 0); the name of earlier releases
+SYMBOL_COLUMNS: list[str] = list(STORED_SYMBOL_FIELDS)  # the columns of ``symbols`` a lookup reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,19 +122,7 @@ class SymbolTable:
     def from_arrow(cls, table: pa.Table) -> SymbolTable:
         if table.num_rows == 0:
             return cls([])
-        cols = [
-            table.column(c).to_pylist()
-            for c in (
-                "name",
-                "qualified_name",
-                "kind",
-                "path",
-                "language",
-                "start_line",
-                "end_line",
-                "signature",
-            )
-        ]
+        cols = [table.column(c).to_pylist() for c in SYMBOL_COLUMNS]
         return cls([SymbolRow(*vals) for vals in zip(*cols, strict=True)])
 
     def __len__(self) -> int:
@@ -213,8 +196,16 @@ class SymbolTable:
                 continue
             score = tier * KIND_WEIGHT.get(row.kind, 0.9)
             matches.append(SymbolMatch(row, score, how))
+        # Equally good definitions: the shorter qualified name, then the shallower path (the canonical
+        # Http/Request.php before Http/Client/Request.php), then the path's order.
         matches.sort(
-            key=lambda m: (-m.score, len(m.symbol.qualified_name), m.symbol.path, m.symbol.start_line)
+            key=lambda m: (
+                -m.score,
+                len(m.symbol.qualified_name),
+                m.symbol.path.count("/"),
+                m.symbol.path,
+                m.symbol.start_line,
+            )
         )
         return matches[:limit]
 

@@ -22,6 +22,7 @@ shared.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import re
@@ -117,6 +118,22 @@ def _query_resource(language: str, kind: str) -> Traversable:
     # ``queries`` is a data folder (no ``__init__``), so traverse to it from the ``indexer`` package.
     name = f"{language}.scm" if kind == "tags" else f"{language}-{kind}.scm"
     return resources.files("indexer") / "queries" / name
+
+
+@cache
+def queries_digest() -> str:
+    """A digest of every bundled query: a change to what a query extracts rebuilds the indexes made
+    before it (it is part of :func:`indexer.build.fingerprint`)."""
+    return digest_of_queries(resources.files("indexer") / "queries")
+
+
+def digest_of_queries(folder: Traversable) -> str:
+    """The digest of the ``.scm`` files of ``folder``: their names and contents, in name order."""
+    digest = hashlib.sha256()
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".scm") and entry.is_file():
+            digest.update(entry.name.encode() + b"\0" + entry.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def has_query(language: str, kind: str = "tags") -> bool:

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import threading
+import typing
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
@@ -28,12 +29,26 @@ from typing import Any, Protocol
 import pyarrow as pa
 
 from indexer.errors import IndexCorruptError, IndexStoreError
+from indexer.types import STORED_SYMBOL_FIELDS, Symbol
 
 log = logging.getLogger(__name__)
 
-# Opt in to LanceDB's coming default (index statistics without IVF centroids), which also silences
-# the warning it prints on every `index_stats` call; a value the user set is kept.
-os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
+LANCE_DEFAULTS = {
+    # Opt in to LanceDB's coming default (index statistics without IVF centroids), which also
+    # silences the warning it prints on every `index_stats` call.
+    "LANCE_INCLUDE_VECTOR_CENTROIDS": "false",
+}
+
+
+def configure_lance() -> None:
+    """Set LanceDB's process-wide options (:data:`LANCE_DEFAULTS`) that the user has not set.
+
+    Called by :class:`Store` before its first connection, so importing this module changes
+    nothing; idempotent and cheap.
+    """
+    for name, value in LANCE_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+
 
 SCHEMA_VERSION = 2
 PINNED_VERSIONS = 2  # handles kept per table: the published version and the one before it
@@ -49,19 +64,21 @@ FILES_SCHEMA = pa.schema(
         pa.field("chunks", pa.int32()),
     ]
 )
-SYMBOLS_SCHEMA = pa.schema(
-    [
-        pa.field("path", pa.string(), nullable=False),
-        pa.field("name", pa.string()),
-        pa.field("qualified_name", pa.string()),
-        pa.field("kind", pa.string()),
-        pa.field("language", pa.string()),
-        pa.field("start_line", pa.int32()),
-        pa.field("end_line", pa.int32()),
-        pa.field("signature", pa.string()),
-        pa.field("name_norm", pa.string()),  # lower-case, separators removed: lookups filter on it
-    ]
-)
+_ARROW_TYPES = {str: pa.string(), int: pa.int32()}
+
+
+def _symbols_schema() -> pa.Schema:
+    """The ``symbols`` table: ``path`` first (never null), then the other stored fields of
+    :class:`~indexer.types.Symbol` in its order, then ``name_norm`` (lower-case, separators removed:
+    lookups filter on it)."""
+    hints = typing.get_type_hints(Symbol)
+    stored = [pa.field(n, _ARROW_TYPES[hints[n]]) for n in STORED_SYMBOL_FIELDS if n != "path"]
+    return pa.schema(
+        [pa.field("path", pa.string(), nullable=False), *stored, pa.field("name_norm", pa.string())]
+    )
+
+
+SYMBOLS_SCHEMA = _symbols_schema()
 CHUNK_FIELDS = [
     pa.field("chunk_id", pa.string(), nullable=False),
     pa.field("path", pa.string(), nullable=False),
@@ -124,6 +141,7 @@ class Store:
 
     def __init__(self, location: str) -> None:
         self.location = location
+        configure_lance()
         import lancedb  # 2-3 s to import: only when an index is opened, never for `plait --help`
 
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 SymbolKind = Literal[
     "class",
@@ -21,11 +21,11 @@ SymbolKind = Literal[
     "field",
     "constructor",
     "macro",
+    "reexport",  # a name another crate defines, made public here (Rust `pub use`)
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Symbol:
+class Symbol(NamedTuple):
     """One definition found by a tree-sitter tags query.
 
     ``path`` is relative to the workspace root with forward slashes; lines are 1-based and
@@ -33,8 +33,14 @@ class Symbol:
     its keyword (decorators, attributes, its doc comment); ``name_line`` is the line holding its
     name (the ``def``/``fn`` line; for Haskell the type signature), which is what a consumer that
     wants to jump to the definition itself uses. ``name_line`` is not stored in the index (0 when
-    unknown). ``qualified_name`` joins the enclosing scopes with dots (``Outer.Inner.method``,
-    ``pkg.Type.Method`` for Go methods). ``signature`` is the definition's first line, stripped.
+    unknown, as in every symbol read back from it). ``qualified_name`` joins the enclosing scopes
+    with dots (``Outer.Inner.method``, ``pkg.Type.Method`` for Go methods). ``signature`` is the
+    definition's first line, stripped.
+
+    The one description of a definition: the ``symbols`` table's schema
+    (:data:`indexer.store.SYMBOLS_SCHEMA`), the columns lookups read and the rows a build writes are
+    derived from these fields. A tuple, not a dataclass: an in-memory symbol table makes hundreds of
+    thousands of them, and a tuple is made about twice as fast.
     """
 
     name: str
@@ -46,6 +52,10 @@ class Symbol:
     end_line: int
     signature: str
     name_line: int = 0
+
+
+#: The fields of :class:`Symbol` kept in the ``symbols`` table, in field order.
+STORED_SYMBOL_FIELDS: tuple[str, ...] = tuple(f for f in Symbol._fields if f != "name_line")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """Workspace roots and the file walk.
 
 The walk honours ``.gitignore`` semantics (nested files, negations, directory patterns), ``.ignore``
-files (which override ``.gitignore``, as in ripgrep), ``.git/info/exclude`` and the configured
-include/exclude globs. It always skips ``.git`` (and ``.hg``, ``.svn``) and the index directory, skips
+and ``.rgignore`` files (which override ``.gitignore`` in that order, as in ripgrep; none above the
+root), ``.git/info/exclude`` and the configured include/exclude globs. It always skips ``.git`` (and ``.hg``, ``.svn``) and the index directory, skips
 binary files and files over the size limit, and never follows a symlink (so it can neither leave the
 root nor loop); ripgrep, which the text retriever runs, does the same by default. Everything skipped
 is counted.
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fnmatch
 import os
 import stat
 from collections.abc import Iterator
@@ -35,6 +36,10 @@ ROOT_MARKERS = (
     "go.work", "go.mod", "package.json", "pyproject.toml", "Cargo.toml", "CMakeLists.txt", "buf.yaml", ".git",
 )  # fmt: skip
 ALWAYS_SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".plait"})
+# Per-directory ignore files, lowest precedence first (ripgrep's order); ripgrep is told to read no
+# other (none above the root, no global git excludes) so that every retriever sees the same files.
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+TEMP_FILE_GLOB = ".plait-*.tmp"  # plait's atomic-write temp files, left behind only by a crash
 BINARY_SNIFF_BYTES = 8192
 
 
@@ -177,7 +182,7 @@ class Walker:
 
     def _dir_rules(self, parent: _Rules, dir_fd: int, rel: str) -> _Rules:
         added: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-        for name in (".gitignore", ".ignore"):  # .ignore after .gitignore: it takes precedence
+        for name in IGNORE_FILES:  # the later file takes precedence
             spec = self._cached_spec(dir_fd, rel, name)
             if spec is not None:
                 added.append((rel, spec))
@@ -360,7 +365,7 @@ class Walker:
 
 def _is_plait_temp(name: str) -> bool:
     """Temp files of plait's atomic writes (``.plait-*.tmp``), left behind only by a crash."""
-    return name.startswith(".plait-") and name.endswith(".tmp")
+    return fnmatch.fnmatchcase(name, TEMP_FILE_GLOB)
 
 
 def is_binary(head: bytes) -> bool:

@@ -9,7 +9,11 @@ maps them to ``isError`` tool results. The tree::
     ├── ModelError               embedding model missing, needs the network, failed to load
     ├── WorkspaceError           root missing, path outside the roots, unreadable or binary file
     │   └── PathOutsideRootError
-    ├── IndexError_ (indexer/errors.py)  missing, corrupt, locked, schema/model mismatch
+    ├── IndexStoreError (indexer/errors.py)  the index cannot be read or written
+    │   └── IndexMissingError, IndexCorruptError, IndexLockedError
+    ├── GrammarUnavailableError (indexer/errors.py)  no bundled grammar; QueryMissingError below it
+    ├── ParseError, QuerySyntaxError (indexer/errors.py)  a file or a user tags query will not parse
+    ├── WatcherRunningError, WatcherFailedError (indexer/daemon.py)  the reindex daemon
     ├── QueryError (search/errors.py)    empty query, invalid regex, bad scope
     └── ToolError-like errors (search/errors.py): read-only, stale edit, edit not matched, guard
 

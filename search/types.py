@@ -37,15 +37,49 @@ class Hit:
     coverage: float = 1.0  # text retriever: share of the query's term weight (idf) matched here
 
 
+ScopeKind = Literal["ws", "changed", "dir", "file"]
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """Where to search: ``ws`` (whole workspace), ``changed`` (git-modified and untracked),
-    ``dir`` or ``file`` (with ``path``), narrowed further by globs and a language."""
+    """Where to search, as given: ``ws`` (whole workspace), ``changed`` (git-modified and untracked),
+    ``dir`` or ``file`` (with ``path``), narrowed further by globs and a language. Made from text once,
+    at the edge, by :func:`search.workspace.scope.parse_scope`; resolved against a root by
+    :func:`search.workspace.scope.resolve_scope`."""
 
-    kind: Literal["ws", "changed", "dir", "file"] = "ws"
+    kind: ScopeKind = "ws"
     path: str | None = None
     globs: tuple[str, ...] = ()
     language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedScope:
+    """A scope resolved against one root: what to search, and the one containment predicate
+    (:meth:`allows`) every caller uses to ask whether a path is inside it."""
+
+    kind: str  # a ScopeKind (str while find_references builds one from a plain str)
+    path: str | None  # workspace-relative directory or file for dir/file scopes; None for the root
+    paths: tuple[str, ...] | None  # explicit file list (changed scope)
+    globs: tuple[str, ...]
+    language: str | None
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """What ripgrep is given to search: the explicit files, else the directory or file, else the root."""
+        if self.paths is not None:
+            return self.paths
+        return (self.path,) if self.path else (".",)
+
+    def allows(self, path: str) -> bool:
+        """Whether the root-relative ``path`` is inside the scope (the globs and language aside)."""
+        if self.paths is not None and path not in self.paths:
+            return False
+        if self.kind == "file":
+            return path == self.path
+        if self.kind == "dir" and self.path:
+            return path.startswith(self.path.rstrip("/") + "/")
+        return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from search.workspace.browse import glob_files, list_directory
 from search.workspace.confine import Roots
 from search.workspace.files import (
     atomic_write,
-    glob_files,
     is_temp_name,
-    list_directory,
     read_file,
     write_file,
 )

@@ -29,6 +29,14 @@ def test_one_chunk_per_definition_with_header_and_hash() -> None:
     assert chunks[0].content_hash != chunks[1].content_hash
 
 
+def test_a_reexport_neither_starts_nor_ends_a_chunk() -> None:
+    text = "\n".join(["pub use ext::{A, B};", "", "pub fn f() {"] + ["    g();"] * 6 + ["}"])
+    symbols = [sym("A", "reexport", 1, 1), sym("B", "reexport", 1, 1), sym("f", "function", 3, 10)]
+    assert spans(chunk_file("m.rs", text, symbols, "rust", CFG)) == spans(
+        chunk_file("m.rs", text, symbols[2:], "rust", CFG)
+    )
+
+
 def test_large_class_splits_into_header_and_methods() -> None:
     lines = ["class K:", "    '''Doc.'''", "    A = 1"]
     for i in range(3):

@@ -40,6 +40,7 @@ from search.workspace.edits import (
 )
 from search.workspace.files import read_file
 from search.workspace.guard import parse_rules
+from search.workspace.policy import WritePolicy
 
 PY = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 1\n"
 
@@ -63,7 +64,10 @@ def test_unique_exact_replacement_writes_and_returns_a_diff(ws: Path) -> None:
     before = (ws / "a.py").read_bytes()
     seen: list[Path] = []
     result = edit_replace(
-        Roots([ws]), "a.py", [Replacement("def g(self):", "def h(self):")], on_write=seen.append
+        Roots([ws]),
+        "a.py",
+        [Replacement("def g(self):", "def h(self):")],
+        policy=WritePolicy(on_write=seen.append),
     )
     after = (ws / "a.py").read_bytes()
     assert after == before.replace(b"def g", b"def h")
@@ -230,7 +234,7 @@ def test_delete_a_range(ws: Path) -> None:
 def test_dry_run_returns_the_diff_and_writes_nothing(ws: Path) -> None:
     before = (ws / "a.py").read_bytes()
     seen: list[Path] = []
-    result = edit_delete(Roots([ws]), "a.py", 1, 1, dry_run=True, on_write=seen.append)
+    result = edit_delete(Roots([ws]), "a.py", 1, 1, dry_run=True, policy=WritePolicy(on_write=seen.append))
     assert "-class A:\n" in result.diff
     assert not result.written and seen == []
     assert result.sha256_after == sha(before.split(b"\n", 1)[1])
@@ -251,11 +255,11 @@ def test_stale_expected_hash_is_refused_and_the_first_edit_is_kept(ws: Path) -> 
 def test_read_only_mode_refuses_every_edit_tool(ws: Path) -> None:
     before = (ws / "a.py").read_bytes()
     with pytest.raises(ReadOnlyError, match="edit_replace"):
-        edit_replace(Roots([ws]), "a.py", [Replacement("A", "B")], read_only=True)
+        edit_replace(Roots([ws]), "a.py", [Replacement("A", "B")], policy=WritePolicy(read_only=True))
     with pytest.raises(ReadOnlyError, match="edit_insert"):
-        edit_insert(Roots([ws]), "a.py", 1, "x", read_only=True)
+        edit_insert(Roots([ws]), "a.py", 1, "x", policy=WritePolicy(read_only=True))
     with pytest.raises(ReadOnlyError, match="edit_delete"):
-        edit_delete(Roots([ws]), "a.py", 1, 1, read_only=True, dry_run=True)
+        edit_delete(Roots([ws]), "a.py", 1, 1, policy=WritePolicy(read_only=True), dry_run=True)
     assert (ws / "a.py").read_bytes() == before
 
 
@@ -264,11 +268,13 @@ def test_generated_paths_cannot_be_edited(ws: Path) -> None:
     (ws / "gen" / "api.py").write_text("X = 1\n")
     rules = parse_rules([{"id": "gen", "type": "generated", "globs": ["gen/"], "message": "run make gen"}])
     with pytest.raises(GuardBlockedError, match=r"'gen'.*run make gen"):
-        edit_replace(Roots([ws]), "gen/api.py", [Replacement("1", "2")], guard_rules=rules)
+        edit_replace(
+            Roots([ws]), "gen/api.py", [Replacement("1", "2")], policy=WritePolicy(guard_rules=rules)
+        )
     with pytest.raises(GuardBlockedError):
-        edit_insert(Roots([ws]), "gen/api.py", 1, "x", guard_rules=rules)
+        edit_insert(Roots([ws]), "gen/api.py", 1, "x", policy=WritePolicy(guard_rules=rules))
     with pytest.raises(GuardBlockedError):
-        edit_delete(Roots([ws]), "gen/api.py", 1, 1, guard_rules=rules)
+        edit_delete(Roots([ws]), "gen/api.py", 1, 1, policy=WritePolicy(guard_rules=rules))
     assert (ws / "gen" / "api.py").read_text() == "X = 1\n"
 
 

@@ -204,8 +204,7 @@ def test_an_exact_case_definition_outranks_a_case_insensitive_one_that_text_pref
 
 
 def test_compact_rg_output_reads_the_same_matches_as_json(make_repo, settings_for) -> None:
-    from search.engine.retrievers import ResolvedScope
-    from search.engine.retrievers.rg import rg_command, run_rg
+    from search.workspace import ripgrep
 
     root = make_repo(
         {
@@ -215,14 +214,15 @@ def test_compact_rg_output_reads_the_same_matches_as_json(make_repo, settings_fo
         }
     )
     settings = settings_for(root)
-    scope = ResolvedScope("ws", None, None, (), None)
-    patterns = ["retry", "upload"]
+    patterns = ("retry", "upload")
 
     def run(compact: bool) -> list[tuple[str, int, tuple[str, ...]]]:
-        argv = rg_command(settings, patterns, scope, fixed=True, ignore_case=True, compact=compact)
-        matches, truncated = run_rg(settings, argv, timeout=10)
-        assert not truncated
-        return sorted((m.path, m.line, m.submatches) for m in matches)
+        command = ripgrep.RgCommand(
+            "matches" if compact else "json", patterns, fixed=True, case="insensitive"
+        )
+        res = ripgrep.run(settings, command, timeout=10)
+        assert not res.truncated
+        return sorted((m.path, m.line, m.submatches) for m in res.lines)
 
     compact = run(True)
     assert compact == run(False)

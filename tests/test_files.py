@@ -22,8 +22,9 @@ from search.errors import (
     ReadOnlyError,
     StaleEditError,
 )
+from search.workspace.browse import file_info, glob_files, list_directory
 from search.workspace.confine import Roots
-from search.workspace.files import file_info, glob_files, list_directory, read_file, write_file
+from search.workspace.files import read_file, write_file
 from search.workspace.guard import parse_rules
 
 

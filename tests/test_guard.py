@@ -15,7 +15,6 @@ from search.errors import GuardBlockedError, QueryError
 from search.workspace.guard import (
     GuardRule,
     check_write_allowed,
-    parse_rg_matches,
     parse_rules,
     rules_for,
     run_guard,
@@ -226,21 +225,6 @@ def test_binary_files_are_not_reported(tmp_path: Path) -> None:
     rules = parse_rules([{"id": "s", "type": "regex", "pattern": "secret"}])
     report = run_guard(load_settings(root, env={}), rules, "ws")
     assert [v.path for v in report.violations] == ["note.txt"]
-
-
-def test_rg_json_parsing_from_recorded_lines() -> None:
-    recorded = (
-        b'{"type":"begin","data":{"path":{"text":"a.py"}}}\n'
-        b'{"type":"match","data":{"path":{"text":"a.py"},"lines":{"text":"print(1)\\n"},"line_number":3,'
-        b'"absolute_offset":0,"submatches":[]}}\n'
-        b'{"type":"match","data":{"path":{"text":"b.bin"},"lines":{"bytes":"cHJpbnQ="},"line_number":1,'
-        b'"absolute_offset":0,"submatches":[]}}\n'
-        b'{"type":"end","data":{"path":{"text":"b.bin"},"binary_offset":7,"stats":{}}}\n'
-        b'{"type":"match","data":{"path":{"text":"c.py"},"lines":{"bytes":"cHJpbnQ="},"line_number":2,'
-        b'"absolute_offset":0,"submatches":[]}}\n'
-        b'{"type":"mat'
-    )
-    assert parse_rg_matches(recorded) == [("a.py", 3, "print(1)\n"), ("c.py", 2, "print")]
 
 
 # --- rule validation and write protection ------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 import indexer.lexical as lexical_module
 from indexer import Index
-from indexer.lexical import COLUMNS, K1, B, LexicalIndex, code_tokens
+from indexer.lexical import COLUMNS, K1, B, LexicalIndex, code_tokens, phrase_tokens
 from search import Engine, Query, Scope
 
 
@@ -167,15 +167,17 @@ def test_files_holding_every_token_of_a_phrase() -> None:
         ("c.py", 1, 5, "checksum only"),
     ]
     lex = LexicalIndex(table(rows))
-    assert lex.files_holding("checksum mismatch") == ["a.py", "b.py"]
-    assert lex.files_holding("checksum mismatch", allow=lex.file_mask(lambda p, lang: p != "a.py")) == [
-        "b.py"
-    ]
-    assert lex.files_holding("upload only") == []
-    assert lex.files_holding("hecksum mismatch") is None  # a partial word: cannot narrow
-    assert lex.files_holding("checksum mismatc") is None
-    assert lex.files_holding("the checksum wobble mismatch") == []  # a whole word that no chunk holds
-    assert lex.files_holding("is it") is None  # no tokens at all
+    assert lex.files_holding(phrase_tokens("checksum mismatch")) == ["a.py", "b.py"]
+    assert lex.files_holding(
+        phrase_tokens("checksum mismatch"), allow=lex.file_mask(lambda p, lang: p != "a.py")
+    ) == ["b.py"]
+    assert lex.files_holding(phrase_tokens("upload only")) == []
+    assert lex.files_holding(phrase_tokens("hecksum mismatch")) is None  # a partial word: cannot narrow
+    assert lex.files_holding(phrase_tokens("checksum mismatc")) is None
+    assert (
+        lex.files_holding(phrase_tokens("the checksum wobble mismatch")) == []
+    )  # a whole word that no chunk holds
+    assert lex.files_holding(phrase_tokens("is it")) is None  # no tokens at all
 
 
 def test_a_sentence_written_since_indexing_is_found_verbatim(engine: Engine) -> None:
@@ -208,7 +210,10 @@ def test_a_new_version_reuses_the_tokens_of_unchanged_chunks_and_scores_the_same
         assert [(h.path, round(h.score, 4), round(h.coverage, 4)) for h in reused.search(query, 10)] == [
             (h.path, round(h.score, 4), round(h.coverage, 4)) for h in fresh.search(query, 10)
         ]
-    assert reused.files_holding("drain pending") == ["m5.py"] and first.files_holding("drain pending") is None
+    assert (
+        reused.files_holding(phrase_tokens("drain pending")) == ["m5.py"]
+        and first.files_holding(phrase_tokens("drain pending")) is None
+    )
 
 
 def test_the_bm25_index_is_saved_for_the_next_process_and_checked_on_load(make_repo, settings_for) -> None:
@@ -225,7 +230,9 @@ def test_the_bm25_index_is_saved_for_the_next_process_and_checked_on_load(make_r
     assert [(h.path, h.score) for h in loaded.search(query, 5)] == [
         (h.path, h.score) for h in built.search(query, 5)
     ]
-    assert loaded.files_holding("pending count") == built.files_holding("pending count")
+    assert loaded.files_holding(phrase_tokens("pending count")) == built.files_holding(
+        phrase_tokens("pending count")
+    )
     other = table(rows=[("x.py", 1, 2, "something else")]).drop_columns(["text"])
     assert LexicalIndex.load(saved[0], other) is None  # saved for other chunks: rebuilt, never trusted
     saved[0].write_bytes(b"not a zip file")
@@ -258,3 +265,19 @@ def test_a_new_process_reuses_the_saved_tokens_of_the_previous_version(
     assert len(saved) == 1  # the older version's file is gone
     hits = Index(settings).lexical().search("drain the pending queue", 3)
     assert hits[0].path == "src/m3.py"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "checksum mismatch",
+        "  retry_policy.backoff(attempt)   in  HTTPClient ",
+        "the is it",
+        "",
+        "naïve café x2",
+    ],
+)
+def test_a_phrase_is_tokenised_once_per_word_into_the_same_tokens(text: str) -> None:
+    per_word = phrase_tokens(text)
+    assert len(per_word) == len(text.split())
+    assert [t for word in per_word for t in word] == code_tokens(text)

@@ -14,6 +14,7 @@ from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers import listing as listing_module
 from search.engine.retrievers.inotify import ADDED, REMOVED, WRITTEN, open_watch
 from search.engine.retrievers.listing import list_scope, live_files
+from search.workspace import ripgrep as ripgrep_module
 
 WS = ResolvedScope("ws", None, None, (), None)
 
@@ -30,13 +31,13 @@ def age(root: Path) -> None:
 def count_runs(monkeypatch) -> list[int]:
     """Record each ``rg --files`` run (the real one still runs)."""
     calls: list[int] = []
-    real_run = listing_module.run_beneath
+    real_run = ripgrep_module.run_beneath
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(listing_module, "run_beneath", counted)
+    monkeypatch.setattr(ripgrep_module, "run_beneath", counted)
     return calls
 
 

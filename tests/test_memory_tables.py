@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-import indexer.index as index_module
+import indexer.nearest as nearest_module
+import indexer.spans as spans_module
+import indexer.symbol_reads as symbol_reads_module
 from indexer import Index
 
 FILES = {
@@ -33,7 +35,7 @@ def test_symbol_lookups_match_between_memory_and_store(make_repo, settings_for, 
     Index(settings).build()
     in_memory = lookups(Index(settings), **filters)
     assert any(in_memory), "the fixture must match something"
-    monkeypatch.setattr(index_module, "MAX_MEMORY_SYMBOLS", 0)
+    monkeypatch.setattr(symbol_reads_module, "MAX_MEMORY_SYMBOLS", 0)
     assert lookups(Index(settings), **filters) == in_memory
 
 
@@ -43,7 +45,7 @@ def test_chunk_spans_match_between_memory_and_store(make_repo, settings_for, mon
     paths = [*FILES, "not/indexed.py"]
     whole = Index(settings).chunk_spans(paths)
     assert whole["pkg/upload.py"] and whole["not/indexed.py"] == []
-    monkeypatch.setattr(index_module, "MAX_MEMORY_CHUNK_SPANS", 0)
+    monkeypatch.setattr(spans_module, "MAX_MEMORY_CHUNK_SPANS", 0)
     assert Index(settings).chunk_spans(paths) == whole
 
 
@@ -55,8 +57,8 @@ def test_vector_hits_match_between_row_ids_and_columns(make_repo, settings_for, 
     Index(settings).build()
     index = Index(settings)
     by_id = index.nearest("upload a file to the server", limit=5, **filters)
-    assert by_id and index._caches.vector_rows is not None  # answered through the row ids
-    monkeypatch.setattr(index_module, "MAX_MEMORY_CHUNK_SPANS", 0)
+    assert by_id and index._readers.vectors.rows.kept() is not None  # answered through the row ids
+    monkeypatch.setattr(nearest_module, "MAX_MEMORY_VECTOR_ROWS", 0)
     by_columns = Index(settings).nearest("upload a file to the server", limit=5, **filters)
     assert by_columns == by_id
 

@@ -15,7 +15,7 @@ import pytest
 from models.errors import ConfigError
 from search.engine.federation import merge_roots, tier_of
 from search.frontends.server.main import build
-from search.frontends.server.state import repo_names
+from search.frontends.server.served import repo_names
 from tests.server_harness import connect, make_workspace, serve_args, server_env
 
 # --- the fusion across roots, by hand ------------------------------------------------------------------

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import indexer.build as build
+import indexer.parse_jobs as parse_jobs
 from indexer import Index, Settings, load_settings
 
 pytestmark = pytest.mark.timeout(180)
@@ -47,8 +47,8 @@ def test_worker_processes_build_the_same_index_as_one_process(
 
     serial = Index(settings("serial"))
     serial.build(vectors=False)
-    monkeypatch.setattr(build, "PARALLEL_MIN_FILES", 1)
-    pool = build._parse_pool(settings("parallel"), 5)
+    monkeypatch.setattr(parse_jobs, "PARALLEL_MIN_FILES", 1)
+    pool = parse_jobs.parse_pool(settings("parallel"), 5)
     if pool is None:
         pytest.skip("one usable core: builds parse in-process")
     pool.shutdown()

@@ -7,7 +7,7 @@ import pytest
 from models.errors import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import analyse
-from search.engine.ranking import RankingConfig, file_roles, path_words, rank
+from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
 from search.types import Hit, Span
 
 OFF = RankingConfig(coherence=0, definition=0, path=0, saturation=1.0, keep_text_top=False, phrase_rule=False)
@@ -116,6 +116,7 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
         ("aiohttp/__init__.py", ("reexport",)),
         ("types/index.d.ts", ("stub",)),
         ("lib/compat/py2.py", ("compat",)),
+        ("src/Illuminate/Routing/Console/stubs/controller.stub", ("fixture",)),
         ("src/request.py", ()),
         ("src/Manifest.java", ()),
         ("lib/defaults/index.js", ()),
@@ -145,6 +146,29 @@ def test_identifier_definitions_come_first_in_the_symbol_index_order_with_monoto
     scores = [r.score for r in ranked]
     assert scores == sorted(scores, reverse=True)  # never rising down the list
     assert scores[-1] == pytest.approx(0.06) and scores[0] >= 1.0
+
+
+def test_an_older_version_directory_is_compat_only_beside_a_later_one() -> None:
+    paths_ = ["src/v3/types.ts", "src/v4/core/schemas.ts", "api/v1/routes.py", "lib/v2/x.py", "lib/v10/x.py"]
+    # v3 beside v4 and v2 beside v10 are older; v1 alone under api/ is the only version there
+    assert superseded(paths_) == {"src/v3/types.ts", "lib/v2/x.py"}
+    cands = [fused("src/v3/types.ts", 1, 0.05), fused("src/v4/types.ts", 1, 0.04)]
+    ranked = rank(cands, analyse("how a schema parses input"), OFF)
+    assert paths(ranked)[0] == ("src/v4/types.ts", 1)
+    assert ranked[1].steps == [("role:compat", "×0.3")]
+    asked = rank(cands, analyse("v3 compatibility types"), OFF)  # the query asks for compat code
+    assert paths(asked)[0] == ("src/v3/types.ts", 1)
+
+
+def test_an_identifiers_definitions_in_demoted_files_follow_the_real_ones() -> None:
+    cands = [
+        Fused(Span(p, 1, 9), s, {"symbol": r, "text": None, "vector": None}, Hit(Span(p, 1, 9), 1.0, "ZodError"), True)
+        for p, s, r in (("src/v3/ZodError.ts", 0.05, 1), ("src/v4/core/errors.ts", 0.03, 2), ("tests/z.ts", 0.04, 3))
+    ]  # fmt: skip
+    ranked = rank(cands, analyse("ZodError"), RankingConfig())
+    # the v3 file is named after the name and first in the symbol index, but it is the older version
+    assert paths(ranked) == [("src/v4/core/errors.ts", 1), ("src/v3/ZodError.ts", 1), ("tests/z.ts", 1)]
+    assert ("exact", "after real code, file named after it") in ranked[1].steps
 
 
 def test_phrase_rule_puts_the_few_verbatim_places_first() -> None:

@@ -36,7 +36,8 @@ from indexer.ownership import MARKER
 from models.errors import ConfigError
 from search.engine.engine import Engine
 from search.frontends.server.http import check_bind
-from search.frontends.server.main import build, root_settings
+from search.frontends.server.main import build
+from search.frontends.settings import root_settings
 from search.types import Query
 
 pytestmark = pytest.mark.slow

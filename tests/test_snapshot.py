@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from indexer import Index
-from indexer.build import VECTOR_BATCH
 from indexer.store import Store
+from indexer.vector_build import VECTOR_BATCH
 from search import Engine, Query
 
 OLD = "def old_name(x):\n    return x + 1\n\n\ndef keeper():\n    return 'kept'\n"

@@ -7,13 +7,14 @@ by reading that file: the specification of what plait reports for the language.
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from indexer.errors import GrammarUnavailableError
-from indexer.parsing import parse
+from indexer.parsing import digest_of_queries, parse, queries_digest
 from indexer.symbols import SYMBOL_LANGUAGES, extract_symbols, symbols_from_tree
 from indexer.types import Symbol
 
@@ -189,6 +190,35 @@ def test_an_annotated_java_method_starts_at_its_javadoc() -> None:
     )
     run = next(s for s in extract_symbols(source, "java", "A.java") if s.name == "run")
     assert (run.start_line, run.end_line, run.name_line, run.signature) == (4, 9, 9, "public void run() {}")
+
+
+def test_rust_pub_use_of_another_crate_is_a_reexport_and_crate_internal_ones_are_not() -> None:
+    source = (
+        b"pub use axum_core::extract::{FromRef, FromRequest};\n"
+        b"pub use tokio_util::sync::CancellationToken;\n"
+        b"pub use bytes::Bytes as RawBytes;\n"
+        b"pub use self::query::Query;\n"
+        b"pub use crate::Json;\n"
+        b"pub(crate) use http_body::Body;\n"
+        b"use std::fmt;\n"
+    )
+    found = [(s.kind, s.name, s.start_line) for s in extract_symbols(source, "rust", "extract/mod.rs")]
+    assert found == [
+        ("reexport", "FromRef", 1),
+        ("reexport", "FromRequest", 1),
+        ("reexport", "CancellationToken", 2),
+        ("reexport", "RawBytes", 3),
+    ]
+
+
+def test_the_fingerprint_digest_follows_every_query_file(tmp_path: Path) -> None:
+    folder = resources.files("indexer") / "queries"
+    for entry in folder.iterdir():
+        if entry.name.endswith(".scm"):
+            (tmp_path / entry.name).write_bytes(entry.read_bytes())
+    assert digest_of_queries(tmp_path) == queries_digest()
+    (tmp_path / "rust.scm").write_bytes((tmp_path / "rust.scm").read_bytes() + b"\n; one more line\n")
+    assert digest_of_queries(tmp_path) != queries_digest()
 
 
 def test_a_rust_fn_starts_at_its_doc_comment_and_attributes() -> None:

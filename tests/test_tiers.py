@@ -150,10 +150,11 @@ _KILLER = textwrap.dedent(
     import os, signal, sys
     from pathlib import Path
     import indexer.build as build
+    import indexer.vector_build as vector_build
     from indexer import Index, load_settings
 
     root, index_dir, phase, after = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    build.FILE_BATCH, build.VECTOR_BATCH = 5, 8
+    build.FILE_BATCH, vector_build.VECTOR_BATCH = 5, 8
 
     class KillMidway:
         phase = ""

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import search.engine.retrievers.verbatim as verbatim
 from indexer import Settings
-from search.engine.retrievers import ResolvedScope
-from search.engine.retrievers.rg import rg_command, run_rg
 from search.engine.retrievers.verbatim import MAX_FILES, find_verbatim
+from search.workspace.ripgrep import RgCommand, run
 
 FILES: dict[str, str | bytes] = {
     "a.py": "x = 'Checksum Mismatch'  # checksum mismatch, CHECKSUM MISMATCH\nok\nchecksum  mismatch\n",
@@ -22,9 +21,8 @@ FILES: dict[str, str | bytes] = {
 
 
 def ripgrep(settings: Settings, phrase: str, paths: list[str]) -> list[tuple[str, int, tuple[str, ...]]]:
-    scope = ResolvedScope("ws", None, tuple(paths), (), None)
-    argv = rg_command(settings, [phrase], scope, fixed=True, ignore_case=True, compact=True, cap=False)
-    return sorted((m.path, m.line, m.submatches) for m in run_rg(settings, argv, timeout=10)[0])
+    command = RgCommand("matches", (phrase,), tuple(paths), fixed=True, case="insensitive")
+    return sorted((m.path, m.line, m.submatches) for m in run(settings, command, timeout=10).lines)
 
 
 def test_reads_the_files_as_ripgrep_does(make_repo: Callable[..., Path], settings_for) -> None:

@@ -43,6 +43,33 @@
 (declaration_list
   [(const_item name: (identifier) @name) (static_item name: (identifier) @name)] @definition.constant)
 
+;; Names another crate defines and this one re-exports as its own public API
+;; (`pub use axum_core::extract::{FromRequest, FromRef};`): the workspace's only place for them.
+;; Crate-internal re-exports (self::, crate::, super::) are left out: their definition is here.
+(use_declaration
+  (visibility_modifier) @_vis
+  argument: (scoped_use_list
+    path: (_) @_path
+    list: (use_list [(identifier) @name (scoped_identifier name: (identifier) @name)] @definition.reexport))
+  (#eq? @_vis "pub")
+  (#not-match? @_path "^(self|crate|super)(::|$)"))
+
+(use_declaration
+  (visibility_modifier) @_vis
+  argument: (scoped_identifier
+    path: (_) @_path
+    name: (identifier) @name @definition.reexport)
+  (#eq? @_vis "pub")
+  (#not-match? @_path "^(self|crate|super)(::|$)"))
+
+(use_declaration
+  (visibility_modifier) @_vis
+  argument: (use_as_clause
+    path: (_) @_path
+    alias: (identifier) @name @definition.reexport)
+  (#eq? @_vis "pub")
+  (#not-match? @_path "^(self|crate|super)(::|$)"))
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (line_comment) @doc
 (block_comment) @doc

@@ -30,10 +30,11 @@ import numpy as np
 
 from indexer import Chunk, Index, Settings, VectorHit, glob_matcher
 from indexer.beneath import read_beneath
-from indexer.build import Parsed, parse_file
-from indexer.index import STRICT_MATCHES, ChunkSpan
 from indexer.languages import detect_language
 from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable
+from indexer.parse_jobs import Parsed, parse_file
+from indexer.spans import ChunkSpan
+from indexer.symbol_reads import STRICT_MATCHES
 from models.base import Embedder
 
 log = logging.getLogger(__name__)

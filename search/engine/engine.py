@@ -11,12 +11,11 @@ import concurrent.futures as cf
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from indexer import Index, IndexStoreError, Settings, git_status
-from indexer.beneath import is_regular_beneath, lstat_kind, read_beneath
-from models.errors import PathOutsideRootError, PlaitError
+from indexer import Index, IndexStoreError, Settings
+from indexer.beneath import read_beneath
+from models.errors import PlaitError
 from search.engine.delta import LocalDelta, Overlaid
 from search.engine.fusion import DEFAULT_K, fuse
 from search.engine.query import AnalysedQuery, analyse
@@ -28,10 +27,12 @@ from search.engine.retrievers.text import TextRetriever
 from search.engine.retrievers.vector import VectorRetriever
 from search.errors import QueryError
 from search.types import Coverage, Hit, Query, Result, Scope, SearchResponse
-from search.workspace.ignores import check_language
+from search.workspace.scope import parse_scope, resolve_scope
 
 if TYPE_CHECKING:
     from search.workspace.guard import GuardRule
+
+__all__ = ["Engine", "parse_scope", "retrievers_for"]  # parse_scope: the one parser, named here for callers
 
 log = logging.getLogger(__name__)
 
@@ -81,19 +82,6 @@ def fusion_weights(
         if query.identifiers:
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
     return kind, weights
-
-
-def parse_scope(text: str, globs: Sequence[str] = (), language: str | None = None) -> Scope:
-    """``ws`` | ``changed`` | ``dir:P`` | ``file:P`` → :class:`Scope`."""
-    text = (text or "ws").strip()
-    check_language(language)
-    if text in ("ws", "changed"):
-        return Scope(text, None, tuple(globs), language)  # type: ignore[arg-type]
-    if text.startswith("dir:") and text[4:]:
-        return Scope("dir", text[4:], tuple(globs), language)
-    if text.startswith("file:") and text[5:]:
-        return Scope("file", text[5:], tuple(globs), language)
-    raise QueryError(f"unknown scope {text!r}; use ws, changed, dir:PATH or file:PATH.")
 
 
 def retrievers_for(mode: str, settings: Settings, index: Index) -> dict[str, Retriever]:
@@ -151,36 +139,12 @@ class Engine:
                 self.index.embedder().embed_query("warm up")
 
     def resolve_scope(self, scope: Scope) -> ResolvedScope:
-        root = self.settings.root
-        path = None
-        paths = None
-        if scope.kind in ("dir", "file"):
-            assert scope.path is not None
-            raw = scope.path.replace("\\", "/")
-            target = (root / raw).resolve() if not Path(raw).is_absolute() else Path(raw).resolve()
-            if target != root and root not in target.parents:
-                raise PathOutsideRootError(scope.path, [root])
-            if not target.exists():
-                raise QueryError(f"{scope.kind}:{scope.path} does not exist under {root}; check the path.")
-            path = target.relative_to(root).as_posix() if target != root else None
-            # Looked at again from a descriptor of the root, symlinks not followed: a FIFO handed to
-            # ripgrep would block it, and a symlink swapped in since the check is refused.
-            found = lstat_kind(root, path or ".")
-            if scope.kind == "file" and found != "file":
-                raise QueryError(
-                    f"file:{scope.path} is a {found}, not a regular file; use dir: for a directory."
-                )
-            if scope.kind == "dir" and found != "directory":
-                raise QueryError(f"dir:{scope.path} is a {found}, not a directory; use file: for a file.")
-            if scope.kind == "dir" and path is None:
-                return ResolvedScope("ws", None, None, scope.globs, scope.language)
-        elif scope.kind == "changed":
-            status = git_status(root)
-            if status is None:
-                raise QueryError(f"scope 'changed' needs a git work tree, and {root} is not in one; use ws.")
-            # Regular files reached without a symlink: an untracked link to a secret is not a file here.
-            paths = tuple(sorted(p for p in status.changed if is_regular_beneath(root, p)))
-        return ResolvedScope(scope.kind, path, paths, scope.globs, scope.language)
+        """``scope`` against this engine's root (:func:`search.workspace.scope.resolve_scope`: the path
+        confined to the root and looked at without following symlinks, ``changed`` from git).
+
+        Raises :class:`QueryError` (unknown language, missing path, wrong kind, no git work tree),
+        ``PathOutsideRootError`` and ``InvalidPathError``."""
+        return resolve_scope(self.settings, scope)
 
     def search(
         self,
@@ -190,6 +154,21 @@ class Engine:
         k: int = DEFAULT_K,
         fusion: str = "weighted",
     ) -> SearchResponse:
+        """Answer ``query`` over ``scope`` (the whole workspace by default).
+
+        The query is decoded once (:func:`search.engine.query.analyse`) and the scope resolved once
+        (:meth:`resolve_scope`); the mode's retrievers then run in parallel on one pinned snapshot of
+        the index, each under its own deadline, and their rankings are fused (``fusion``: ``weighted``
+        RRF plus the ranking rules in hybrid mode, plain ``rrf`` with constant ``k``). Guarantees: at
+        most ``query.limit`` results, best first, each a chunk-sized span with its snippet and each
+        retriever's rank; a retriever that fails, times out or has no index yet is named in
+        ``degraded`` while the others answer; results from files changed since indexing are marked
+        ``stale``.
+
+        Raises :class:`QueryError` for an empty or over-long query, an unknown mode or fusion, a limit
+        outside 1..:data:`MAX_LIMIT`, an invalid regex or a bad scope; ``PathOutsideRootError`` /
+        ``InvalidPathError`` for a scope path that leaves the root or is malformed.
+        """
         text = query.text.strip()
         if not text:
             raise QueryError("the query is empty; pass words, an identifier, a quoted string or a regex.")

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from indexer.lexical import STOP_WORDS, code_tokens, stem_words
+from indexer.lexical import STOP_WORDS, phrase_tokens, stem_words
 
 Shape = Literal["literal", "regex", "identifier", "natural"]
 # What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies
@@ -57,6 +57,7 @@ class AnalysedQuery:
     terms: tuple[str, ...]  # ripgrep search terms, lower-cased, most specific first
     identifiers: tuple[str, ...]  # identifier-like tokens, as written
     tokens: tuple[str, ...]  # BM25 tokens (indexer.lexical.code_tokens), distinct, in query order
+    word_tokens: tuple[tuple[str, ...], ...]  # the same tokens per whitespace-separated word, in order
     words: tuple[str, ...]  # content words (three letters or more, no stop word), lower-cased
     wants: frozenset[str]  # roles the query asks for (test, docs, example, …)
     form: Form | None = None  # natural language only: what the sentence asks for (see Form)
@@ -84,9 +85,9 @@ def looks_like_identifier(token: str) -> bool:
     return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]\d", token))
 
 
-def content_words(text: str) -> list[str]:
-    """Words of three or more letters that are not stop words, as written."""
-    return [w for w in _WORD.findall(text) if len(w) >= 3 and w.lower() not in STOP_WORDS]
+def content_words(words: list[str]) -> list[str]:
+    """The words (as :data:`_WORD` finds them) of three or more letters that are not stop words."""
+    return [w for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS]
 
 
 def search_term(word: str) -> str:
@@ -110,18 +111,19 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     q = text.strip()
     all_words = _WORD.findall(q)
     wants = _roles(all_words)
-    tokens = tuple(dict.fromkeys(code_tokens(q)))
-    words = tuple(dict.fromkeys(w.lower() for w in content_words(q)))
+    per_word = phrase_tokens(q)  # the one tokenisation of the query
+    tokens = tuple(dict.fromkeys(t for word in per_word for t in word))
+    words = tuple(dict.fromkeys(w.lower() for w in content_words(all_words)))
     if regex:
-        return AnalysedQuery(q, "regex", q, (), (), tokens, words, wants)
+        return AnalysedQuery(q, "regex", q, (), (), tokens, per_word, words, wants)
     if len(q) >= 2 and q[0] == q[-1] and q[0] in "\"'`":
         inner = q[1:-1]
         idents = tuple(_IDENT.findall(inner))
-        return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, words, wants)
+        return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, per_word, words, wants)
     spaced = q.split()
     identifiers = tuple(t for t in _IDENT.findall(q) if looks_like_identifier(t))
     if len(spaced) == 1 and _IDENT.fullmatch(q):
-        return AnalysedQuery(q, "identifier", None, (q.lower(),), (q,), tokens, words, wants)
+        return AnalysedQuery(q, "identifier", None, (q.lower(),), (q,), tokens, per_word, words, wants)
     terms: list[str] = []
     for w in all_words:
         low = w.lower()
@@ -133,10 +135,10 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     if not terms:
         terms = [w.lower() for w in all_words if len(w) >= 2][:8]
     if len(spaced) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced):
-        return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, words, wants)
+        return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, per_word, words, wants)
     form = sentence_form(q)
     return AnalysedQuery(
-        q, "natural", None, tuple(terms[:MAX_TERMS]), identifiers, tokens, words, wants, form
+        q, "natural", None, tuple(terms[:MAX_TERMS]), identifiers, tokens, per_word, words, wants, form
     )
 
 

@@ -15,14 +15,17 @@ in the candidate's explanation (``plait search --explain``). In order:
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
-4. **roles** — tests, fixtures, examples, vendored, generated and compat code, docs, the import
-   blocks of package ``__init__`` files (not the definitions some of them hold) and type stubs are
-   multiplied by a penalty, unless the query asks for that role ("tests for the retry logic").
+4. **roles** — tests, fixtures (scaffolding templates included), examples, vendored, generated and
+   compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included),
+   docs, the import blocks of package ``__init__`` files (not the definitions some of them hold) and
+   type stubs are multiplied by a penalty, unless the query asks for that role ("tests for the retry
+   logic").
 5. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
 6. **tiers** — results that hold the query itself come first: for literal and regex queries the
-   chunks ripgrep verified; for identifiers the definitions of that exact name; for an unquoted
+   chunks ripgrep verified; for identifiers the definitions of that exact name (those in files of a
+   demoted role after the others, then those in a file named after it first); for an unquoted
    phrase of two words or more that occurs verbatim in a few places (``phrase_places``), those places
    (the *phrase rule*). Within a tier the score decides.
 7. **keep** — the text retriever's best hit for a sentence, when it holds every word of the query,
@@ -114,6 +117,7 @@ _TEST_FILE = re.compile(
 _TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/")
 _FIXTURE_DIR = re.compile(
     r"(?:^|/)(?:fixtures?|__fixtures__|testdata|test-data|__snapshots__|__mocks__|mocks?)/"
+    r"|\.stub$"  # scaffolding templates a generator copies (Laravel's make:controller stubs)
 )
 _EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|docs_src|tutorials?)/")
 _VENDORED_DIR = re.compile(r"(?:^|/)(?:vendor|vendored|third[_-]?party|node_modules|external|extern)/")
@@ -130,8 +134,26 @@ _STUB_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
 ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub")
 
 
+_VERSION_DIR = re.compile(r"(?:^|/)v(\d{1,3})/")
+
+
+def superseded(paths: Sequence[str]) -> frozenset[str]:
+    """The paths under a version directory (``src/v3/``) when another of ``paths`` lies under a later
+    version beside it (``src/v4/``): the older major version kept for compatibility, which a search
+    for a name both define should not put first."""
+    latest: dict[str, int] = {}
+    found: list[tuple[str, str, int]] = []
+    for path in paths:
+        for m in _VERSION_DIR.finditer(path):
+            base, number = path[: m.start()], int(m.group(1))
+            found.append((path, base, number))
+            latest[base] = max(latest.get(base, number), number)
+    return frozenset(path for path, base, number in found if number < latest[base])
+
+
 def file_roles(path: str, generated: Callable[[str], bool] | None = None) -> tuple[str, ...]:
-    """The roles of a workspace-relative path that the ranking demotes (see the module docstring)."""
+    """The roles of a workspace-relative path that the ranking demotes (see the module docstring);
+    ``compat`` for an older version directory is decided among the candidates (:func:`superseded`)."""
     roles = []
     if _TEST_FILE.search(path) or _TEST_DIR.search(path):
         roles.append("test")
@@ -203,7 +225,12 @@ class Ranked:
     fused: Fused
     score: float
     tier: int = 0  # 0: ordinary; 1 and up: holds the query itself (see the module docstring)
-    lead: tuple[int, int] = (0, 0)  # order within a tier: (file stem is the name, verifier's rank)
+    lead: tuple[int, int, int] = (
+        0,
+        0,
+        0,
+    )  # order within a tier: (demoted role, stem is the name, verifier's rank)
+    roles: tuple[str, ...] = ()  # the demoting roles of its file that the query does not ask for
     steps: list[tuple[str, str]] = field(default_factory=list)  # (rule, effect) in the order applied
 
     def explain(self) -> dict[str, Any]:
@@ -248,8 +275,8 @@ def rank(
     return ranked
 
 
-def _order(r: Ranked) -> tuple[int, tuple[int, int], float, Any]:
-    return (-r.tier, r.lead if r.tier else (0, 0), -r.score, r.fused.span)
+def _order(r: Ranked) -> tuple[int, tuple[int, int, int], float, Any]:
+    return (-r.tier, r.lead if r.tier else (0, 0, 0), -r.score, r.fused.span)
 
 
 def _monotonic(ranked: list[Ranked]) -> None:
@@ -336,14 +363,21 @@ def _roles(
     ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, generated: Callable[[str], bool] | None
 ) -> None:
     cache: dict[str, tuple[str, ...]] = {}
+    older = superseded(sorted({r.fused.span.path for r in ranked}))
     for r in ranked:
         path = r.fused.span.path
         roles = cache.get(path)
         if roles is None:
-            roles = cache[path] = file_roles(path, generated)
-        for role in roles:
-            if role in query.wants or (role == "fixture" and "test" in query.wants):
-                continue
+            roles = file_roles(path, generated)
+            if path in older and "compat" not in roles:
+                roles += ("compat",)
+            cache[path] = roles
+        r.roles = tuple(
+            role
+            for role in roles
+            if role not in query.wants and not (role == "fixture" and "test" in query.wants)
+        )
+        for role in r.roles:
             if role == "reexport" and r.fused.hit.symbol:
                 continue  # a definition in __init__.py (all of logging lives there) is real code
             if any(rule.startswith("definition") for rule, _ in r.steps):
@@ -367,9 +401,16 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 stem = query.shape == "identifier" and any(
                     _stem_is(r.fused.span.path, n) for n in query.names
                 )
+                demoted = query.shape == "identifier" and bool(r.roles)
                 r.tier = 1
-                r.lead = (0 if stem else 1, r.fused.ranks.get(leader) or unranked)
-                r.steps.append(("exact", "first" + (", file named after it" if stem else "")))
+                r.lead = (int(demoted), 0 if stem else 1, r.fused.ranks.get(leader) or unranked)
+                r.steps.append(
+                    (
+                        "exact",
+                        ("after real code" if demoted else "first")
+                        + (", file named after it" if stem else ""),
+                    )
+                )
         return
     if not config.phrase_rule or len(query.phrase.split()) < 2:
         return
@@ -377,7 +418,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     if 0 < len({(r.fused.span.path, r.fused.span.start_line) for r in places}) <= config.phrase_places:
         for r in places:
             r.tier = 1
-            r.lead = (0, r.fused.ranks.get("text") or unranked)
+            r.lead = (0, 0, r.fused.ranks.get("text") or unranked)
             r.steps.append(("phrase", "first"))
 
 

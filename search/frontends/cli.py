@@ -41,29 +41,9 @@ def _root_arg(args: argparse.Namespace) -> str | None:
 
 
 def _settings(root_arg: str | None, args: argparse.Namespace, *, detect: bool = True) -> Any:
-    from indexer import find_root, load_settings
-    from models.errors import PlaitError
+    from search.frontends.settings import command_settings
 
-    start = Path(root_arg or ".")
-    if not start.exists():
-        raise PlaitError(f"{start} does not exist; pass an existing directory as the root.")
-    root = find_root(start) if detect and root_arg is None else start.resolve()
-    return load_settings(root, env=os.environ, overrides=flag_overrides(args))
-
-
-def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings overrides given by the common flags (``--index-dir``, ``--model``, ``--device``,
-    ``--exclude``) of any sub-command."""
-    overrides: dict[str, Any] = {}
-    if getattr(args, "index_dir", None):
-        overrides["index_dir"] = args.index_dir
-    if getattr(args, "model", None):
-        overrides["model_name"] = args.model
-    if getattr(args, "device", None):
-        overrides["model_device"] = args.device
-    if getattr(args, "exclude", None):
-        overrides["exclude"] = list(args.exclude)
-    return overrides
+    return command_settings(root_arg, args, detect=detect)
 
 
 # -- index / status ------------------------------------------------------------------------------
@@ -112,6 +92,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_index_fleet(args: argparse.Namespace) -> int:
     """Several repositories: one after another here, or one Ray task each with ``--cluster``."""
     from indexer import fleet
+    from search.frontends.settings import flag_overrides
 
     roots = [r for r in (args.root_pos, args.root, *args.more_roots) if r]
     overrides = {k: v for k, v in flag_overrides(args).items() if k != "index_dir"}

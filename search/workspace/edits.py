@@ -36,8 +36,6 @@ from search.errors import (
 )
 from search.workspace.confine import Roots
 from search.workspace.files import (
-    DEFAULT_MAX_WRITE_BYTES,
-    OnWrite,
     check_expected,
     check_writable,
     fd_lock,
@@ -45,7 +43,7 @@ from search.workspace.files import (
     sha256_bytes,
     split_lines,
 )
-from search.workspace.guard import GuardRule
+from search.workspace.policy import DEFAULT_POLICY, WritePolicy
 
 MAX_DIFF_CHARS = 100_000
 NO_NEWLINE = "\\ No newline at end of file\n"
@@ -269,13 +267,11 @@ def _apply(
     *,
     dry_run: bool,
     expected_sha256: str | None,
-    read_only: bool,
-    guard_rules: Sequence[GuardRule] | None,
-    max_bytes: int,
-    on_write: OnWrite | None,
+    policy: WritePolicy,
 ) -> EditResult:
     confined = roots.resolve(path, must_exist=True)
-    check_writable(roots, confined, tool=tool, read_only=read_only, guard_rules=guard_rules)
+    check_writable(roots, confined, tool=tool, read_only=policy.read_only, guard_rules=policy.guard_rules)
+    max_bytes = policy.max_bytes
     rel = confined.relpath
     parent, _, name = rel.rpartition("/")
     try:
@@ -303,8 +299,8 @@ def _apply(
                 write_atomic(dir_fd, name, new_data)
     except OSError as exc:
         raise fs_error(rel, exc, "edited") from exc
-    if written and on_write is not None:
-        on_write(confined.abspath)
+    if written and policy.on_write is not None:
+        policy.on_write(confined.abspath)
     notes = list(change.notes)
     if dry_run:
         notes.append("dry run: nothing was written")
@@ -344,14 +340,11 @@ def edit_replace(
     *,
     dry_run: bool = False,
     expected_sha256: str | None = None,
-    read_only: bool = False,
-    guard_rules: Sequence[GuardRule] | None = None,
-    max_bytes: int = DEFAULT_MAX_WRITE_BYTES,
-    on_write: OnWrite | None = None,
+    policy: WritePolicy = DEFAULT_POLICY,
 ) -> EditResult:
     """Apply ``edits`` to one file, all or nothing (see the module docstring).
 
-    ``guard_rules=None`` uses the rules configured for the file's root. Raises
+    ``policy`` says whether and what may be written (:class:`WritePolicy`). Raises
     :class:`ReadOnlyError`, :class:`GuardBlockedError`, :class:`StaleEditError`,
     :class:`EditNotFoundError`, :class:`AmbiguousEditError`, :class:`QueryError`, the read errors of
     :func:`search.workspace.files.read_file` and the confinement errors; nothing is written when any is raised.
@@ -363,10 +356,7 @@ def edit_replace(
         lambda text, rel: replace_text(text, edits, path=rel),
         dry_run=dry_run,
         expected_sha256=expected_sha256,
-        read_only=read_only,
-        guard_rules=guard_rules,
-        max_bytes=max_bytes,
-        on_write=on_write,
+        policy=policy,
     )
 
 
@@ -378,10 +368,7 @@ def edit_insert(
     *,
     dry_run: bool = False,
     expected_sha256: str | None = None,
-    read_only: bool = False,
-    guard_rules: Sequence[GuardRule] | None = None,
-    max_bytes: int = DEFAULT_MAX_WRITE_BYTES,
-    on_write: OnWrite | None = None,
+    policy: WritePolicy = DEFAULT_POLICY,
 ) -> EditResult:
     """Insert ``text`` before line ``line`` (``total + 1`` appends); raises as :func:`edit_replace`,
     plus :class:`LineRangeError`."""
@@ -392,10 +379,7 @@ def edit_insert(
         lambda old, rel: insert_lines(old, line, text, path=rel),
         dry_run=dry_run,
         expected_sha256=expected_sha256,
-        read_only=read_only,
-        guard_rules=guard_rules,
-        max_bytes=max_bytes,
-        on_write=on_write,
+        policy=policy,
     )
 
 
@@ -407,10 +391,7 @@ def edit_delete(
     *,
     dry_run: bool = False,
     expected_sha256: str | None = None,
-    read_only: bool = False,
-    guard_rules: Sequence[GuardRule] | None = None,
-    max_bytes: int = DEFAULT_MAX_WRITE_BYTES,
-    on_write: OnWrite | None = None,
+    policy: WritePolicy = DEFAULT_POLICY,
 ) -> EditResult:
     """Delete lines ``start_line``..``end_line`` (inclusive); raises as :func:`edit_replace`, plus
     :class:`LineRangeError`."""
@@ -421,8 +402,5 @@ def edit_delete(
         lambda old, rel: delete_lines(old, start_line, end_line, path=rel),
         dry_run=dry_run,
         expected_sha256=expected_sha256,
-        read_only=read_only,
-        guard_rules=guard_rules,
-        max_bytes=max_bytes,
-        on_write=on_write,
+        policy=policy,
     )

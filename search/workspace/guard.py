@@ -19,9 +19,9 @@ rule)::
     globs = ["gen/**", "*.pb.go"]
 
 :func:`run_guard` checks a target — ``ws``, ``changed`` (git-modified and untracked), ``dir:P`` or
-``file:P`` — and returns a :class:`GuardReport`. Files are listed with ``rg --files`` (ignore rules
-as in ripgrep, hidden files included, ``.git`` skipped) filtered by the configured include/exclude;
-regex rules run ripgrep (``--json``, ``-e``) on the rule's files through :mod:`indexer.procs`; import
+``file:P`` — and returns a :class:`GuardReport`. Files are listed by
+:func:`search.workspace.ripgrep.list_files` (the workspace as every tool sees it) and regex rules run
+on the rule's files, both through the ripgrep gateway (:mod:`search.workspace.ripgrep`); import
 rules parse files with tree-sitter (:func:`indexer.imports.extract_imports`), never a text grep;
 ``generated`` rules report generated files that git shows as modified. :func:`check_write_allowed`
 makes the write and edit tools refuse ``forbid_writes`` paths.
@@ -34,26 +34,25 @@ those — so ``os`` forbids ``os`` and ``os.path`` but not ``oslo``.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import pathspec
 
-from indexer.beneath import is_regular_beneath, read_beneath
+from indexer.beneath import read_beneath
 from indexer.config import Settings
 from indexer.errors import GrammarUnavailableError
 from indexer.imports import IMPORT_LANGUAGES, ImportRef, extract_imports
 from indexer.languages import detect_language
-from indexer.procs import git_status, rg_binary
-from indexer.sandbox import run_beneath
-from indexer.workspace import ALWAYS_SKIP_DIRS, BINARY_SNIFF_BYTES, is_binary
+from indexer.procs import git_status
+from indexer.workspace import BINARY_SNIFF_BYTES, is_binary
 from models.errors import ConfigError
-from search.engine.retrievers.rg import rg_text
 from search.errors import GuardBlockedError, QueryError
-from search.workspace.confine import Roots, target_kind
+from search.types import ResolvedScope, Scope
+from search.workspace import ripgrep
+from search.workspace.ripgrep import RegexError, RgCommand, RipgrepTimeoutError, list_files
+from search.workspace.scope import parse_scope, resolve_scope
 
 RuleType = Literal["regex", "import", "generated"]
 RULE_TYPES: tuple[str, ...] = ("regex", "import", "generated")
@@ -218,88 +217,12 @@ def check_write_allowed(rules: Iterable[GuardRule], relpath: str) -> None:
 # --- targets -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Target:
-    kind: Literal["ws", "changed", "dir", "file"]
-    rel: str = "."  # for dir/file
-
-    def contains(self, relpath: str) -> bool:
-        if self.kind == "file":
-            return relpath == self.rel
-        if self.kind == "dir" and self.rel != ".":
-            return relpath.startswith(self.rel + "/")
-        return True
-
-
-def _parse_target(settings: Settings, target: str) -> _Target:
-    if target == "ws":
-        return _Target("ws")
-    if target == "changed":
-        return _Target("changed")
-    kind, sep, arg = target.partition(":")
-    if not sep or kind not in ("dir", "file") or not arg:
-        raise QueryError(f"unknown guard target {target!r}; use ws, changed, dir:PATH or file:PATH")
-    confined = Roots([settings.root], [settings]).resolve(arg, must_exist=True)
-    is_dir = target_kind(confined) == "dir"  # a FIFO or a symlink swapped into the path is refused
-    if kind == "dir" and not is_dir:
-        raise QueryError(f"{arg} is not a directory; use file:{arg} to check one file")
-    if kind == "file" and is_dir:
-        raise QueryError(f"{arg} is a directory; use dir:{arg} to check a directory")
-    return _Target("dir" if is_dir else "file", confined.relpath)
-
-
-def _config_filter(settings: Settings, paths: Iterable[str]) -> list[str]:
-    exclude = _spec(settings.exclude) if settings.exclude else None
-    include = _spec(settings.include) if settings.include else None
-    return [
-        p
-        for p in paths
-        if not (exclude is not None and exclude.match_file(p)) and (include is None or include.match_file(p))
-    ]
-
-
-def list_files(
-    settings: Settings, rel: str = ".", *, include_ignored: bool = False, timeout: float = 30.0
-) -> list[str]:
-    """Files under ``rel`` (a directory relative to the root) as sorted root-relative paths.
-
-    Listed by ``rg --files``: ignore files as ripgrep reads them (``--no-ignore`` with
-    ``include_ignored``), hidden files included, ``.git``/``.plait`` and a local index directory
-    skipped, symlinks not followed; then the configured include/exclude globs apply (unless
-    ``include_ignored``). Also used by the ``glob`` tool. Raises :class:`QueryError` on timeout.
-    """
-    args = [rg_binary(), "--files", "-0", "--no-config", "--hidden", "--no-require-git"]
-    for skipped in sorted(ALWAYS_SKIP_DIRS):  # .git, .plait, ... as the index's walk skips them
-        args += ["-g", f"!{skipped}/"]
-    if include_ignored:
-        args.append("--no-ignore")
-    if settings.index_is_local:
-        index_dir = Path(settings.index_dir).resolve()
-        if index_dir.is_relative_to(settings.root) and index_dir != settings.root:
-            args += ["-g", f"!/{index_dir.relative_to(settings.root).as_posix()}/"]
-    args += ["--", rel]
-    res = run_beneath(settings.root, args, timeout=timeout)
-    if res.timed_out:
-        raise QueryError(f"listing the files of {settings.root} took over {timeout:g}s; narrow the path")
-    names = res.stdout.decode("utf-8", "surrogateescape").split("\0")
-    paths = sorted(n.removeprefix("./") for n in names if n)
-    return paths if include_ignored else _config_filter(settings, paths)
-
-
-def _target_files(settings: Settings, target: _Target, timeout: float) -> list[str]:
-    if target.kind == "file":
-        return [target.rel]
-    if target.kind == "changed":
-        status = git_status(settings.root, timeout=timeout)
-        if status is None:
-            raise QueryError(
-                f"target 'changed' needs a git work tree and {settings.root} is not one; "
-                "use ws, dir:PATH or file:PATH"
-            )
-        # regular files reached without a symlink: an untracked link to a secret is never read
-        existing = [p for p in status.changed if is_regular_beneath(settings.root, p)]
-        return sorted(_config_filter(settings, existing))
-    return list_files(settings, target.rel if target.kind == "dir" else ".", timeout=timeout)
+def _target_files(settings: Settings, target: ResolvedScope, timeout: float) -> list[str]:
+    if target.kind == "file" and target.path is not None:
+        return [target.path]
+    if target.paths is not None:  # changed: regular files reached without a symlink, not ignored
+        return list(target.paths)
+    return list_files(settings, target.path or ".", timeout=timeout)
 
 
 # --- checks ------------------------------------------------------------------------------------------
@@ -310,45 +233,32 @@ def _trim(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def parse_rg_matches(output: bytes) -> list[tuple[str, int, str]]:
-    """``(path, line, text)`` of each matching line in ``rg --json`` output; binary files are dropped."""
-    found: dict[str, list[tuple[str, int, str]]] = {}
-    binary: set[str] = set()
-    for raw in output.splitlines():
-        try:
-            msg = json.loads(raw)
-        except ValueError:
-            continue  # a line cut by the output cap
-        data = msg.get("data", {})
-        path = rg_text(data.get("path"))
-        if msg.get("type") == "match":
-            found.setdefault(path, []).append((path, int(data["line_number"]), rg_text(data.get("lines"))))
-        elif msg.get("type") == "end" and data.get("binary_offset") is not None:
-            binary.add(path)
-    return [m for path, matches in found.items() if path not in binary for m in matches]
-
-
 def _check_regex(
     settings: Settings, rule: GuardRule, files: list[str], timeout: float, errors: list[str]
 ) -> list[Violation]:
     assert rule.pattern is not None
     out: list[Violation] = []
     for start in range(0, len(files), _BATCH):
-        batch = files[start : start + _BATCH]
-        args = [rg_binary(), "--json", "--no-config", "-e", rule.pattern, "--", *batch]
-        res = run_beneath(settings.root, args, timeout=timeout)
-        if res.timed_out:
-            raise QueryError(f"guard rule {rule.id!r} took over {timeout:g}s; narrow its globs or the target")
-        if res.returncode == 2 and ("regex" in res.stderr or "error parsing" in res.stderr):
-            detail = "; ".join(ln.strip() for ln in res.stderr.splitlines() if ln.strip(" ^"))
+        batch = tuple(files[start : start + _BATCH])
+        # Named files are searched whatever the ignore rules; whole lines, whatever their length.
+        command = RgCommand(
+            "json", (rule.pattern,), batch, case="sensitive", size_limit=False, max_columns=None
+        )
+        try:
+            res = ripgrep.run(settings, command, timeout=timeout)
+        except RipgrepTimeoutError as exc:
             raise QueryError(
-                f"guard rule {rule.id!r} has an invalid regex {rule.pattern!r} ({detail}); "
+                f"guard rule {rule.id!r} took over {timeout:g}s; narrow its globs or the target"
+            ) from exc
+        except RegexError as exc:
+            raise QueryError(
+                f"guard rule {rule.id!r} has an invalid regex {rule.pattern!r} ({exc.detail}); "
                 "fix the pattern (ripgrep's Rust regex syntax; no look-around or backreferences)"
-            )
-        if res.returncode not in (0, 1):
-            errors.append(f"rule {rule.id}: {res.stderr or f'rg exited with {res.returncode}'}")
-        for path, line, text in parse_rg_matches(res.stdout):
-            out.append(Violation(rule.id, path, line, _trim(text), rule.message))
+            ) from exc
+        errors += [f"rule {rule.id}: {e}" for e in res.errors]
+        for m in res.lines:
+            if m.path not in res.binary:
+                out.append(Violation(rule.id, m.path, m.line, _trim(m.text), rule.message))
     return out
 
 
@@ -373,14 +283,18 @@ def _read_imports(settings: Settings, rel: str, errors: list[str]) -> list[Impor
 
 
 def run_guard(
-    settings: Settings, rules: Sequence[GuardRule], target: str = "ws", *, timeout: float = 30.0
+    settings: Settings, rules: Sequence[GuardRule], target: Scope | str = "ws", *, timeout: float = 30.0
 ) -> GuardReport:
     """Check ``rules`` over ``target`` in the workspace of ``settings`` (see the module docstring).
 
     Raises :class:`QueryError` for an unknown target, ``changed`` outside a git work tree, an invalid
     regex or a timeout; the path of ``dir:``/``file:`` is confined to the root like every tool path.
     """
-    parsed = _parse_target(settings, target)
+    scope = target if isinstance(target, Scope) else parse_scope(target, what="guard target")
+    if scope.kind == "changed" and not rules:
+        parsed = ResolvedScope("changed", None, (), (), None)  # nothing to check: git is not asked
+    else:
+        parsed = resolve_scope(settings, scope)
     files = _target_files(settings, parsed, timeout) if rules else []
     errors: list[str] = []
     violations: list[Violation] = []
@@ -407,13 +321,17 @@ def run_guard(
                 modified = frozenset() if status is None else status.modified | frozenset(status.renamed)
             violations += _check_generated(rule, parsed, modified)
     violations.sort(key=lambda v: (v.path, v.line or 0, v.rule_id))
-    return GuardReport(target, violations, len(files), len(rules), errors)
+    return GuardReport(_scope_text(scope), violations, len(files), len(rules), errors)
 
 
-def _check_generated(rule: GuardRule, target: _Target, modified: frozenset[str]) -> list[Violation]:
+def _scope_text(scope: Scope) -> str:
+    return scope.kind if scope.path is None else f"{scope.kind}:{scope.path}"
+
+
+def _check_generated(rule: GuardRule, target: ResolvedScope, modified: frozenset[str]) -> list[Violation]:
     message = rule.message or "this generated file was edited by hand"
     return [
         Violation(rule.id, p, None, "(modified generated file)", message)
         for p in sorted(modified)
-        if target.contains(p) and rule.applies_to(p)
+        if (target.kind == "changed" or target.allows(p)) and rule.applies_to(p)
     ]

@@ -1,9 +1,11 @@
-"""Checks shared by every tool that selects files: ignore rules no user glob turns off, and languages.
+"""The one ignore engine's answers for single paths, and language names.
 
-ripgrep treats a positive ``--glob`` as an override that wins over ``.gitignore``; plait puts its own
-exclusions (``.git``, ``.hg``, ``.svn``, the index, configured excludes) after every user glob so they
-win, and checks the paths a run matched against the ignore rules (:func:`not_ignored`) whenever a
-positive glob was given, unless the caller explicitly asked for ignored files (``include_ignored``).
+What is in the workspace is decided by the indexer's walker (:class:`indexer.workspace.Walker`: the
+ignore files :data:`indexer.workspace.IGNORE_FILES`, the skipped directories, the configured globs);
+the ripgrep gateway (:mod:`search.workspace.ripgrep`) turns the same rules into ripgrep flags. ripgrep
+treats a positive ``--glob`` as an override that wins over the ignore files, so the gateway checks the
+paths such a run matched with :func:`not_ignored`, unless the caller explicitly asked for ignored files
+(``include_ignored``); the changed scope, whose files ripgrep is given by name, is filtered with it too.
 """
 
 from __future__ import annotations

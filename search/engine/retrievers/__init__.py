@@ -4,40 +4,28 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from search.engine.query import AnalysedQuery
-from search.types import Hit
+from search.types import Hit, ResolvedScope
 
-
-@dataclass(frozen=True, slots=True)
-class ResolvedScope:
-    """A scope resolved against one root: ``paths`` (files, or a directory) to search, plus filters."""
-
-    kind: str  # ws | changed | dir | file
-    path: str | None  # workspace-relative directory or file for dir/file scopes
-    paths: tuple[str, ...] | None  # explicit file list (changed scope)
-    globs: tuple[str, ...]
-    language: str | None
-
-    def allows(self, path: str) -> bool:
-        if self.paths is not None and path not in self.paths:
-            return False
-        if self.kind == "file":
-            return path == self.path
-        if self.kind == "dir" and self.path:
-            return path.startswith(self.path.rstrip("/") + "/")
-        return True
+__all__ = ["ResolvedScope", "Retriever"]  # ResolvedScope lives in search.types; named here for callers
 
 
 class Retriever(Protocol):
-    """One way of finding code. ``search`` returns at most ``limit`` hits, best first, each mapped to a
-    chunk-sized span and carrying the retriever's native score; it raises
-    :class:`search.errors.QueryError` for input it cannot search and
-    :class:`models.errors.PlaitError` when its store is unavailable (the engine reports the latter
-    as degraded and lets the other retrievers answer)."""
+    """One way of finding code (text, symbol, vector), called by the engine in a worker thread.
+
+    ``name`` is the key of its ranking in fusion and of its entry in ``degraded``."""
 
     name: str
 
-    def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> Sequence[Hit]: ...
+    def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> Sequence[Hit]:
+        """At most ``limit`` hits for the analysed ``query`` (never the raw string again) inside the
+        already resolved ``scope`` (``scope.allows`` and its globs and language hold for every hit),
+        best first, each mapped to a chunk-sized span and carrying the retriever's native score
+        (comparable only within this retriever; fusion makes them comparable).
+
+        Raises :class:`search.errors.QueryError` for input it cannot search (the engine lets it
+        through to the caller) and :class:`models.errors.PlaitError` when its store or tool is
+        unavailable or too slow (the engine reports it as degraded and the others answer)."""
+        ...

@@ -33,18 +33,18 @@ from dataclasses import dataclass
 
 from indexer import Settings, skips_content
 from indexer.beneath import read_beneath
-from indexer.sandbox import run_beneath
 from indexer.types import sha256_hex
+from indexer.workspace import IGNORE_FILES
+from models.errors import PlaitError
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.inotify import ADDED, GONE, REMOVED, WRITTEN, DirWatch, open_watch
-from search.engine.retrievers.rg import MAX_OUTPUT, rg_files_command
+from search.workspace import ripgrep
 
 log = logging.getLogger(__name__)
 
 LISTING_TTL = 10.0  # seconds
 MAX_LISTINGS = 32
 MAX_WATCHED_DIRS = 10_000  # more directories than this: stat every file instead of watching them
-IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 SETTLE_NS = 100_000_000  # file times advance in coarse clock ticks: trust an mtime only once this old
 
 Manifest = Mapping[str, tuple[str, int, int]]  # path → (content hash, size, mtime_ns) of the indexed copy
@@ -169,8 +169,8 @@ def live_files(
 ) -> tuple[Listing, list[str] | None] | None:
     """The files of ``scope`` and, given the index's ``manifest``, those of them that differ from it;
     ``None`` when ripgrep could not list them."""
-    argv = rg_files_command(settings, scope)
-    key = (str(settings.root), *argv)
+    command = ripgrep.RgCommand("files", targets=scope.targets, globs=scope.globs, language=scope.language)
+    key = (str(settings.root), *ripgrep.argv(settings, command))
     with _lock:
         kept = _kept.get(key)
     if kept is not None:
@@ -179,11 +179,13 @@ def live_files(
         if answer is not None:
             return answer
     made = time.monotonic()
-    res = run_beneath(settings.root, argv, timeout=timeout, max_output=MAX_OUTPUT)
-    if res.timed_out or res.truncated or res.returncode not in (0, 1):
+    try:
+        res = ripgrep.run(settings, command, timeout=timeout)
+    except PlaitError:  # timed out or failed: the caller searches without a listing
         return None
-    text = res.stdout.decode("utf-8", "replace")
-    paths = tuple(p[2:] if p.startswith("./") else p for p in text.split("\0") if p)
+    if res.truncated or res.errors:
+        return None
+    paths = tuple(res.files)
     root = str(settings.root)
     listing = Listing(paths, frozenset(paths), _times(root, paths), made)
     whole = scope.kind == "ws" and not scope.globs and not scope.language

@@ -1,6 +1,6 @@
 """Text retrieval: ripgrep over the live files, and BM25 over the indexed chunks for sentences.
 
-A literal or regex query is searched as given (:mod:`search.engine.retrievers.rg`) and spans are ranked by
+A literal or regex query is searched as given (:mod:`search.workspace.ripgrep`) and spans are ranked by
 match count. A natural-language query is ranked in two ways at once:
 
 - with an index, its chunks are ranked by BM25 (:mod:`indexer.lexical`), and the live files are read
@@ -27,9 +27,10 @@ from indexer.lexical import code_tokens
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.live import bm25_hits, live_changes, merge_live, scope_mask
-from search.engine.retrievers.rg import LineMatch, rg_command, run_rg
 from search.engine.retrievers.verbatim import find_verbatim
 from search.types import Hit, Span
+from search.workspace import ripgrep
+from search.workspace.ripgrep import RgCommand, RgLine
 
 AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
@@ -77,15 +78,28 @@ class TextRetriever:
         self.timeout = timeout
 
     def search(self, query: AnalysedQuery, scope: ResolvedScope, *, limit: int) -> list[Hit]:
-        """Literal and regex queries: ripgrep's matches, every hit ``exact``. Sentences and
-        identifiers: BM25 (see the module docstring), hits holding the whole query ``exact``."""
+        """At most ``limit`` hits for ``query`` inside ``scope``, best first, each a chunk span (or a line
+        window in an unindexed file) with its native score.
+
+        Literal and regex queries: ripgrep's matches over the live files, ranked by match count, every
+        hit ``exact``. Sentences and identifiers: BM25 (see the module docstring), hits holding the
+        whole query ``exact`` and each with the share of the query's term weight it matches
+        (``coverage``). Works without an index (ripgrep alone). Raises
+        :class:`~search.workspace.ripgrep.RegexError` for a regex ripgrep refuses and
+        :class:`~search.workspace.ripgrep.RipgrepTimeoutError` past the retriever's timeout."""
         index = self.index if self.index is not None and self.index.exists() else None
         if query.shape in ("literal", "regex"):
             assert query.literal is not None
-            argv = rg_command(
-                self.settings, [query.literal], scope, fixed=query.shape == "literal", ignore_case=False
+            command = RgCommand(
+                "json",
+                (query.literal,),
+                scope.targets,
+                scope.globs,
+                scope.language,
+                fixed=query.shape == "literal",
+                max_count=ripgrep.MAX_COUNT_PER_FILE,
             )
-            matches, _ = run_rg(self.settings, argv, timeout=self.timeout)
+            matches = ripgrep.run(self.settings, command, timeout=self.timeout).lines
             hits = self._rank_counts(matches, self._mapper(index, matches), limit)
             return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
         return self._search_sentence(query, scope, index, limit)
@@ -106,7 +120,7 @@ class TextRetriever:
             lexical = index.lexical()
             allow = scope_mask(lexical, scope)
             ranked = bm25_hits(lexical, tokens, allow, limit)
-            holders = lexical.files_holding(phrase, allow=allow) if whole else []
+            holders = lexical.files_holding(query.word_tokens, allow=allow) if whole else []
         except IndexStoreError:  # an unreadable chunks table: ripgrep's ranking still answers
             listing.cancel()
             return self._rank_everywhere(terms, tokens, phrase, whole, scope, index, limit)
@@ -145,31 +159,37 @@ class TextRetriever:
 
     def _spawn(
         self, phrases: list[str], terms: list[str], scope: ResolvedScope, *, cap: bool
-    ) -> cf.Future[tuple[list[LineMatch], bool]]:
+    ) -> cf.Future[list[RgLine]]:
         """ripgrep, case-insensitive, for ``phrases`` verbatim and for the words holding ``terms``:
         a term matches the whole run of word characters around it, which :func:`code_tokens` then
         tokenises as it tokenises chunks, so live files and indexed chunks score the same tokens."""
         patterns = [_rg_escape(p) for p in phrases]  # a phrase first: rg prefers it at a tie
         patterns += [rf"\w*{_rg_escape(t)}\w*" for t in terms]
-        argv = rg_command(
-            self.settings, patterns, scope, fixed=False, ignore_case=True, compact=True, cap=cap
+        command = RgCommand(
+            "matches",
+            tuple(patterns),
+            scope.targets,
+            scope.globs,
+            scope.language,
+            case="insensitive",
+            max_count=ripgrep.MAX_COUNT_PER_FILE if cap else None,
         )
-        return _POOL.submit(run_rg, self.settings, argv, timeout=self.timeout)
+        return _POOL.submit(lambda: ripgrep.run(self.settings, command, timeout=self.timeout).lines)
 
     @staticmethod
-    def _collect(jobs: Iterable[cf.Future[tuple[list[LineMatch], bool]] | None]) -> list[LineMatch]:
-        return [m for job in jobs if job is not None for m in job.result()[0]]
+    def _collect(jobs: Iterable[cf.Future[list[RgLine]] | None]) -> list[RgLine]:
+        return [m for job in jobs if job is not None for m in job.result()]
 
     def _rank_live(
-        self, phrase: str, tokens: tuple[str, ...], matches: list[LineMatch], index: Index | None, limit: int
+        self, phrase: str, tokens: tuple[str, ...], matches: list[RgLine], index: Index | None, limit: int
     ) -> list[Hit]:
         n_files = index.snapshot().count("files") if index is not None else 0
         return self._rank_terms(phrase.lower(), tokens, matches, self._mapper(index, matches), limit, n_files)
 
-    def _mapper(self, index: Index | None, matches: list[LineMatch]) -> SpanMapper:
+    def _mapper(self, index: Index | None, matches: list[RgLine]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
 
-    def _rank_counts(self, matches: list[LineMatch], mapper: SpanMapper, limit: int) -> list[Hit]:
+    def _rank_counts(self, matches: list[RgLine], mapper: SpanMapper, limit: int) -> list[Hit]:
         scores: dict[Span, float] = defaultdict(float)
         meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
         for m in matches:
@@ -183,7 +203,7 @@ class TextRetriever:
         self,
         phrase: str,
         tokens: tuple[str, ...],
-        matches: list[LineMatch],
+        matches: list[RgLine],
         mapper: SpanMapper,
         limit: int,
         n_files: int,

@@ -13,21 +13,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from indexer.beneath import read_beneath
-from search.engine.retrievers.rg import LineMatch
+from search.workspace.ripgrep import RgLine
 
 MAX_FILES = 24
 MAX_BYTES = 4 * 1024 * 1024  # in all
 
 
-def find_verbatim(root: str, phrase: str, paths: Sequence[str]) -> list[LineMatch] | None:
-    """Lines of ``paths`` (relative to ``root``) holding ``phrase``, one :class:`LineMatch` per line with
+def find_verbatim(root: str, phrase: str, paths: Sequence[str]) -> list[RgLine] | None:
+    """Lines of ``paths`` (relative to ``root``) holding ``phrase``, one :class:`RgLine` per line with
     each occurrence's own text; ``None`` when ripgrep should search instead (see the module)."""
     if len(paths) > MAX_FILES or not phrase.isascii() or "\n" in phrase:
         return None
     needle = phrase.lower().encode()
     if not needle:
         return []
-    out: list[LineMatch] = []
+    out: list[RgLine] = []
     budget = MAX_BYTES
     for path in paths:
         try:  # no symlink followed, no FIFO opened (indexer.beneath)
@@ -43,9 +43,9 @@ def find_verbatim(root: str, phrase: str, paths: Sequence[str]) -> list[LineMatc
     return out
 
 
-def _occurrences(path: str, data: bytes, needle: bytes) -> list[LineMatch]:
+def _occurrences(path: str, data: bytes, needle: bytes) -> list[RgLine]:
     low = data.lower()  # ASCII only: byte offsets stay those of ``data``
-    found: list[LineMatch] = []
+    found: list[RgLine] = []
     pos = low.find(needle)
     line, counted = 1, 0
     subs: list[str] = []
@@ -54,11 +54,11 @@ def _occurrences(path: str, data: bytes, needle: bytes) -> list[LineMatch]:
         line += low.count(b"\n", counted, pos)
         counted = pos
         if line != current and subs:
-            found.append(LineMatch(path, current, "", tuple(subs)))
+            found.append(RgLine(path, current, "", tuple(subs)))
             subs = []
         current = line
         subs.append(data[pos : pos + len(needle)].decode("utf-8", "replace"))
         pos = low.find(needle, pos + len(needle))
     if subs:
-        found.append(LineMatch(path, current, "", tuple(subs)))
+        found.append(RgLine(path, current, "", tuple(subs)))
     return found

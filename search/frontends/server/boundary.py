@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import inspect
 import logging
 import threading
+import typing
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
@@ -39,6 +41,28 @@ ToolAdder = Callable[[str, Callable[..., CallToolResult]], None]
 """How a tools module registers a tool: ``add(name, fn)`` (skipped when the tool is not enabled)."""
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def bound(fn: Callable[..., R], state: Any) -> Callable[..., R]:
+    """A module-level tool function ``fn(state, ...)`` as the MCP tool ``fn(...)``.
+
+    Tools are plain functions of the server state and their arguments, so tests call them directly;
+    this binds the state for registration and keeps the name, the docstring (the tool's description)
+    and the signature without ``state`` (the SDK builds the input and output schemas from it, with
+    the annotations already evaluated in ``fn``'s module).
+    """
+
+    @functools.wraps(fn)
+    def tool(*args: Any, **kwargs: Any) -> R:
+        return fn(state, *args, **kwargs)
+
+    signature = inspect.signature(fn, eval_str=True)
+    first, *rest = signature.parameters
+    tool.__signature__ = signature.replace(parameters=[signature.parameters[n] for n in rest])  # type: ignore[attr-defined]
+    hints = typing.get_type_hints(fn, include_extras=True)  # the SDK finds the Context parameter here
+    tool.__annotations__ = {name: hint for name, hint in hints.items() if name != first}
+    del tool.__wrapped__
+    return tool
 
 
 def tool_errors(fn: Callable[P, R], deadline: float = DEFAULT_DEADLINE) -> Callable[P, R]:

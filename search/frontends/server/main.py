@@ -17,70 +17,21 @@ import os
 import signal
 import sys
 import threading
-import tomllib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import anyio
 
-from indexer import Settings, find_root, load_settings
-from models.errors import ConfigError, PlaitError
-from search.frontends.cli import flag_overrides
+from indexer import Settings
 from search.frontends.server.app import PlaitMCP, create_server
 from search.frontends.server.http import MCP_PATH, build_app, check_bind
 from search.frontends.server.registry import SEARCH_PROFILE, resolve_tools
 from search.frontends.server.state import ServerState
+from search.frontends.settings import root_settings
 
 log = logging.getLogger(__name__)
 BUSY_THREADS = frozenset({"plait-preload", "plait-index", "plait-auto-index", "plait-reindex"})
-
-
-def root_settings(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> list[Settings]:
-    """The resolved settings of every ``--root`` (default: the workspace around the current directory)."""
-    overrides = flag_overrides(args)
-    raw_roots: Sequence[str] = args.root or []
-    paths = [Path(r) for r in raw_roots] if raw_roots else [find_root(Path("."))]
-    for path in paths:
-        if not path.is_dir():
-            raise PlaitError(f"{path} is not a directory; pass an existing workspace root with --root.")
-    roots = list(dict.fromkeys(p.resolve() for p in paths))
-    roots += [r for r in configured_workspaces(roots[0]) if r not in roots]
-    shared = overrides.get("index_dir") or env.get("PLAIT_INDEX_DIR")
-    if shared and len(roots) > 1:
-        # --index-dir and PLAIT_INDEX_DIR name the index of one workspace, everywhere (indexer.config)
-        raise ConfigError(
-            f"--index-dir / PLAIT_INDEX_DIR ({shared}) names the index of one workspace, and "
-            f"{len(roots)} roots were given; unset it (each root's index then lives in plait's cache "
-            "directory) or serve each root with its own --index-dir."
-        )
-    return [load_settings(root, env=env, overrides=overrides) for root in roots]
-
-
-def configured_workspaces(root: Path) -> list[Path]:
-    """More roots to serve from ``[server] workspaces = [...]`` in the first root's ``plait.toml``
-    (paths relative to that root, or absolute); each must be an existing directory."""
-    config = root / "plait.toml"
-    if not config.is_file():
-        return []
-    try:
-        table = tomllib.loads(config.read_text(encoding="utf-8")).get("server", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []  # load_settings reports a broken plait.toml with its own message
-    value = table.get("workspaces", []) if isinstance(table, dict) else []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"[server] workspaces in {config} must be a list of paths, got {value!r}.")
-    found = []
-    for entry in value:
-        path = (root / Path(entry).expanduser()).resolve()
-        if not path.is_dir():
-            raise ConfigError(
-                f"[server] workspaces in {config} names {entry!r}, which is not a directory; "
-                "fix the path or remove it."
-            )
-        found.append(path)
-    return found
 
 
 def server_table(settings: Sequence[Settings]) -> dict[str, Any]:

@@ -1,4 +1,6 @@
-"""Search tools: ``search`` (hybrid), ``grep`` (ripgrep) and ``find_symbol`` (the symbol index).
+"""Search tools: ``search`` (hybrid), ``grep`` (ripgrep, :mod:`search.frontends.server.tools_grep`) and
+``find_symbol`` (the symbol index), each a module-level function of ``(state, ...)`` that tests can call;
+:func:`register` only binds them to the server's state.
 
 Each tool is a few lines over the library (``Engine.search``, the ripgrep gateway, ``Index.lookup_symbols``)
 plus a compact text rendering; structured outputs are the models in :mod:`search.frontends.server.models`.
@@ -8,338 +10,247 @@ root that holds it.
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer.sandbox import run_beneath
 from indexer.types import SymbolKind
-from search.engine.engine import MAX_LIMIT, parse_scope
+from search.engine.engine import MAX_LIMIT
 from search.engine.federation import merge_roots
-from search.engine.retrievers import ResolvedScope
-from search.engine.retrievers.rg import rg_command, rg_text
 from search.engine.snippets import DECORATOR, DEFAULT_MAX_TOKENS, focus_spans, monotonic_scores, read_span
 from search.errors import QueryError
-from search.frontends.server.boundary import MAX_OUTPUT_CHARS, ToolAdder, as_list, respond, truncation_note
-from search.frontends.server.models import (
-    FindSymbolOutput,
-    GrepFile,
-    GrepLine,
-    GrepOutput,
-    SearchOutput,
-    SearchResultOut,
-    SymbolOut,
+from search.frontends.server.boundary import (
+    MAX_OUTPUT_CHARS,
+    ToolAdder,
+    as_list,
+    bound,
+    respond,
+    truncation_note,
 )
-from search.frontends.server.state import ServerState, Workspace
-from search.types import Query
-from search.workspace.confine import target_kind
+from search.frontends.server.models import FindSymbolOutput, SearchOutput, SearchResultOut, SymbolOut
+from search.frontends.server.params import Globs, Language, Repos
+from search.frontends.server.served import Workspace
+from search.frontends.server.state import ServerState
+from search.frontends.server.tools_grep import check_chosen, grep
+from search.types import Query, Scope
 from search.workspace.ignores import check_language
+from search.workspace.scope import parse_scope
+
+__all__ = ["find_symbol", "grep", "register", "search"]
 
 Mode = Literal["hybrid", "text", "symbol", "semantic"]
-OutputMode = Literal["content", "files_with_matches", "count"]
-GREP_TIMEOUT = 30.0
-GREP_MAX_OUTPUT = 32 * 1024 * 1024
-GREP_LINE_CHARS = 500
-COUNT_CAP = 100_000  # matching lines counted per file in count mode
 BODY_LINES = 200  # lines of a definition's body find_symbol returns
 DECORATOR_LINES = 6  # lines above a definition searched for its decorators
 
-Globs = Annotated[
-    list[str] | str | None,
-    Field(
-        description="Only files matching these gitignore-style globs ('*.py', 'src/**'); '!glob' excludes."
-    ),
-]
-Language = Annotated[
-    str | None,
-    Field(description="Only files of this language (python, go, typescript, tsx, rust, java, c, cpp, ...)."),
-]
-Repos = Annotated[
-    list[str] | str | None,
-    Field(
-        description="Only these repositories, by short name (the `repo` of results) or root path; "
-        "default: every root this server serves, ranked together."
-    ),
-]
+
+def search(
+    state: ServerState,
+    query: Annotated[
+        str,
+        Field(
+            description="What to find: a natural-language description "
+            "('where are retries configured'), an identifier ('RetryPolicy', 'parse_config'), "
+            "a literal string, or a regex (set regex=true)."
+        ),
+    ],
+    mode: Annotated[
+        Mode,
+        Field(
+            description="hybrid (default: text + symbols + semantic, fused) | text (ripgrep over live "
+            "files) | symbol (definitions by name) | semantic (embeddings only)."
+        ),
+    ] = "hybrid",
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum results (1-200).")] = 10,
+    scope: Annotated[
+        str,
+        Field(
+            description="ws (all files, default) | changed (git-modified and untracked files) | "
+            "dir:PATH | file:PATH (PATH relative to the workspace root)."
+        ),
+    ] = "ws",
+    glob: Globs = None,
+    language: Language = None,
+    regex: Annotated[bool, Field(description="Treat the query as a regular expression.")] = False,
+    max_tokens: Annotated[
+        int,
+        Field(
+            ge=100,
+            le=20000,
+            description="Budget for all snippets together, in tokens (about 4 characters each); "
+            "the first results get their share first.",
+        ),
+    ] = DEFAULT_MAX_TOKENS,
+    explain: Annotated[
+        bool,
+        Field(description="Add to each result why it ranks there: retriever ranks and ranking rules."),
+    ] = False,
+    repos: Repos = None,
+) -> Annotated[CallToolResult, SearchOutput]:
+    """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
+    with reciprocal-rank fusion. Each result is a chunk-sized span (path, line range, enclosing
+    symbol, each retriever's rank) with a numbered snippet centred on the matching line or the
+    definition, cut to a shared token budget and ending with where to read on. Use it first for
+    any question about the code, in words or identifiers; prefer grep for every occurrence of an
+    exact string or regex, find_symbol for where a name is defined, find_references for its
+    usages, and outline for a file's structure. Results from files changed since the last index
+    are marked stale; a retriever that failed is listed in degraded while the others answer, and
+    while the index is being built the text and symbol retrievers answer at once. With several
+    repositories, each ranks its own results and the lists are fused (tier first, then rank within
+    each repository), so a large repository does not drown a small one; `repos` picks a subset,
+    and each result names its `repo`."""
+    plan = _search_plan(state, parse_scope(scope, as_list(glob), language), as_list(repos))
+    if mode in ("hybrid", "semantic"):
+        state.wait_warm()
+    per_root: list[list[SearchResultOut]] = []
+    degraded: dict[str, str] = {}
+    notes: list[str] = []
+    coverage: list[str] = []
+    for ws, where in plan:
+        resp = ws.engine.search(Query(query, mode=mode, limit=limit, regex=regex, explain=explain), where)
+        name = state.repo(ws)
+        # Scores that fall with the rank: each engine's order is what the fusion across roots reads.
+        per_root.append(
+            [
+                SearchResultOut(**r.to_json(), root=str(ws.root), repo=name)
+                for r in monotonic_scores(resp.results)
+            ]
+        )
+        prefix = "" if len(plan) == 1 else f"{name}: "
+        degraded.update({k: prefix + _agent_advice(state, ws, why) for k, why in resp.degraded.items()})
+        building = state.index_note(ws)
+        if building:
+            notes.append(building)
+        notes += [prefix + n for n in resp.notes]
+        if resp.coverage is not None:
+            coverage.append(prefix + resp.coverage.describe())
+    results = _rank_across_roots(per_root)[:limit]
+    snippets = focus_spans(results, lambda r: r.root, query, regex=regex, max_tokens=max_tokens)
+    results = [
+        r.model_copy(update={"snippet": snip.numbered(), "snippet_line": snip.start_line})
+        for r, snip in zip(results, snippets, strict=True)
+    ]
+    shown: list[SearchResultOut] = []
+    size = 0
+    for r in results:
+        size += 2 * len(r.snippet) + len(r.path) + len(r.root) + 300  # text and structured content
+        if shown and size > MAX_OUTPUT_CHARS:
+            break
+        shown.append(r)
+    if len(shown) < len(results):
+        notes.append(
+            truncation_note(
+                len(shown), len(results), "results (output cap)", "scope, glob, language or a lower limit"
+            )
+        )
+    out = SearchOutput(
+        query=query,
+        mode=mode,
+        results=shown,
+        degraded=degraded,
+        notes=notes,
+        coverage="; ".join(coverage) or None,
+        truncated=len(shown) < len(results),
+    )
+    return respond(out, _render_search(state, out))
+
+
+def find_symbol(
+    state: ServerState,
+    name: Annotated[
+        str,
+        Field(
+            description="A definition's name or qualified name ('backoff', 'RetryPolicy.backoff'); "
+            "case/underscore-insensitive, prefix and fuzzy matches are found too, ranked lower."
+        ),
+    ],
+    kind: Annotated[
+        list[SymbolKind] | None,
+        Field(description="Only these kinds (class, function, method, interface, struct, ...)."),
+    ] = None,
+    language: Language = None,
+    path: Annotated[
+        str | None, Field(description="Only definitions under this directory or in this file.")
+    ] = None,
+    glob: Globs = None,
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum definitions (1-200).")] = 20,
+    include_body: Annotated[
+        bool,
+        Field(
+            description="Also return each definition's source (numbered lines, decorators included, "
+            f"up to {BODY_LINES} lines each)."
+        ),
+    ] = False,
+) -> Annotated[CallToolResult, FindSymbolOutput]:
+    """Find where a class, function, method, type or constant is defined, from the symbol index:
+    name, kind, qualified name, file, line range and signature, and with include_body the source
+    of each definition. Use it when you know (part of) a name; use search for behaviour described
+    in words and find_references for the places that use a name."""
+    symbols: list[SymbolOut] = []
+    missing: list[str] = []
+    check_language(language)
+    targets = state.targets(path)
+    for ws, confined in targets:
+        if not ws.index.exists():
+            missing.append(str(ws.root))
+            continue
+        prefix = None if confined is None or confined.relpath == "." else confined.relpath
+        for m in ws.index.lookup_symbols(
+            name, kinds=kind, language=language, globs=as_list(glob), path_prefix=prefix, limit=limit
+        ):
+            s = m.symbol
+            symbols.append(
+                SymbolOut(
+                    name=s.name,
+                    qualified_name=s.qualified_name,
+                    kind=s.kind,
+                    path=s.path,
+                    root=str(ws.root),
+                    repo=state.repo(ws),
+                    language=s.language,
+                    start_line=s.start_line,
+                    end_line=s.end_line,
+                    signature=s.signature,
+                    score=round(m.score, 4),
+                    match=m.match,
+                )
+            )
+    if len(missing) == len(targets):
+        raise QueryError(
+            f"{missing[0]} has no index yet; call reindex (or run `plait index {missing[0]}`), "
+            "or use grep meanwhile."
+        )
+    symbols.sort(key=lambda s: -s.score)
+    note = f"no index yet for {', '.join(missing)}; call reindex to build it" if missing else None
+    symbols, cut = symbols[:limit], len(symbols) > limit
+    if include_body:
+        symbols, capped = _with_bodies(symbols)
+        if capped:
+            cut = True
+            note = (note + "; " if note else "") + truncation_note(
+                len(symbols),
+                "more",
+                "definitions with bodies (output cap)",
+                "kind, path or a lower limit",
+            )
+    out = FindSymbolOutput(name=name, symbols=symbols, truncated=cut, note=note)
+    lines = [
+        f"{state.display(s.root, s.path)}:{s.start_line}-{s.end_line}  {s.kind} {s.qualified_name}"
+        f"  [{s.match}]\n"
+        + ("\n".join("  " + b for b in s.body.split("\n")) if s.body else f"    {s.signature}")
+        for s in out.symbols
+    ] or [f"no definitions match {name!r}; try search, or grep for the name"]
+    if note:
+        lines.append(note)
+    return respond(out, "\n".join(lines))
 
 
 def register(add: ToolAdder, state: ServerState) -> None:
-    def search(
-        query: Annotated[
-            str,
-            Field(
-                description="What to find: a natural-language description "
-                "('where are retries configured'), an identifier ('RetryPolicy', 'parse_config'), "
-                "a literal string, or a regex (set regex=true)."
-            ),
-        ],
-        mode: Annotated[
-            Mode,
-            Field(
-                description="hybrid (default: text + symbols + semantic, fused) | text (ripgrep over live "
-                "files) | symbol (definitions by name) | semantic (embeddings only)."
-            ),
-        ] = "hybrid",
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum results (1-200).")] = 10,
-        scope: Annotated[
-            str,
-            Field(
-                description="ws (all files, default) | changed (git-modified and untracked files) | "
-                "dir:PATH | file:PATH (PATH relative to the workspace root)."
-            ),
-        ] = "ws",
-        glob: Globs = None,
-        language: Language = None,
-        regex: Annotated[bool, Field(description="Treat the query as a regular expression.")] = False,
-        max_tokens: Annotated[
-            int,
-            Field(
-                ge=100,
-                le=20000,
-                description="Budget for all snippets together, in tokens (about 4 characters each); "
-                "the first results get their share first.",
-            ),
-        ] = DEFAULT_MAX_TOKENS,
-        explain: Annotated[
-            bool,
-            Field(description="Add to each result why it ranks there: retriever ranks and ranking rules."),
-        ] = False,
-        repos: Repos = None,
-    ) -> Annotated[CallToolResult, SearchOutput]:
-        """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
-        with reciprocal-rank fusion. Each result is a chunk-sized span (path, line range, enclosing
-        symbol, each retriever's rank) with a numbered snippet centred on the matching line or the
-        definition, cut to a shared token budget and ending with where to read on. Use it first for
-        any question about the code, in words or identifiers; prefer grep for every occurrence of an
-        exact string or regex, find_symbol for where a name is defined, find_references for its
-        usages, and outline for a file's structure. Results from files changed since the last index
-        are marked stale; a retriever that failed is listed in degraded while the others answer, and
-        while the index is being built the text and symbol retrievers answer at once. With several
-        repositories, each ranks its own results and the lists are fused (tier first, then rank within
-        each repository), so a large repository does not drown a small one; `repos` picks a subset,
-        and each result names its `repo`."""
-        globs = as_list(glob)
-        plan = _search_plan(state, scope, as_list(repos))
-        if mode in ("hybrid", "semantic"):
-            state.wait_warm()
-        per_root: list[list[SearchResultOut]] = []
-        degraded: dict[str, str] = {}
-        notes: list[str] = []
-        coverage: list[str] = []
-        for ws, scope_text in plan:
-            resp = ws.engine.search(
-                Query(query, mode=mode, limit=limit, regex=regex, explain=explain),
-                parse_scope(scope_text, globs, language),
-            )
-            name = state.repo(ws)
-            # Scores that fall with the rank: each engine's order is what the fusion across roots reads.
-            per_root.append(
-                [
-                    SearchResultOut(**r.to_json(), root=str(ws.root), repo=name)
-                    for r in monotonic_scores(resp.results)
-                ]
-            )
-            prefix = "" if len(plan) == 1 else f"{name}: "
-            degraded.update({k: prefix + _agent_advice(state, ws, why) for k, why in resp.degraded.items()})
-            building = state.index_note(ws)
-            if building:
-                notes.append(building)
-            notes += [prefix + n for n in resp.notes]
-            if resp.coverage is not None:
-                coverage.append(prefix + resp.coverage.describe())
-        results = _rank_across_roots(per_root)[:limit]
-        snippets = focus_spans(results, lambda r: r.root, query, regex=regex, max_tokens=max_tokens)
-        results = [
-            r.model_copy(update={"snippet": snip.numbered(), "snippet_line": snip.start_line})
-            for r, snip in zip(results, snippets, strict=True)
-        ]
-        shown: list[SearchResultOut] = []
-        size = 0
-        for r in results:
-            size += 2 * len(r.snippet) + len(r.path) + len(r.root) + 300  # text and structured content
-            if shown and size > MAX_OUTPUT_CHARS:
-                break
-            shown.append(r)
-        if len(shown) < len(results):
-            notes.append(
-                truncation_note(
-                    len(shown), len(results), "results (output cap)", "scope, glob, language or a lower limit"
-                )
-            )
-        out = SearchOutput(
-            query=query,
-            mode=mode,
-            results=shown,
-            degraded=degraded,
-            notes=notes,
-            coverage="; ".join(coverage) or None,
-            truncated=len(shown) < len(results),
-        )
-        return respond(out, _render_search(state, out))
-
-    def grep(
-        pattern: Annotated[
-            str,
-            Field(
-                description="A regular expression (Rust regex syntax) or, with "
-                "fixed_strings=true, a literal string."
-            ),
-        ],
-        path: Annotated[
-            str | None,
-            Field(description="File or directory to search, relative to the workspace root (default: all)."),
-        ] = None,
-        fixed_strings: Annotated[
-            bool, Field(description="Match the pattern literally, not as a regex.")
-        ] = False,
-        ignore_case: Annotated[
-            bool | None,
-            Field(
-                description="true: case-insensitive; false: case-sensitive; omitted: smart case "
-                "(insensitive unless the pattern has an upper-case letter)."
-            ),
-        ] = None,
-        glob: Globs = None,
-        language: Language = None,
-        output_mode: Annotated[
-            OutputMode,
-            Field(
-                description="content (matching lines, default) | files_with_matches (paths only) | "
-                "count (matching lines per file)."
-            ),
-        ] = "content",
-        context: Annotated[
-            int, Field(ge=0, le=20, description="Lines of context around each match (content mode).")
-        ] = 0,
-        head_limit: Annotated[
-            int,
-            Field(
-                ge=1,
-                le=5000,
-                description="At most this many matching lines (content mode) or files "
-                "(other modes) are returned.",
-            ),
-        ] = 200,
-        include_ignored: Annotated[
-            bool, Field(description="Also search files .gitignore/.ignore leave out (never .git, .hg, .svn).")
-        ] = False,
-        repos: Repos = None,
-    ) -> Annotated[CallToolResult, GrepOutput]:
-        """Exhaustive text search with ripgrep over the live files (respects .gitignore; never reads
-        .git). Use it to list every occurrence of an exact string or regex, to count them, or to find
-        which files contain them; use search instead for ranked, fuzzy or natural-language queries.
-        Output modes: content (path, line number and text, with optional context lines),
-        files_with_matches (just paths) and count (matching lines per file). Results are capped by
-        head_limit and the output size, with a note saying how to narrow. `repos` picks some of the
-        served repositories."""
-        return _grep(
-            state,
-            pattern,
-            path,
-            fixed_strings,
-            ignore_case,
-            as_list(glob),
-            language,
-            output_mode,
-            context,
-            head_limit,
-            include_ignored,
-            as_list(repos),
-        )
-
-    def find_symbol(
-        name: Annotated[
-            str,
-            Field(
-                description="A definition's name or qualified name ('backoff', 'RetryPolicy.backoff'); "
-                "case/underscore-insensitive, prefix and fuzzy matches are found too, ranked lower."
-            ),
-        ],
-        kind: Annotated[
-            list[SymbolKind] | None,
-            Field(description="Only these kinds (class, function, method, interface, struct, ...)."),
-        ] = None,
-        language: Language = None,
-        path: Annotated[
-            str | None, Field(description="Only definitions under this directory or in this file.")
-        ] = None,
-        glob: Globs = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum definitions (1-200).")] = 20,
-        include_body: Annotated[
-            bool,
-            Field(
-                description="Also return each definition's source (numbered lines, decorators included, "
-                f"up to {BODY_LINES} lines each)."
-            ),
-        ] = False,
-    ) -> Annotated[CallToolResult, FindSymbolOutput]:
-        """Find where a class, function, method, type or constant is defined, from the symbol index:
-        name, kind, qualified name, file, line range and signature, and with include_body the source
-        of each definition. Use it when you know (part of) a name; use search for behaviour described
-        in words and find_references for the places that use a name."""
-        symbols: list[SymbolOut] = []
-        missing: list[str] = []
-        check_language(language)
-        targets = state.targets(path)
-        for ws, confined in targets:
-            if not ws.index.exists():
-                missing.append(str(ws.root))
-                continue
-            prefix = None if confined is None or confined.relpath == "." else confined.relpath
-            for m in ws.index.lookup_symbols(
-                name, kinds=kind, language=language, globs=as_list(glob), path_prefix=prefix, limit=limit
-            ):
-                s = m.symbol
-                symbols.append(
-                    SymbolOut(
-                        name=s.name,
-                        qualified_name=s.qualified_name,
-                        kind=s.kind,
-                        path=s.path,
-                        root=str(ws.root),
-                        repo=state.repo(ws),
-                        language=s.language,
-                        start_line=s.start_line,
-                        end_line=s.end_line,
-                        signature=s.signature,
-                        score=round(m.score, 4),
-                        match=m.match,
-                    )
-                )
-        if len(missing) == len(targets):
-            raise QueryError(
-                f"{missing[0]} has no index yet; call reindex (or run `plait index {missing[0]}`), "
-                "or use grep meanwhile."
-            )
-        symbols.sort(key=lambda s: -s.score)
-        note = f"no index yet for {', '.join(missing)}; call reindex to build it" if missing else None
-        symbols, cut = symbols[:limit], len(symbols) > limit
-        if include_body:
-            symbols, capped = _with_bodies(symbols)
-            if capped:
-                cut = True
-                note = (note + "; " if note else "") + truncation_note(
-                    len(symbols),
-                    "more",
-                    "definitions with bodies (output cap)",
-                    "kind, path or a lower limit",
-                )
-        out = FindSymbolOutput(name=name, symbols=symbols, truncated=cut, note=note)
-        lines = [
-            f"{state.display(s.root, s.path)}:{s.start_line}-{s.end_line}  {s.kind} {s.qualified_name}"
-            f"  [{s.match}]\n"
-            + ("\n".join("  " + b for b in s.body.split("\n")) if s.body else f"    {s.signature}")
-            for s in out.symbols
-        ] or [f"no definitions match {name!r}; try search, or grep for the name"]
-        if note:
-            lines.append(note)
-        return respond(out, "\n".join(lines))
-
-    add("search", search)
-    add("grep", grep)
-    add("find_symbol", find_symbol)
+    """Wire the search-side tools (``search``, ``grep``, ``find_symbol``) to ``state``."""
+    add("search", bound(search, state))
+    add("grep", bound(grep, state))
+    add("find_symbol", bound(find_symbol, state))
 
 
 # --- search --------------------------------------------------------------------------------------------
@@ -370,28 +281,18 @@ def _with_bodies(symbols: list[SymbolOut]) -> tuple[list[SymbolOut], bool]:
 
 
 def _search_plan(
-    state: ServerState, scope: str, repos: list[str] | None = None
-) -> list[tuple[Workspace, str]]:
-    """Which engines to ask, with the scope text for each (dir:/file: paths made root-relative)."""
+    state: ServerState, scope: Scope, repos: list[str] | None = None
+) -> list[tuple[Workspace, Scope]]:
+    """Which engines to ask, each with its scope: ``ws``/``changed`` for every chosen root, a path for
+    the root holding it (made relative to that root)."""
     chosen = state.select(repos)
-    text = (scope or "ws").strip()
-    kind, sep, arg = text.partition(":")
-    if sep and kind in ("dir", "file") and arg:
-        ws, confined = state.resolve(arg)
-        _check_chosen(state, ws, chosen, arg)
-        if confined.relpath == ".":
-            return [(ws, "ws")]
-        return [(ws, f"{kind}:{confined.relpath}")]
-    parse_scope(text)  # raises the actionable error for anything else but ws / changed
-    return [(ws, text) for ws in chosen]
-
-
-def _check_chosen(state: ServerState, ws: Workspace, chosen: list[Workspace], path: str) -> None:
-    if ws not in chosen:
-        raise QueryError(
-            f"{path} is in repository {state.repo(ws)!r}, which `repos` leaves out; add it to repos "
-            "or drop the path."
-        )
+    if scope.path is None:
+        return [(ws, scope) for ws in chosen]
+    ws, confined = state.resolve(scope.path)
+    check_chosen(state, ws, chosen, scope.path)
+    if confined.relpath == ".":
+        return [(ws, replace(scope, kind="ws", path=None))]
+    return [(ws, replace(scope, path=confined.relpath))]
 
 
 def _rank_across_roots(per_root: list[list[SearchResultOut]]) -> list[SearchResultOut]:
@@ -426,196 +327,4 @@ def _render_search(state: ServerState, out: SearchOutput) -> str:
         parts.append(f"no results for {out.query!r}; try other words, mode=text, or a wider scope")
     parts += [f"degraded: {name}: {why}" for name, why in out.degraded.items()]
     parts += [f"note: {n}" for n in out.notes]
-    return "\n".join(parts)
-
-
-# --- grep ----------------------------------------------------------------------------------------------
-
-
-def _grep(
-    state: ServerState,
-    pattern: str,
-    path: str | None,
-    fixed: bool,
-    ignore_case: bool | None,
-    globs: list[str],
-    language: str | None,
-    mode: str,
-    context: int,
-    head_limit: int,
-    include_ignored: bool = False,
-    repos: list[str] | None = None,
-) -> CallToolResult:
-    if not pattern:
-        raise QueryError("the pattern is empty; pass a regex or, with fixed_strings=true, a literal string.")
-    check_language(language)
-    extra: list[str] = ["--no-ignore"] if include_ignored else []
-    if ignore_case is False:
-        extra.append("--case-sensitive")
-    if mode == "content" and context:
-        extra += ["--context", str(context)]
-    # Later flags win in ripgrep: replace rg_command's per-file match cap with what the mode needs.
-    if mode == "files_with_matches":
-        extra += ["--max-count", "1"]
-    elif mode == "count":
-        extra += ["--max-count", str(COUNT_CAP)]
-    else:
-        extra += ["--max-count", str(head_limit + 1)]
-    files: list[GrepFile] = []
-    total_matches = 0
-    capped = False
-    chosen = state.select(repos)
-    targets = [(ws, None) for ws in chosen] if not path else state.targets(path)
-    for ws, confined in targets:
-        if path:
-            _check_chosen(state, ws, chosen, path)
-        rel = None if confined is None or confined.relpath == "." else confined.relpath
-        kind = "ws" if rel is None or confined is None else target_kind(confined)  # FIFOs refused
-        argv = rg_command(
-            ws.settings,
-            [pattern],
-            ResolvedScope(kind, rel, None, tuple(globs), language),
-            fixed=fixed,
-            ignore_case=bool(ignore_case),
-            extra=extra,
-        )
-        if include_ignored:
-            argv.keep = None  # asked for: no re-check against the ignore rules
-        found, cut = run_rg_lines(ws, argv)
-        capped = capped or cut
-        for file_path, lines in found.items():
-            count = sum(1 for ln in lines if ln.match)
-            total_matches += count
-            keep = lines if mode == "content" else []
-            files.append(
-                GrepFile(
-                    path=file_path,
-                    root=str(ws.root),
-                    repo=state.repo(ws),
-                    count=None if mode == "files_with_matches" else count,
-                    lines=keep,
-                )
-            )
-    files.sort(key=lambda f: (f.root, f.path))  # ripgrep's threads finish in any order
-    total_files = len(files)
-    shown, truncated = _limit_grep(files, mode, head_limit)
-    notes = []
-    if truncated:
-        what = "matching lines" if mode == "content" else "files"
-        total: int | str = total_matches if mode == "content" else total_files
-        notes.append(
-            truncation_note(
-                _shown_count(shown, mode),
-                total,
-                what,
-                "path, glob, language, a more specific pattern or head_limit",
-            )
-        )
-    if capped:
-        notes.append(
-            "ripgrep's output hit its size cap, so matches and counts are incomplete; narrow with path, "
-            "glob or a more specific pattern"
-        )
-    out = GrepOutput(
-        pattern=pattern,
-        output_mode=mode,
-        files=shown,
-        total_files=total_files,
-        total_matches=None if mode == "files_with_matches" else total_matches,
-        truncated=truncated or capped,
-        note="; ".join(notes) or None,
-    )
-    return respond(out, _render_grep(state, out))
-
-
-def run_rg_lines(ws: Workspace, argv: list[str]) -> tuple[dict[str, list[GrepLine]], bool]:
-    """Run ripgrep (``--json``) and collect match and context lines per file, in order."""
-    res = run_beneath(ws.root, argv, timeout=GREP_TIMEOUT, max_output=GREP_MAX_OUTPUT)  # confined rg
-    keep = getattr(argv, "keep", None) or bool  # positive globs: matched paths re-checked for ignores
-    if res.timed_out:
-        raise QueryError(f"grep took longer than {GREP_TIMEOUT:.0f}s; narrow it with path, glob or language.")
-    if res.returncode == 2 and not res.stdout:
-        detail = " ".join(line.strip() for line in res.stderr.splitlines()[:6] if line.strip()) or "rg failed"
-        if "regex" in res.stderr.lower() or "parse error" in res.stderr.lower():
-            raise QueryError(
-                f"invalid regex: {detail}; fix the pattern, or pass fixed_strings=true to match it literally."
-            )
-        raise QueryError(f"grep failed: {detail}")
-    found: dict[str, list[GrepLine]] = {}
-    hit_cap = res.truncated
-    for raw in res.stdout.splitlines():
-        if not (raw.startswith(b'{"type":"match"') or raw.startswith(b'{"type":"context"')):
-            continue
-        try:
-            event = json.loads(raw)
-            data = event["data"]
-            file_path = rg_text(data["path"]).removeprefix("./")
-            if not keep(file_path):
-                continue
-            text = rg_text(data["lines"]).rstrip("\r\n")
-            line = int(data["line_number"])
-        except (ValueError, KeyError, TypeError):
-            continue
-        if len(text) > GREP_LINE_CHARS:
-            text = text[:GREP_LINE_CHARS] + f"… [{len(text):,} characters]"
-        found.setdefault(file_path, []).append(GrepLine(line=line, text=text, match=event["type"] == "match"))
-    return found, hit_cap
-
-
-def _shown_count(files: list[GrepFile], mode: str) -> int:
-    return sum(1 for f in files for ln in f.lines if ln.match) if mode == "content" else len(files)
-
-
-def _limit_grep(files: list[GrepFile], mode: str, head_limit: int) -> tuple[list[GrepFile], bool]:
-    """Cut to ``head_limit`` entries and the output cap; returns (kept, truncated)."""
-    kept: list[GrepFile] = []
-    size = 0
-    matches = 0
-    for f in files:
-        # What a file costs in the text and the structured content together.
-        size += 2 * len(f.path) + len(f.root) + 60
-        if mode != "content":
-            if len(kept) >= head_limit or size > MAX_OUTPUT_CHARS:
-                return kept, True
-            kept.append(f)
-            continue
-        lines: list[GrepLine] = []
-        stop = False
-        for ln in f.lines:
-            if ln.match:
-                if matches >= head_limit or size > MAX_OUTPUT_CHARS:
-                    stop = True
-                    break
-                matches += 1
-            size += 2 * len(ln.text) + len(f.path) + 50
-            lines.append(ln)
-        if lines:
-            kept.append(f.model_copy(update={"lines": lines}))
-        if stop:
-            return kept, True
-    return kept, False
-
-
-def _render_grep(state: ServerState, out: GrepOutput) -> str:
-    parts: list[str] = []
-    for f in out.files:
-        shown = state.display(f.root, f.path)
-        if out.output_mode == "files_with_matches":
-            parts.append(shown)
-        elif out.output_mode == "count":
-            parts.append(f"{shown}:{f.count}")
-        else:
-            previous = None
-            for ln in f.lines:
-                if previous is not None and ln.line > previous + 1:
-                    parts.append("--")
-                parts.append(f"{shown}{':' if ln.match else '-'}{ln.line}{':' if ln.match else '-'}{ln.text}")
-                previous = ln.line
-    if not out.files:
-        parts.append(f"no matches for {out.pattern!r}")
-    else:
-        total = f"{out.total_matches} matching line(s) in " if out.total_matches is not None else ""
-        parts.append(f"[{total}{out.total_files} file(s)]")
-    if out.note:
-        parts.append(f"note: {out.note}")
     return "\n".join(parts)

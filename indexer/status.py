@@ -1,0 +1,214 @@
+"""What ``plait status`` and the ``index_status`` tool report about one index: its state and counts.
+
+:func:`read_status` is the one place that decides an index's :class:`IndexState`; a new field of
+:class:`IndexStatus` is filled there. It reads the tables at their latest versions (not a pinned
+snapshot: status describes what the writer has written, including a build in progress).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from indexer import ownership
+from indexer.beneath import read_beneath
+from indexer.build import fingerprint
+from indexer.embedding import TIERS, search_tier_of, snapshot_tiers
+from indexer.errors import IndexStoreError
+from indexer.lock import writer_active
+from indexer.revision import REVISION_KEY, tree_revision
+from indexer.tables import read_manifest
+from indexer.types import sha256_hex
+from indexer.workspace import Walker, WalkStats
+
+if TYPE_CHECKING:
+    from indexer.index import Index
+
+INTERRUPTED_DETAIL = (
+    "interrupted build: run plait index again (searches use the last published snapshot meanwhile)"
+)
+MAX_LISTED_FILES = 200  # changed files listed per kind in ``as_dict`` (the count says how many in all)
+
+
+class IndexState(StrEnum):
+    MISSING = "missing"
+    CORRUPT = "corrupt"
+    SCHEMA_MISMATCH = "schema_mismatch"
+    INTERRUPTED = "interrupted"  # a build was killed; searches read the last published snapshot
+    STALE = "stale"
+    FRESH = "fresh"
+
+
+@dataclass
+class IndexStatus:
+    state: IndexState
+    root: str
+    location: str
+    files: int = 0
+    symbols: int = 0
+    chunks: int = 0
+    vectors: int = 0
+    model: str | None = None
+    stale_files: list[str] = field(default_factory=list)
+    new_files: list[str] = field(default_factory=list)
+    deleted_files: list[str] = field(default_factory=list)
+    last_build: dict[str, Any] | None = None
+    size_bytes: int | None = None
+    detail: str | None = None
+    watcher: dict[str, Any] | None = None
+    search_tier: str | None = None  # the tier searches rank with (``model`` and ``vectors`` are its)
+    tiers: dict[str, dict[str, Any]] = field(default_factory=dict)  # tier → {model, vectors, complete}
+    revision: dict[str, Any] | None = None  # the git commit (and dirty flag) of the tree last indexed
+    checkout: dict[str, Any] | None = None  # the same of the tree under the root now (with check_files)
+
+    @property
+    def coverage(self) -> str:
+        return f"{self.vectors:,} of {self.chunks:,} chunks embedded"
+
+    def tier_line(self) -> str:
+        """``fast 4,151/4,151 (searched), full 1,024/4,151``: each tier's coverage in one line."""
+        parts = []
+        for tier in TIERS:
+            entry = self.tiers.get(tier)
+            if entry is not None:
+                mark = " (searched)" if tier == self.search_tier else ""
+                parts.append(f"{tier} {entry['vectors']:,}/{self.chunks:,}{mark}")
+        return ", ".join(parts) or "no vectors"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON of ``plait status --json`` and ``index_status``. Written out rather than
+        ``dataclasses.asdict``: it adds ``vector_coverage`` and ``changed_count`` in their places and
+        caps the file lists at :data:`MAX_LISTED_FILES`."""
+        return {
+            "state": self.state.value,
+            "root": self.root,
+            "location": self.location,
+            "files": self.files,
+            "symbols": self.symbols,
+            "chunks": self.chunks,
+            "vectors": self.vectors,
+            "vector_coverage": self.coverage,
+            "model": self.model,
+            "stale_files": self.stale_files[:MAX_LISTED_FILES],
+            "new_files": self.new_files[:MAX_LISTED_FILES],
+            "deleted_files": self.deleted_files[:MAX_LISTED_FILES],
+            "changed_count": len(self.stale_files) + len(self.new_files) + len(self.deleted_files),
+            "last_build": self.last_build,
+            "size_bytes": self.size_bytes,
+            "detail": self.detail,
+            "watcher": self.watcher,
+            "search_tier": self.search_tier,
+            "tiers": self.tiers,
+            "revision": self.revision,
+            "checkout": self.checkout,
+        }
+
+
+def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
+    """State, counts, coverage and (with ``check_files``) which files changed since the last build.
+
+    Never raises for an unreadable index: that is the CORRUPT state, with the reason as ``detail``.
+    """
+    settings = index.settings
+    root = str(settings.root)
+    if not index.exists():
+        if _interrupted_first_build(index.location, settings.index_is_local):
+            return IndexStatus(IndexState.INTERRUPTED, root, index.location, detail=INTERRUPTED_DETAIL)
+        return IndexStatus(IndexState.MISSING, root, index.location, detail=f"run `plait index {root}`")
+    try:
+        store = index.store
+        meta = store.get_meta()
+        st = IndexStatus(IndexState.FRESH, root, index.location)
+        st.files = store.count("files")
+        st.symbols = store.count("symbols")
+        st.chunks = store.count("chunks")
+        entries = snapshot_tiers(meta)
+        counts = {t: store.count(str(e["table"])) if store.has(str(e["table"])) else 0
+                  for t, e in entries.items()}  # fmt: skip
+        st.tiers = {
+            t: {
+                "model": e.get("id"),
+                "vectors": counts[t],
+                "complete": bool(st.chunks) and counts[t] >= st.chunks,
+            }
+            for t, e in entries.items()
+        }
+        by_table = {str(e["table"]): counts[t] for t, e in entries.items()}
+        st.search_tier = search_tier_of(entries, by_table.__getitem__, st.chunks)
+        if st.search_tier is not None:
+            st.model = str(entries[st.search_tier].get("id"))
+            st.vectors = counts[st.search_tier]
+        st.last_build = meta.get("last_build")
+        st.revision = meta.get(REVISION_KEY)
+        if _interrupted(index.location, meta):
+            st.state = IndexState.INTERRUPTED
+            st.detail = INTERRUPTED_DETAIL
+            return st
+        if meta.get("fingerprint") != fingerprint(settings):
+            st.state = IndexState.SCHEMA_MISMATCH
+            st.detail = "built by another plait version or chunk settings; the next `plait index` rebuilds it"
+            return st
+        if check_files:
+            _compare_files(index, st)
+            st.checkout = tree_revision(settings.root)
+    except IndexStoreError as exc:
+        return IndexStatus(IndexState.CORRUPT, root, index.location, detail=str(exc))
+    if settings.index_is_local:
+        st.size_bytes = _dir_size(Path(index.location))
+    return st
+
+
+def _interrupted(location: str, meta: Mapping[str, Any]) -> bool:
+    """A build started and did not finish, and no writer holds the lock now (it was killed)."""
+    build = meta.get("build")
+    running = isinstance(build, dict) and build.get("state") == "running"
+    return (running or "fingerprint" not in meta) and not writer_active(location)
+
+
+def _interrupted_first_build(location: str, local: bool) -> bool:
+    """A first build was killed before it made the files table: plait's tables are there, and no
+    writer is at work."""
+    if not local:
+        return False
+    try:
+        started = ownership.read_marker(Path(location)) is not None and any(
+            e.name.endswith(".lance") for e in os.scandir(location)
+        )
+    except OSError:
+        return False
+    return started and not writer_active(location)
+
+
+def _compare_files(index: Index, st: IndexStatus) -> None:
+    settings = index.settings
+    manifest = read_manifest(index.store)
+    seen = set()
+    for f in Walker(settings).walk(WalkStats()):
+        seen.add(f.path)
+        old = manifest.get(f.path)
+        if old is None:
+            st.new_files.append(f.path)
+        elif old[1] != f.size or old[2] != f.mtime_ns:
+            try:
+                if sha256_hex(read_beneath(settings.root, f.path, 1 << 30)) != old[0]:
+                    st.stale_files.append(f.path)
+            except OSError:
+                st.stale_files.append(f.path)
+    st.deleted_files = sorted(set(manifest) - seen)
+    if st.stale_files or st.new_files or st.deleted_files:
+        st.state = IndexState.STALE
+
+
+def _dir_size(path: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total

@@ -1,0 +1,229 @@
+"""The vectors half of a build: each tier's ``vectors_<model>`` table brought up to the chunks.
+
+Every chunk without a vector of a tier gets one, from the embedding cache (``embcache_<model>``)
+when its content was seen before, else from the model. Fast tier: orphan vectors (chunk ids no
+longer in ``chunks``) are deleted after the new ones landed, so a changed chunk is never without
+one. Other tiers: orphans are deleted first, so a tier's row count equals the chunk count exactly
+when it is complete, which is what lets a search use it (a search ranks with one tier's vectors,
+never two). See :mod:`indexer.build` for where this runs in a build and when it publishes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from indexer.embedding import search_tier_of, tier_entries
+from indexer.report import BuildReport, Progress
+from indexer.store import Store, batched, cache_schema, in_filter, model_slug, vectors_schema
+from indexer.tables import column, vector_array, vector_matrix
+from models.base import Embedder
+
+# Below this many vectors an exact scan is fast enough (measured in BENCHMARKS.md, `python -m benchmarks ann`).
+ANN_MIN_ROWS = 20_000
+VECTOR_BATCH = 256
+#: The fast tier embeds thousands of chunks a second: bigger batches spare LanceDB commits, and its
+#: vectors are not cached (computing one costs less than looking it up).
+FAST_VECTOR_BATCH = 4096
+#: A full-tier table missing at most this many vectors is completed by any build (a few seconds).
+FULL_TOPUP = 64
+
+
+class VectorWriter:
+    """Writes the vectors of one build (the caller holds the writer lock).
+
+    ``embedders``: tier name → embedder factory (``fast`` and ``full``). ``tier``: the tier asked
+    for (``fast`` also tops up an almost complete full tier). ``publish``: makes the tables as they
+    stand what searches read; called between vector batches of a long embedding run.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        embedders: Mapping[str, Callable[[], Embedder]],
+        *,
+        tier: str,
+        progress: Progress,
+        publish: Callable[[], None],
+    ) -> None:
+        self.store = store
+        self.embedders = embedders
+        self.tier = tier
+        self.progress = progress
+        self.publish = publish
+
+    def tier_embedders(self) -> dict[str, Embedder]:
+        """The embedder of each tier; a tier whose model is the fast tier's is left out (one table)."""
+        kept = tier_entries(self.store.get_meta().get("tiers"))
+        # A tier is built when asked for, or kept up to date where it exists: a full build of an index
+        # without a fast tier never makes the static model (distilled on first use, minutes).
+        wanted = {
+            t
+            for t in self.embedders
+            if t == self.tier or self.store.has(str(kept.get(t, {}).get("table", "")))
+        }
+        found = {tier: make() for tier, make in self.embedders.items() if tier in wanted}
+        fast = found.get("fast")
+        return {t: e for t, e in found.items() if t == "fast" or fast is None or e.model_id != fast.model_id}
+
+    def build_tiers(self, report: BuildReport) -> tuple[str, ...]:
+        """Vectors of the fast tier, then of the full tier when asked for or almost complete; returns
+        the tables it wrote (vectors and caches), for compaction."""
+        embedders = self.tier_embedders()
+        tables = self.claim_tables(embedders)
+        ids = self.chunk_ids()
+        for tier in embedders:
+            if tier != "fast" and self.store.has(tables[tier]):
+                self.drop_orphans(tables[tier], ids)
+        for tier, embedder in embedders.items():
+            if tier not in ("fast", self.tier):  # a tier not asked for: completed only when almost complete
+                have = self.store.count(tables[tier]) if self.store.has(tables[tier]) else None
+                if have is None or len(ids) - have > FULL_TOPUP:
+                    continue
+            self.build_vectors(embedder, report, tier=tier, ids=ids)
+        report.vectors = self.name_search_tier(len(ids))
+        caches = tuple("embcache_" + t.removeprefix("vectors_") for t in tables.values())
+        return (*tables.values(), *caches)
+
+    def chunk_ids(self) -> list[str]:
+        return column(self.store.read("chunks", ["chunk_id"]), "chunk_id")
+
+    def _rows(self, name: str) -> int:
+        return self.store.count(name) if self.store.has(name) else 0
+
+    def name_search_tier(self, chunks: int) -> int:
+        """Record the tier searches now rank with as ``meta.model``; returns its vector count."""
+        entries = tier_entries(self.store.get_meta().get("tiers"))
+        best = search_tier_of(entries, self._rows, chunks)
+        if best is None:
+            return 0
+        self.store.set_meta(model=entries[best])
+        return self._rows(str(entries[best]["table"]))
+
+    def claim_tables(self, embedders: Mapping[str, Embedder]) -> dict[str, str]:
+        """Record each tier's model and table in ``meta``; drop vector tables of models no tier uses."""
+        tables = {tier: f"vectors_{model_slug(e.model_id)}" for tier, e in embedders.items()}
+        for name in self.store.table_names():
+            if name.startswith("vectors_") and name not in tables.values():
+                self.store.drop(name)  # vectors of a model no longer configured: never mixed in
+        entries = {
+            tier: {"id": e.model_id, "dimension": e.dimension, "table": tables[tier]}
+            for tier, e in embedders.items()
+        }
+        self.store.set_meta(tiers=entries)
+        return tables
+
+    def drop_orphans(self, vec_name: str, ids: Sequence[str]) -> None:
+        have = set(column(self.store.read(vec_name, ["chunk_id"]), "chunk_id"))
+        orphans = have - set(ids)
+        if orphans:
+            self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
+
+    def build_vectors(
+        self,
+        embedder: Embedder,
+        report: BuildReport,
+        *,
+        tier: str = "full",
+        ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> int:
+        """Embed up to ``limit`` chunks of ``tier`` that have no vector yet; returns how many remain."""
+        t0 = time.perf_counter()
+        slug = model_slug(embedder.model_id)
+        vec_name, cache_name = f"vectors_{slug}", f"embcache_{slug}"
+        dim = embedder.dimension
+        self.store.table(vec_name, vectors_schema(dim))
+        if ids is None:
+            ids = self.chunk_ids()
+        have = set(column(self.store.read(vec_name, ["chunk_id"]), "chunk_id"))
+        orphans = have - set(ids)
+        missing = [cid for cid in ids if cid not in have]
+        remaining = 0
+        if limit is not None and len(missing) > limit:
+            missing, remaining = missing[:limit], len(missing) - limit
+        progressive = len(missing) > _batch_of(tier)  # long enough to show searches what is ready
+        if progressive:
+            self.publish()
+        embedded, cached = report.embedded, report.from_cache
+        if missing:
+            self._embed_missing(embedder, missing, vec_name, cache_name, report, progressive, tier)
+        if orphans:  # after the new vectors landed, so a changed chunk is never without one
+            self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
+        count = self.store.count(vec_name)
+        if missing or orphans:
+            report.ann = self.store.ensure_ann(vec_name, min_rows=ANN_MIN_ROWS)
+        report.tiers[tier] = {
+            "model": embedder.model_id,
+            "vectors": count,
+            "chunks": len(ids),
+            "embedded": report.embedded - embedded,
+            "from_cache": report.from_cache - cached,
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
+        return remaining
+
+    def _embed_missing(
+        self,
+        embedder: Embedder,
+        missing: list[str],
+        vec_name: str,
+        cache_name: str,
+        report: BuildReport,
+        progressive: bool,
+        tier: str = "full",
+    ) -> None:
+        dim = embedder.dimension
+        vschema, cschema = vectors_schema(dim), cache_schema(dim)
+        if len(missing) == self.store.count("chunks"):  # all of them: one read, no filter
+            todo = self.store.read("chunks")
+        else:
+            todo = pa.concat_tables(
+                [self.store.read("chunks", None, in_filter("chunk_id", batch)) for batch in batched(missing)]
+            )
+        hashes = todo.column("content_hash").to_pylist()
+        use_cache = tier != "fast"
+        cached = self._cached_vectors(cache_name, sorted(set(hashes))) if use_cache else {}
+        texts = todo.column("text").to_pylist()
+        self.progress.start(f"{tier} vectors", len(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch well
+        size = _batch_of(tier)
+        for start in range(0, len(order), size):
+            sel = order[start : start + size]
+            need = [i for i in sel if hashes[i] not in cached]
+            uniq = list(dict.fromkeys(hashes[i] for i in need))
+            if uniq:
+                first = {hashes[i]: i for i in reversed(need)}
+                vecs = embedder.embed_documents([texts[first[h]] for h in uniq])
+                new = dict(zip(uniq, vecs, strict=True))
+                cached.update(new)
+                if use_cache:
+                    matrix = vector_array(np.stack([new[h] for h in uniq]), dim)
+                    table = pa.table({"content_hash": uniq, "vector": matrix}, schema=cschema)
+                    self.store.add(cache_name, table, cschema)
+                report.embedded += len(uniq)
+            report.from_cache += len(sel) - len(need)
+            rows = todo.take(pa.array(sel, pa.int64()))
+            matrix = np.stack([cached[hashes[i]] for i in sel]).astype(np.float32)
+            self.store.add(vec_name, rows.append_column("vector", vector_array(matrix, dim)), vschema)
+            if progressive:
+                self.publish()
+            self.progress.advance(len(sel))
+
+    def _cached_vectors(self, cache_name: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        if not hashes or not self.store.has(cache_name):
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for batch in batched(hashes):
+            table = self.store.read(cache_name, None, in_filter("content_hash", batch))
+            if table.num_rows:
+                matrix = vector_matrix(table.column("vector"))
+                out.update(zip(table.column("content_hash").to_pylist(), matrix, strict=True))
+        return out
+
+
+def _batch_of(tier: str) -> int:
+    return FAST_VECTOR_BATCH if tier == "fast" else VECTOR_BATCH
