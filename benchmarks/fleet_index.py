@@ -33,7 +33,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     sys.path.insert(0, str(args.suite))
     from peerbench.common import DEFAULT_CACHE, corpus_root, manifest_repos
 
-    from indexer import fleet
+    from indexer import fleet_summary, plan_fleet, run_fleet_here, run_fleet_on_ray
 
     specs = manifest_repos()
     chosen = {"tuning": specs[0::2], "report": specs[1::2]}.get(args.half, specs)
@@ -48,11 +48,11 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="plait-fleet-", dir=args.workdir) as tmp:
         env = dict(os.environ)
-        here_jobs = fleet.plan(roots, base=f"{tmp}/single", env=env)
+        here_jobs = plan_fleet(roots, base=f"{tmp}/single", env=env)
         t = time.perf_counter()
-        single = fleet.run_here(here_jobs, vectors=vectors, tier=args.tier)
+        single = run_fleet_here(here_jobs, vectors=vectors, tier=args.tier)
         out["single_s"] = round(time.perf_counter() - t, 1)
-        out["single"] = fleet.summary(single)
+        out["single"] = fleet_summary(single)
         print(f"fleet: single process {out['single_s']}s {out['single']}", file=sys.stderr)
 
         import ray
@@ -61,17 +61,17 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
         out["ray_init_s"] = round(time.perf_counter() - t, 1)
         try:
-            ray_jobs = fleet.plan(roots, base=f"{tmp}/ray", env=env)
+            ray_jobs = plan_fleet(roots, base=f"{tmp}/ray", env=env)
             t = time.perf_counter()
-            first = fleet.run_on_ray(ray_jobs, vectors=vectors, tier=args.tier)
+            first = run_fleet_on_ray(ray_jobs, vectors=vectors, tier=args.tier)
             out["ray_s"] = round(time.perf_counter() - t, 1)
-            out["ray"] = fleet.summary(first)
+            out["ray"] = fleet_summary(first)
             out["ray_workers"] = len({r.worker for r in first})
             print(f"fleet: ray {out['ray_s']}s {out['ray']}", file=sys.stderr)
             t = time.perf_counter()
-            again = fleet.run_on_ray(ray_jobs, vectors=vectors, tier=args.tier)
+            again = run_fleet_on_ray(ray_jobs, vectors=vectors, tier=args.tier)
             out["ray_rerun_s"] = round(time.perf_counter() - t, 1)
-            out["ray_rerun"] = fleet.summary(again)
+            out["ray_rerun"] = fleet_summary(again)
             print(f"fleet: ray again {out['ray_rerun_s']}s {out['ray_rerun']}", file=sys.stderr)
         finally:
             ray.shutdown()

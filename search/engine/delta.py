@@ -28,14 +28,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexer import Chunk, Index, Settings, VectorHit, glob_matcher
-from indexer.beneath import read_beneath
-from indexer.languages import detect_language
-from indexer.lookup import SymbolMatch, SymbolRow, SymbolTable
-from indexer.parse_jobs import Parsed, parse_file
-from indexer.spans import ChunkSpan
-from indexer.symbol_reads import STRICT_MATCHES
-from models.base import Embedder
+from indexer import (
+    STRICT_MATCHES,
+    Chunk,
+    ChunkSpan,
+    Index,
+    Parsed,
+    Settings,
+    SymbolMatch,
+    SymbolRow,
+    SymbolTable,
+    VectorHit,
+    detect_language,
+    glob_matcher,
+    parse_file,
+    read_beneath,
+)
+from models import Embedder
 
 log = logging.getLogger(__name__)
 

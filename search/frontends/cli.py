@@ -91,28 +91,28 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_index_fleet(args: argparse.Namespace) -> int:
     """Several repositories: one after another here, or one Ray task each with ``--cluster``."""
-    from indexer import fleet
+    from indexer import FleetResult, fleet_summary, plan_fleet, run_fleet_here, run_fleet_on_ray
     from search.frontends.settings import flag_overrides
 
     roots = [r for r in (args.root_pos, args.root, *args.more_roots) if r]
     overrides = {k: v for k, v in flag_overrides(args).items() if k != "index_dir"}
-    jobs = fleet.plan(roots, base=args.index_dir, env=os.environ, overrides=overrides)
+    jobs = plan_fleet(roots, base=args.index_dir, env=os.environ, overrides=overrides)
     vectors = not args.no_vectors
 
-    def show(r: fleet.FleetResult) -> None:
+    def show(r: FleetResult) -> None:
         if not args.json and not args.quiet:
             print(f"{r.outcome:9} {r.root} ({r.seconds:.1f}s): {r.detail}", file=sys.stderr)
 
     t0 = time.perf_counter()
     if args.cluster:
-        results = fleet.run_on_ray(jobs, cluster=args.cluster, vectors=vectors, tier=args.tier, wait=args.wait,
+        results = run_fleet_on_ray(jobs, cluster=args.cluster, vectors=vectors, tier=args.tier, wait=args.wait,
                                    full=args.full, on_result=show)  # fmt: skip
     else:
-        results = fleet.run_here(
+        results = run_fleet_here(
             jobs, vectors=vectors, tier=args.tier, wait=args.wait, full=args.full, on_result=show
         )
     seconds = time.perf_counter() - t0
-    counts = fleet.summary(results)
+    counts = fleet_summary(results)
     if args.json:
         print(json.dumps({"seconds": seconds, **counts, "repositories": [r.as_dict() for r in results]}))
     else:
@@ -149,7 +149,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     )
     if status.revision is not None or status.checkout is not None:
-        from indexer.revision import describe as describe_revision
+        from indexer import describe_revision
 
         print(f"indexed:   {describe_revision(status.revision)}")
         print(f"checkout:  {describe_revision(status.checkout)}")
