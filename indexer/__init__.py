@@ -46,6 +46,12 @@ if TYPE_CHECKING:
     from indexer.errors import IndexMissingError as IndexMissingError
     from indexer.errors import IndexStoreError as IndexStoreError
     from indexer.filters import glob_matcher as glob_matcher
+    from indexer.fleet import FleetError as FleetError
+    from indexer.fleet import FleetResult as FleetResult
+    from indexer.fleet import fleet_summary as fleet_summary
+    from indexer.fleet import plan_fleet as plan_fleet
+    from indexer.fleet import run_fleet_here as run_fleet_here
+    from indexer.fleet import run_fleet_on_ray as run_fleet_on_ray
     from indexer.imports import IMPORT_LANGUAGES as IMPORT_LANGUAGES
     from indexer.imports import ImportRef as ImportRef
     from indexer.imports import extract_imports as extract_imports
@@ -78,6 +84,8 @@ if TYPE_CHECKING:
     from indexer.procs import run as run
     from indexer.report import BuildReport as BuildReport
     from indexer.report import Progress as Progress
+    from indexer.revision import describe_revision as describe_revision
+    from indexer.revision import tree_revision as tree_revision
     from indexer.sandbox import run_beneath as run_beneath
     from indexer.status import IndexState as IndexState
     from indexer.status import IndexStatus as IndexStatus
@@ -133,6 +141,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "IndexStoreError",
     ),
     "indexer.filters": ("glob_matcher",),
+    "indexer.fleet": (
+        "FleetError",
+        "FleetResult",
+        "fleet_summary",
+        "plan_fleet",
+        "run_fleet_here",
+        "run_fleet_on_ray",
+    ),
     "indexer.imports": ("IMPORT_LANGUAGES", "ImportRef", "extract_imports"),
     "indexer.index": ("ANN_REFINE", "Index", "ann_ef"),
     "indexer.languages": ("EXTENSIONS", "FILENAMES", "SYMBOL_LANGUAGES", "detect_language"),
@@ -152,6 +168,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "indexer.parsing": ("captures", "compile_user_query", "parse"),
     "indexer.procs": ("GitStatus", "ProcResult", "git_status", "rg_binary", "run"),
     "indexer.report": ("BuildReport", "Progress"),
+    "indexer.revision": ("describe_revision", "tree_revision"),
     "indexer.sandbox": ("run_beneath",),
     "indexer.status": ("IndexState", "IndexStatus"),
     "indexer.symbols": ("extract_symbols",),

@@ -39,6 +39,7 @@ from indexer.embedding import search_tier_of, tier_entries
 from indexer.parse_jobs import Parsed, ParseJob, parse_pool, read_and_parse
 from indexer.parsing import queries_digest
 from indexer.report import BuildReport, NullProgress, Progress
+from indexer.revision import REVISION_KEY, tree_revision
 from indexer.snapshot import publish
 from indexer.store import (
     CHUNKS_SCHEMA,
@@ -159,6 +160,7 @@ class Builder:
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
         t0 = time.perf_counter()
         report = BuildReport()
+        revision = tree_revision(self.settings.root)  # before the walk: the commit of what is read
         self.store.verify()
         meta = self.store.get_meta()
         fp = fingerprint(self.settings)
@@ -192,7 +194,8 @@ class Builder:
             self._maybe_compact(report, written)
         report.seconds = time.perf_counter() - t0
         self.store.set_meta(
-            last_build={"finished": time.time(), "seconds": report.seconds, "report": report.as_dict()}
+            last_build={"finished": time.time(), "seconds": report.seconds, "report": report.as_dict()},
+            **{REVISION_KEY: revision},
         )
         self._publish()
         return report

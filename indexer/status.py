@@ -20,6 +20,7 @@ from indexer.build import fingerprint
 from indexer.embedding import TIERS, search_tier_of, snapshot_tiers
 from indexer.errors import IndexStoreError
 from indexer.lock import writer_active
+from indexer.revision import REVISION_KEY, tree_revision
 from indexer.tables import read_manifest
 from indexer.types import sha256_hex
 from indexer.workspace import Walker, WalkStats
@@ -61,6 +62,8 @@ class IndexStatus:
     watcher: dict[str, Any] | None = None
     search_tier: str | None = None  # the tier searches rank with (``model`` and ``vectors`` are its)
     tiers: dict[str, dict[str, Any]] = field(default_factory=dict)  # tier → {model, vectors, complete}
+    revision: dict[str, Any] | None = None  # the git commit (and dirty flag) of the tree last indexed
+    checkout: dict[str, Any] | None = None  # the same of the tree under the root now (with check_files)
 
     @property
     def coverage(self) -> str:
@@ -100,6 +103,8 @@ class IndexStatus:
             "watcher": self.watcher,
             "search_tier": self.search_tier,
             "tiers": self.tiers,
+            "revision": self.revision,
+            "checkout": self.checkout,
         }
 
 
@@ -138,6 +143,7 @@ def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
             st.model = str(entries[st.search_tier].get("id"))
             st.vectors = counts[st.search_tier]
         st.last_build = meta.get("last_build")
+        st.revision = meta.get(REVISION_KEY)
         if _interrupted(index.location, meta):
             st.state = IndexState.INTERRUPTED
             st.detail = INTERRUPTED_DETAIL
@@ -148,6 +154,7 @@ def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
             return st
         if check_files:
             _compare_files(index, st)
+            st.checkout = tree_revision(settings.root)
     except IndexStoreError as exc:
         return IndexStatus(IndexState.CORRUPT, root, index.location, detail=str(exc))
     if settings.index_is_local:

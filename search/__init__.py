@@ -38,12 +38,12 @@ if TYPE_CHECKING:
     from search.workspace.ripgrep import run_rg as run_rg
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "search.workspace.ripgrep": ("RgCommand", "RgLine", "run_rg"),
     "search.engine.engine": ("Engine", "parse_scope"),
     "search.engine.fusion": ("fuse", "rrf"),
     "search.engine.query": ("analyse",),
     "search.engine.snippets": ("DEFAULT_MAX_TOKENS", "estimate_tokens", "focus_results", "monotonic_scores"),
     "search.errors": ("QueryError",),
     "search.types": ("Coverage", "Hit", "Query", "Result", "Scope", "SearchResponse", "Span"),
+    "search.workspace.ripgrep": ("RgCommand", "RgLine", "run_rg"),
 }
 __all__, __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -53,6 +53,12 @@ def start_s3(bucket: str = "team") -> S3:
     server.start()
     _, port = server.get_host_and_port()
     endpoint = f"http://127.0.0.1:{port}"
+    # moto's backends live in this process, shared by every server a test session starts: clear what
+    # an earlier module's server left (its user, its buckets) before setting this one up.
+    with urllib.request.urlopen(
+        urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=30
+    ):
+        pass
     request = urllib.request.Request(
         f"{endpoint}/moto-api/reset-auth",
         data=str(SETUP_ACTIONS).encode(),

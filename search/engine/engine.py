@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, cast
 
 from indexer import IndexStoreError, Settings, has_tables, read_beneath
 from models import PlaitError
+from search.engine.delta import LocalDelta, Overlaid
 from search.engine.fusion import DEFAULT_K, fuse
 from search.engine.query import AnalysedQuery, analyse
 from search.engine.ranking import Ranked, RankingConfig, rank
 from search.engine.retrievers import ResolvedScope, Retriever
+from search.engine.retrievers.live import live_changes
 from search.engine.retrievers.symbol import SymbolRetriever
 from search.engine.retrievers.text import TextRetriever
 from search.engine.retrievers.vector import VectorRetriever
@@ -40,6 +42,7 @@ MAX_QUERY_CHARS = 2000
 MAX_LIMIT = 200
 SNIPPET_LINES = 24
 SNIPPET_CHARS = 1600
+WHOLE = ResolvedScope("ws", None, None, (), None)  # the whole workspace, unfiltered
 # Query-aware weights for weighted RRF: set from the query shape by reasoning, checked on dev corpora
 # (rich, jinja2, click) that are not among the corpora reported in BENCHMARKS.md; plain RRF stays
 # selectable (--fusion rrf).
@@ -102,7 +105,11 @@ class Engine:
         index: Index | None = None,
         timeouts: Mapping[str, float] | None = None,
         workers: int = 6,
+        local_delta: bool | None = None,
     ) -> None:
+        """``local_delta``: answer the files that differ from the index from a parse made here
+        (:meth:`with_delta`); by default only for an index elsewhere (object storage, another
+        machine's), since a local index has its own writer (the watcher, ``plait index``) to catch up."""
         self.settings = settings
         self._index = index
         self._index_lock = threading.Lock()
@@ -111,6 +118,11 @@ class Engine:
         self.ranking = RankingConfig.from_table(settings.ranking)
         self._generated_rules: list[GuardRule] | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
+        self.delta = (
+            LocalDelta(settings)
+            if (not settings.index_is_local if local_delta is None else local_delta)
+            else None
+        )
 
     @property
     def index(self) -> Index:
@@ -208,10 +220,11 @@ class Engine:
         analysed = analyse(text, regex=query.regex)
         degraded: dict[str, str] = {}
         notes: list[str] = []
-        # One snapshot for the whole search: every retriever reads the same published tables.
+        # One snapshot for the whole search: every retriever reads the same published tables, and
+        # the files this checkout holds differently from it are answered by the local delta.
         index = self._text_view() if query.mode == "text" else None
         if index is None:
-            index = self.index.pinned() if self.has_index() else None
+            index = self.with_delta(self.index.pinned()) if self.has_index() else None
         active = retrievers_for(query.mode, self.settings, index)
         for name in MODE_RETRIEVERS[query.mode]:
             if name not in active:
@@ -245,13 +258,28 @@ class Engine:
         ranking's pool by default), before fusion: what :meth:`order` fuses and ranks. Benchmarks record
         these once and replay the ranking over them; a degraded retriever is left out."""
         analysed = analyse(text.strip(), regex=regex)
-        index = self.index.pinned() if self.index.exists() else self.index
+        index = self.with_delta(self.index.pinned()) if self.index.exists() else self.index
         active = retrievers_for(mode, self.settings, index)
         degraded: dict[str, str] = {}
         found, _ = self._fan_out(
             active, analysed, self.resolve_scope(Scope()), depth or self.ranking.pool, degraded
         )
         return found
+
+    def with_delta(self, index: Index) -> Index:
+        """``index`` (pinned) seen through this checkout's local delta (:mod:`search.engine.delta`):
+        the files that differ from the index answer symbol lookups and chunk spans from a parse made
+        here. ``index`` itself when nothing differs, when the changed files cannot be listed, or when
+        this engine keeps no delta."""
+        if self.delta is None:
+            return index
+        try:
+            changes = live_changes(self.settings, index, WHOLE, timeout=self.timeouts["text"])
+            tables = self.delta.tables(changes.changed) if changes is not None else None
+        except Exception as exc:  # the delta is an improvement: a failure leaves the snapshot's view
+            log.warning("local delta skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            return index
+        return Overlaid(index, tables, self.delta) if tables else index
 
     def order(
         self,

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     from indexer import Index
     from search.frontends.progress import for_stream
 
+    if args.cluster or args.more_roots:
+        return cmd_index_fleet(args)
     settings = _settings(_root_arg(args), args)
     progress = for_stream(quiet=args.quiet)
     try:
@@ -86,6 +89,38 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_index_fleet(args: argparse.Namespace) -> int:
+    """Several repositories: one after another here, or one Ray task each with ``--cluster``."""
+    from indexer import FleetResult, fleet_summary, plan_fleet, run_fleet_here, run_fleet_on_ray
+    from search.frontends.settings import flag_overrides
+
+    roots = [r for r in (args.root_pos, args.root, *args.more_roots) if r]
+    overrides = {k: v for k, v in flag_overrides(args).items() if k != "index_dir"}
+    jobs = plan_fleet(roots, base=args.index_dir, env=os.environ, overrides=overrides)
+    vectors = not args.no_vectors
+
+    def show(r: FleetResult) -> None:
+        if not args.json and not args.quiet:
+            print(f"{r.outcome:9} {r.root} ({r.seconds:.1f}s): {r.detail}", file=sys.stderr)
+
+    t0 = time.perf_counter()
+    if args.cluster:
+        results = run_fleet_on_ray(jobs, cluster=args.cluster, vectors=vectors, tier=args.tier, wait=args.wait,
+                                   full=args.full, on_result=show)  # fmt: skip
+    else:
+        results = run_fleet_here(
+            jobs, vectors=vectors, tier=args.tier, wait=args.wait, full=args.full, on_result=show
+        )
+    seconds = time.perf_counter() - t0
+    counts = fleet_summary(results)
+    if args.json:
+        print(json.dumps({"seconds": seconds, **counts, "repositories": [r.as_dict() for r in results]}))
+    else:
+        print(f"{len(results)} repositories in {seconds:.1f}s: {counts['built']} built, "
+              f"{counts['unchanged']} unchanged, {counts['failed']} failed")  # fmt: skip
+    return 2 if counts["failed"] else 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from indexer import Index
 
@@ -113,9 +148,12 @@ def cmd_status(args: argparse.Namespace) -> int:
             else ""
         )
     )
-    if status.last_build:
-        import time
+    if status.revision is not None or status.checkout is not None:
+        from indexer import describe_revision
 
+        print(f"indexed:   {describe_revision(status.revision)}")
+        print(f"checkout:  {describe_revision(status.checkout)}")
+    if status.last_build:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status.last_build.get("finished", 0)))
         print(f"last build: {when} ({status.last_build.get('seconds', 0):.1f}s)")
     if status.size_bytes is not None:
@@ -303,7 +341,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--wait", type=float, default=0.0, help="seconds to wait for another writer")
     sp.add_argument("--json", action="store_true", help="print the build report as one JSON object")
     sp.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    sp.add_argument("--cluster", metavar="auto|ray://HOST:PORT",
+                    help="index the ROOTs as Ray tasks (needs plait[cluster]); auto: this machine's cluster "
+                    "or a local Ray. With --index-dir BASE, repository NAME goes to BASE/NAME")  # fmt: skip
     common(sp, positional_root=True)
+    sp.add_argument("more_roots", nargs="*", metavar="ROOT",
+                    help="more repositories: several roots are indexed one by one, or on Ray with --cluster")  # fmt: skip
     sp.set_defaults(func=cmd_index)
 
     sp = parser(sub, "search", "search the workspace; exit 0 when something is found, 1 when nothing")

@@ -199,6 +199,14 @@ class IndexStatusOut(BaseModel):
     tiers: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per vector tier (fast, full): model, vectors, complete."
     )
+    revision: dict[str, Any] | None = Field(
+        None, description="The git commit, branch and dirty flag of the tree the index was built from."
+    )
+    checkout: dict[str, Any] | None = Field(
+        None,
+        description="The same of the tree under the root now; the files that differ from the index are "
+        "changed_count (compared by content).",
+    )
 
 
 class IndexJobOut(BaseModel):

@@ -13,7 +13,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer import Walker, read_watcher_state
+from indexer import Walker, describe_revision, read_watcher_state
 from search.errors import QueryError
 from search.frontends.server.boundary import ToolAdder, bound, respond
 from search.frontends.server.jobs import IndexJob, describe_job
@@ -84,6 +84,10 @@ def index_status(
         if r.changed_count:
             sample = (r.stale_files + r.new_files + r.deleted_files)[:5]
             lines.append(f"  {r.changed_count} file(s) changed since the last build: {', '.join(sample)}")
+        if r.revision is not None or r.checkout is not None:
+            lines.append(
+                f"  indexed {describe_revision(r.revision)}; checkout {describe_revision(r.checkout)}"
+            )
     lines += [f"{j.root}: {describe_job(j)}" for j in jobs]
     return respond(out, "\n".join(lines))
 
