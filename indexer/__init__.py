@@ -72,8 +72,11 @@ if TYPE_CHECKING:
     from indexer.lexical import stem_words as stem_words
     from indexer.lookup import SymbolMatch as SymbolMatch
     from indexer.lookup import SymbolRow as SymbolRow
+    from indexer.lookup import SymbolTable as SymbolTable
     from indexer.nearest import VectorHit as VectorHit
     from indexer.ownership import has_tables as has_tables
+    from indexer.parse_jobs import Parsed as Parsed
+    from indexer.parse_jobs import parse_file as parse_file
     from indexer.parsing import captures as captures
     from indexer.parsing import compile_user_query as compile_user_query
     from indexer.parsing import parse as parse
@@ -89,6 +92,7 @@ if TYPE_CHECKING:
     from indexer.sandbox import run_beneath as run_beneath
     from indexer.status import IndexState as IndexState
     from indexer.status import IndexStatus as IndexStatus
+    from indexer.symbol_reads import STRICT_MATCHES as STRICT_MATCHES
     from indexer.symbols import extract_symbols as extract_symbols
     from indexer.textview import TextView as TextView
     from indexer.textview import open_view as open_view
@@ -162,15 +166,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "phrase_tokens",
         "stem_words",
     ),
-    "indexer.lookup": ("SymbolMatch", "SymbolRow"),
+    "indexer.lookup": ("SymbolMatch", "SymbolRow", "SymbolTable"),
     "indexer.nearest": ("VectorHit",),
     "indexer.ownership": ("has_tables",),
+    "indexer.parse_jobs": ("Parsed", "parse_file"),
     "indexer.parsing": ("captures", "compile_user_query", "parse"),
     "indexer.procs": ("GitStatus", "ProcResult", "git_status", "rg_binary", "run"),
     "indexer.report": ("BuildReport", "Progress"),
     "indexer.revision": ("describe_revision", "tree_revision"),
     "indexer.sandbox": ("run_beneath",),
     "indexer.status": ("IndexState", "IndexStatus"),
+    "indexer.symbol_reads": ("STRICT_MATCHES",),
     "indexer.symbols": ("extract_symbols",),
     "indexer.textview": ("TextView", "open_view"),
     "indexer.types": ("Chunk", "ChunkSpan", "FileRecord", "Symbol", "SymbolKind", "sha256_hex"),
@@ -188,4 +194,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "skips_content",
     ),
 }
-__all__, __getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__, _first_use = lazy_exports(__name__, _EXPORTS)
+if not TYPE_CHECKING:  # hidden from type checkers, which then flag a name missing from the table
+    __getattr__ = _first_use

@@ -49,4 +49,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "models.resolve": ("resolve_model_path",),
     "models.static": ("STATIC_MAX_TOKENS",),
 }
-__all__, __getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__, _first_use = lazy_exports(__name__, _EXPORTS)
+if not TYPE_CHECKING:  # hidden from type checkers, which then flag a name missing from the table
+    __getattr__ = _first_use

@@ -46,4 +46,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "search.types": ("Coverage", "Hit", "Query", "Result", "Scope", "SearchResponse", "Span"),
     "search.workspace.ripgrep": ("RgCommand", "RgLine", "run_rg"),
 }
-__all__, __getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__, _first_use = lazy_exports(__name__, _EXPORTS)
+if not TYPE_CHECKING:  # hidden from type checkers, which then flag a name missing from the table
+    __getattr__ = _first_use
