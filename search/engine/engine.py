@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, cast
 
 from indexer import IndexStoreError, Settings, has_tables, read_beneath
 from models import PlaitError
-from search.engine.delta import LocalDelta, Overlaid
 from search.engine.fusion import DEFAULT_K, fuse
 from search.engine.query import AnalysedQuery, analyse
 from search.engine.ranking import Ranked, RankingConfig, rank
@@ -32,6 +31,7 @@ from search.workspace.scope import parse_scope, resolve_scope
 
 if TYPE_CHECKING:
     from indexer import Index, TextView
+    from search.engine.delta import LocalDelta
     from search.workspace.guard import GuardRule
 
 __all__ = ["Engine", "parse_scope", "retrievers_for"]  # parse_scope: the one parser, named here for callers
@@ -118,11 +118,11 @@ class Engine:
         self.ranking = RankingConfig.from_table(settings.ranking)
         self._generated_rules: list[GuardRule] | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
-        self.delta = (
-            LocalDelta(settings)
-            if (not settings.index_is_local if local_delta is None else local_delta)
-            else None
-        )
+        self.delta: LocalDelta | None = None
+        if not settings.index_is_local if local_delta is None else local_delta:
+            from search.engine.delta import LocalDelta  # parsing code: only for an engine keeping a delta
+
+            self.delta = LocalDelta(settings)
 
     @property
     def index(self) -> Index:
@@ -279,6 +279,8 @@ class Engine:
         except Exception as exc:  # the delta is an improvement: a failure leaves the snapshot's view
             log.warning("local delta skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
             return index
+        from search.engine.delta import Overlaid
+
         return Overlaid(index, tables, self.delta) if tables else index
 
     def order(
