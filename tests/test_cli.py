@@ -9,22 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_harness import plait
 
 SRC = {
     "app/retry.py": "def retry_upload(session, attempts=3):\n    '''Retry a failed upload.'''\n"
     "    for _ in range(attempts):\n        if session.send():\n            return True\n    return False\n",
     "app/session.py": "class UploadSession:\n    def send(self):\n        raise IOError('checksum mismatch')\n",
 }
-
-
-def plait(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "search.frontends.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_harness import plait
 
 from search.frontends.cli import build_parser
 
@@ -26,16 +27,6 @@ SRC = {
     "app/long.py": f"MARKER = '{LONG}'\n",
 }
 ANSI = "\x1b["
-
-
-def plait(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "search.frontends.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -25,6 +24,7 @@ from indexer.lease import ObjectLease
 from indexer.lock import writer_active
 from search.engine.retrievers.listing import differing
 from search.frontends.server.main import build
+from tests.cli_harness import plait as run_plait
 from tests.s3_server import S3, start_s3
 from tests.server_harness import connect, make_workspace, serve_args, server_env
 
@@ -55,10 +55,7 @@ def plait(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.Comp
         "TRANSFORMERS_OFFLINE": "1",
         "PYTHONHASHSEED": "0",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "search.frontends.cli", *args],
-        env=full, cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    return run_plait(*args, env=full, cwd=cwd)
 
 
 def test_an_index_published_to_s3_is_searched_by_a_second_process(aws: S3, tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
+from cli_harness import plait
 from security_harness import counts, snapshot
 from server_harness import (
     HttpServer,
@@ -49,16 +50,6 @@ USER_FILES = {
     "photos/cat.jpg": "not really a cat\n",
     "meta.lance": "garbage, unreadable\n",
 }
-
-
-def plait(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "search.frontends.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
 
 
 @pytest.fixture

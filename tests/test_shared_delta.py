@@ -12,12 +12,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
+from tests.cli_harness import plait as run_plait
 from tests.s3_server import S3, start_s3
 from tests.server_harness import make_workspace
 
@@ -62,10 +62,7 @@ def git(cwd: Path, *args: str) -> str:
 
 def plait(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **env, "PLAIT_MODEL": "hashing", "HF_HUB_OFFLINE": "1", "PYTHONHASHSEED": "0"}
-    return subprocess.run(
-        [sys.executable, "-m", "search.frontends.cli", *args],
-        env=full, cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    return run_plait(*args, env=full, cwd=cwd)
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pytest
+from cli_harness import plait as run_plait
 
 from indexer import Index, Settings, load_settings
 from indexer.build import vector_matrix
@@ -228,13 +229,7 @@ def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:
     }
 
     def plait(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "search.frontends.cli", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
+        return run_plait(*args, env=env, timeout=120)
 
     built = json.loads(plait("index", str(root), "--tier", "fast", "--json").stdout)
     n = built["chunks_total"]
