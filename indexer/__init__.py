@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from indexer.errors import IndexMissingError as IndexMissingError
     from indexer.errors import IndexStoreError as IndexStoreError
     from indexer.filters import glob_matcher as glob_matcher
+    from indexer.filters import path_filter as path_filter
     from indexer.fleet import FleetError as FleetError
     from indexer.fleet import FleetResult as FleetResult
     from indexer.fleet import fleet_summary as fleet_summary
@@ -92,7 +93,7 @@ if TYPE_CHECKING:
     from indexer.sandbox import run_beneath as run_beneath
     from indexer.status import IndexState as IndexState
     from indexer.status import IndexStatus as IndexStatus
-    from indexer.symbol_reads import STRICT_MATCHES as STRICT_MATCHES
+    from indexer.symbol_reads import lookup_names as lookup_names
     from indexer.symbols import extract_symbols as extract_symbols
     from indexer.textview import TextView as TextView
     from indexer.textview import open_view as open_view
@@ -144,7 +145,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "IndexMissingError",
         "IndexStoreError",
     ),
-    "indexer.filters": ("glob_matcher",),
+    "indexer.filters": ("glob_matcher", "path_filter"),
     "indexer.fleet": (
         "FleetError",
         "FleetResult",
@@ -176,7 +177,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "indexer.revision": ("describe_revision", "tree_revision"),
     "indexer.sandbox": ("run_beneath",),
     "indexer.status": ("IndexState", "IndexStatus"),
-    "indexer.symbol_reads": ("STRICT_MATCHES",),
+    "indexer.symbol_reads": ("lookup_names",),
     "indexer.symbols": ("extract_symbols",),
     "indexer.textview": ("TextView", "open_view"),
     "indexer.types": ("Chunk", "ChunkSpan", "FileRecord", "Symbol", "SymbolKind", "sha256_hex"),

@@ -1,4 +1,4 @@
-"""Path filters shared by the index's readers: ripgrep-style globs and a path-prefix SQL clause."""
+"""Path filters shared by the index's readers: ripgrep-style globs, a path prefix, and its SQL clause."""
 
 from __future__ import annotations
 
@@ -24,6 +24,18 @@ def glob_matcher(globs: Sequence[str]) -> PathOk | None:
         return inc is None or inc.match_file(path)
 
     return ok
+
+
+def under(prefix: str) -> PathOk:
+    """Paths equal to ``prefix`` (a file) or beneath it (a directory); a trailing ``/`` is ignored."""
+    prefix = prefix.rstrip("/")
+    return lambda p: p == prefix or p.startswith(prefix + "/")
+
+
+def path_filter(globs: Sequence[str], path_prefix: str | None) -> PathOk | None:
+    """One predicate for ``globs`` and ``path_prefix`` together; ``None`` when neither filters."""
+    glob_ok = glob_matcher(globs)
+    return both(glob_ok, under(path_prefix)) if path_prefix else glob_ok
 
 
 def both(a: PathOk | None, b: PathOk) -> PathOk:

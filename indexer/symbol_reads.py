@@ -9,9 +9,9 @@ then ranks those in memory; both paths return the same matches.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from indexer.filters import both, glob_matcher, path_prefix_sql
+from indexer.filters import path_filter, path_prefix_sql
 from indexer.lookup import SYMBOL_COLUMNS, SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
 from indexer.memo import VersionMemo
 from indexer.snapshot import Snapshot
@@ -20,6 +20,32 @@ from indexer.store import sql_str
 MAX_SYMBOL_CANDIDATES = 5000
 MAX_MEMORY_SYMBOLS = 250_000  # up to this many symbols, lookups use one in-memory table per version
 STRICT_MATCHES = frozenset({"exact", "qualified", "case", "normalised"})
+
+
+def lookup_names(
+    table: SymbolTable,
+    names: Sequence[tuple[str, bool]],
+    *,
+    kinds: Iterable[str] | None,
+    language: str | None,
+    path_ok: Callable[[str], bool] | None,
+    limit: int,
+) -> list[list[SymbolMatch]]:
+    """Matches in ``table`` of each ``(name, strict)``; strict names keep only exact, qualified and
+    case/separator-insensitive matches (:data:`STRICT_MATCHES`)."""
+    out = []
+    for name, strict in names:
+        found = table.lookup(
+            name,
+            kinds=kinds,
+            language=language,
+            path_ok=path_ok,
+            limit=limit,
+            fuzzy=not strict,
+            strict=strict,
+        )
+        out.append([m for m in found if not strict or m.match in STRICT_MATCHES])
+    return out
 
 
 class SymbolReader:
@@ -44,26 +70,13 @@ class SymbolReader:
     ) -> list[list[SymbolMatch]]:
         """Matches of each ``(name, strict)``; strict names keep only exact, qualified and
         case/separator-insensitive matches."""
-        glob_ok = glob_matcher(globs)
         table = self.table(snap)
-        if table is None:  # too many to hold: fetch the candidates from the store
+        if table is None:  # too many to hold: fetch the candidates (already under the prefix) from the store
             table = self._candidates(snap, names, language, path_prefix)
-        elif path_prefix:
-            prefix = path_prefix.rstrip("/")
-            glob_ok = both(glob_ok, lambda p: p == prefix or p.startswith(prefix + "/"))
-        out = []
-        for name, strict in names:
-            found = table.lookup(
-                name,
-                kinds=kinds,
-                language=language,
-                path_ok=glob_ok,
-                limit=limit,
-                fuzzy=not strict,
-                strict=strict,
-            )
-            out.append([m for m in found if not strict or m.match in STRICT_MATCHES])
-        return out
+            path_ok = path_filter(globs, None)
+        else:
+            path_ok = path_filter(globs, path_prefix)
+        return lookup_names(table, names, kinds=kinds, language=language, path_ok=path_ok, limit=limit)
 
     def table(self, snap: Snapshot) -> SymbolTable | None:
         """The whole symbol table of ``snap`` in memory (kept per published version), or ``None``

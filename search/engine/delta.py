@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexer import (
-    STRICT_MATCHES,
     Chunk,
     ChunkSpan,
     Index,
@@ -40,8 +39,9 @@ from indexer import (
     SymbolTable,
     VectorHit,
     detect_language,
-    glob_matcher,
+    lookup_names,
     parse_file,
+    path_filter,
     read_beneath,
 )
 from models import Embedder
@@ -197,16 +197,14 @@ class Overlaid(Index):
         tier = self.search_tier()
         if tier is None or not self.delta.chunks:
             return kept[:limit]
-        glob_ok = glob_matcher(globs)
-        prefix = path_prefix.rstrip("/") if path_prefix else None
+        path_ok = path_filter(globs, path_prefix)
         wanted = set(paths) if paths is not None else None
         chunks = [
             c
             for c in self.delta.chunks
             if (wanted is None or c.path in wanted)
-            and (prefix is None or c.path == prefix or c.path.startswith(prefix + "/"))
             and (language is None or c.language == language)
-            and (glob_ok is None or glob_ok(c.path))
+            and (path_ok is None or path_ok(c.path))
         ]
         embedder = self.tier_embedder(tier[0])
         pairs = self.local.vectors(embedder, chunks)
@@ -235,26 +233,12 @@ class Overlaid(Index):
         shared = super().lookup_many(
             names, kinds=kinds, language=language, globs=globs, path_prefix=path_prefix, limit=limit
         )
-        glob_ok = glob_matcher(globs)
-        prefix = path_prefix.rstrip("/") if path_prefix else None
-
-        def path_ok(path: str) -> bool:
-            if prefix and path != prefix and not path.startswith(prefix + "/"):
-                return False
-            return glob_ok is None or glob_ok(path)
-
+        path_ok = path_filter(globs, path_prefix)
+        local_found = lookup_names(
+            self.delta.symbols, names, kinds=kinds, language=language, path_ok=path_ok, limit=limit
+        )
         out = []
-        for (name, strict), found in zip(names, shared, strict=True):
-            local = self.delta.symbols.lookup(
-                name,
-                kinds=kinds,
-                language=language,
-                path_ok=path_ok,
-                limit=limit,
-                fuzzy=not strict,
-                strict=strict,
-            )
-            local = [m for m in local if not strict or m.match in STRICT_MATCHES]
+        for found, local in zip(shared, local_found, strict=True):
             kept = [m for m in found if m.symbol.path not in self.delta.paths]
             out.append(sorted(kept + local, key=lambda m: -m.score)[:limit])
         return out
