@@ -19,29 +19,14 @@ import pytest
 
 from tests.cli_harness import plait as run_plait
 from tests.s3_server import S3, start_s3
-from tests.server_harness import make_workspace
+from tests.server_harness import FIXTURE, make_workspace
 
 pytest.importorskip("moto", reason="the object-storage tests need the dev extra (moto[server])")
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
-EDITED_RETRY = (
-    '"""Retry helpers for the HTTP client."""\n'
-    "\n"
-    "\n"
-    "class RetryPolicy:\n"
-    '    """Exponential backoff between attempts."""\n'
-    "\n"
-    "    def __init__(self, attempts: int = 3) -> None:\n"
-    "        self.attempts = attempts\n"
-    "\n"
-    "    def backoff(self, attempt: int) -> float:\n"
-    "        return 0.5 * 2**attempt\n"
-    "\n"
-    "\n"
-    "def load_settings_file(path: str) -> dict[str, str]:\n"  # was parse_config: renamed on the laptop
-    "    with open(path) as fh:\n"
-    '        return {"raw": fh.read()}\n'
-)
+# The fixture's retry module with parse_config renamed on the laptop.
+EDITED_RETRY = FIXTURE["pkg/retry.py"].replace("def parse_config(", "def load_settings_file(")
+assert FIXTURE["pkg/retry.py"] != EDITED_RETRY
 
 
 @pytest.fixture(scope="module")
