@@ -6,6 +6,7 @@ machine-readable output only. Nothing else in plait calls :mod:`subprocess`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -40,8 +41,10 @@ def run(
     cwd: Path,
     timeout: float,
     max_output: int = DEFAULT_MAX_OUTPUT,
+    stdin: bytes | None = None,
 ) -> ProcResult:
     """Run ``args`` (no shell) with a deadline; kill it at the deadline or when output passes the cap.
+    ``stdin``, when given, is written to the process's standard input (else it reads ``/dev/null``).
 
     Returns whatever was read until then, with ``timed_out``/``truncated`` set; never raises for a
     non-zero exit (callers decide what an exit code means).
@@ -49,7 +52,7 @@ def run(
     proc = subprocess.Popen(
         list(args),
         cwd=cwd,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -78,7 +81,16 @@ def run(
         err_chunks.append(proc.stderr.read(65536))
         proc.stderr.read()
 
+    def write_in() -> None:
+        assert proc.stdin is not None and stdin is not None
+        with contextlib.suppress(OSError):  # the process may exit (or be killed) before reading it all
+            proc.stdin.write(stdin)
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+
     readers = [threading.Thread(target=read_out, daemon=True), threading.Thread(target=read_err, daemon=True)]
+    if stdin is not None:
+        threading.Thread(target=write_in, daemon=True).start()
     for t in readers:
         t.start()
     # Wait on the stdout reader (it ends at EOF) rather than Popen.wait(timeout), which polls with

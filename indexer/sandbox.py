@@ -12,20 +12,18 @@ A read ripgrep attempts outside fails with ``EACCES`` ("Permission denied"), whi
 skips. Where Landlock is missing, ripgrep runs unconfined and only the checks on the paths handed to
 it hold (SECURITY.md says so).
 
-Patterns too long for one argument (the kernel caps one at 128 KiB) go to ripgrep in a pattern file
-(``-f``) that the sandbox may read.
+Patterns too long for one argument (the kernel caps one at 128 KiB) go to ripgrep on its standard
+input (``-f -``): no file is written for them, so nothing is left behind in a temporary directory.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import contextlib
 import ctypes
 import logging
 import os
 import platform
 import sys
-import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,7 +39,7 @@ _PR_SET_NO_NEW_PRIVS = 38
 _SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446), "arm64": (444, 445, 446)}
 _LIB_DIRS = ("/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/local/lib")
 _LIB_FILES = ("/etc/ld.so.cache", "/dev/null")
-MAX_ARG_PATTERN = 32 * 1024  # longer -e patterns go through a pattern file
+MAX_ARG_PATTERN = 32 * 1024  # longer -e patterns go to ripgrep's standard input
 THREADS_PER_ROOT = 8
 
 
@@ -129,7 +127,6 @@ def _pool(root: Path, binary: str) -> cf.ThreadPoolExecutor | None:
         ]
         rules += [(os.path.realpath(d), _ACCESS_READ_FILE) for d in _LIB_DIRS if os.path.isdir(d)]
         rules += [(f, _ACCESS_READ_FILE) for f in _LIB_FILES]
-        rules.append((str(_pattern_dir()), _ACCESS_READ_FILE))
         ruleset = _LANDLOCK.ruleset(_dedupe(rules))
         landlock = _LANDLOCK
 
@@ -145,19 +142,9 @@ def _dedupe(rules: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return list(dict.fromkeys(rules))
 
 
-_PATTERN_DIR: Path | None = None
-
-
-def _pattern_dir() -> Path:
-    """A private directory (mode 0700) for pattern files; the sandbox may read files in it."""
-    global _PATTERN_DIR
-    if _PATTERN_DIR is None:
-        _PATTERN_DIR = Path(tempfile.mkdtemp(prefix="plait-patterns-"))
-    return _PATTERN_DIR
-
-
-def _long_patterns_to_file(argv: list[str]) -> tuple[list[str], Path | None]:
-    """Move ``-e PATTERN`` pairs longer than :data:`MAX_ARG_PATTERN` into one ``-f`` pattern file."""
+def _long_patterns_to_stdin(argv: list[str]) -> tuple[list[str], bytes | None]:
+    """Move ``-e PATTERN`` pairs longer than :data:`MAX_ARG_PATTERN` to ripgrep's standard input
+    (``-f -``, one pattern per line): the argument list stays under the kernel's limit."""
     if not any(len(a) > MAX_ARG_PATTERN for a in argv):
         return argv, None
     out: list[str] = []
@@ -175,11 +162,9 @@ def _long_patterns_to_file(argv: list[str]) -> tuple[list[str], Path | None]:
         i += 1
     if not long:
         return argv, None
-    fd, name = tempfile.mkstemp(prefix="rg-", suffix=".pat", dir=_pattern_dir())
-    with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
-        fh.write("\n".join(long) + "\n")
     dash = out.index("--") if "--" in out else len(out)
-    return [*out[:dash], "-f", name, *out[dash:]], Path(name)
+    data = ("\n".join(long) + "\n").encode("utf-8", "surrogateescape")
+    return [*out[:dash], "-f", "-", *out[dash:]], data
 
 
 def run_beneath(
@@ -187,14 +172,9 @@ def run_beneath(
 ) -> ProcResult:
     """Run ripgrep ``argv`` in ``root`` through :func:`indexer.procs.run`, confined to ``root`` where
     Landlock exists (see the module docstring). Same result and errors as ``run``."""
-    args, pattern_file = _long_patterns_to_file(list(argv))
-    try:
-        pool = _pool(root, args[0])
-        if pool is None:
-            return run(args, cwd=root, timeout=timeout, max_output=max_output)
-        future = pool.submit(run, args, cwd=root, timeout=timeout, max_output=max_output)
-        return future.result()
-    finally:
-        if pattern_file is not None:
-            with contextlib.suppress(OSError):
-                pattern_file.unlink()
+    args, patterns = _long_patterns_to_stdin(list(argv))
+    pool = _pool(root, args[0])
+    if pool is None:
+        return run(args, cwd=root, timeout=timeout, max_output=max_output, stdin=patterns)
+    future = pool.submit(run, args, cwd=root, timeout=timeout, max_output=max_output, stdin=patterns)
+    return future.result()

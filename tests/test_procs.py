@@ -40,3 +40,13 @@ def test_porcelain_z_parsing_with_prefix_renames_and_untracked() -> None:
     assert status.deleted == {"gone.py"}
     assert status.renamed == {"b2.py": "b.py"}
     assert status.changed == {"a.py", "new.py", "b2.py"}
+
+
+def test_standard_input_is_written_when_given_and_empty_otherwise(tmp_path: Path) -> None:
+    cat = shutil.which("cat")
+    assert cat is not None
+    fed = run([cat], cwd=tmp_path, timeout=10, stdin=b"line one\nline two\n")
+    assert fed.returncode == 0 and fed.stdout == b"line one\nline two\n"
+    assert run([cat], cwd=tmp_path, timeout=10).stdout == b""  # /dev/null, never the caller's stdin
+    big = b"x" * (1 << 20)  # more than a pipe holds: the writer must not block the readers
+    assert run([cat], cwd=tmp_path, timeout=10, stdin=big).stdout == big

@@ -209,10 +209,24 @@ def test_an_unknown_language_is_a_clear_error_in_grep_search_and_find_symbol(mcp
         assert "unknown language 'klingon'" in message and "python" in message, message
 
 
-def test_a_grep_pattern_over_the_argument_limit_goes_through_a_pattern_file(mcp: SyncClient) -> None:
+def test_a_grep_pattern_over_the_argument_limit_goes_to_ripgreps_standard_input(mcp: SyncClient) -> None:
     assert len(LONG_PATTERN) > 128 * 1024  # one argv string may hold 128 KiB
     found = mcp.ok("grep", {"pattern": LONG_PATTERN, "output_mode": "files_with_matches"})
     assert [f["path"] for f in found["files"]] == ["big/needle.py"]
+
+
+def test_searches_leave_nothing_in_the_temporary_directory(tmp_path: Path, env: dict[str, str]) -> None:
+    """Each process that ran ripgrep used to leave an empty ``plait-patterns-*`` folder behind."""
+    root = make_workspace(tmp_path, {**REPO, "big/needle.py": "x = ident_07777\n"}, name="repo")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    quiet = {**env, "TMPDIR": str(scratch)}
+    for args in (("handler",), ("ident_07777", "--mode", "text"), ("return request", "--mode", "text")):
+        done = plait("search", *args, "--root", str(root), env=quiet)
+        assert done.returncode == 0, done.stderr
+    assert plait("index", str(root), env=quiet).returncode == 0
+    assert plait("search", "handler", "--root", str(root), env=quiet).returncode == 0
+    assert sorted(p.name for p in scratch.iterdir()) == []
 
 
 def test_http_tokens_are_long_and_the_bearer_scheme_is_case_insensitive(tmp_path: Path) -> None:
