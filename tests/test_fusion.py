@@ -88,6 +88,13 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     kind, w = fusion_weights(sentence, {"text": [_hit("a.py", 1, exact=True)]})
     assert (kind, w) == ("literal", WEIGHTS["literal"])  # the whole sentence occurs verbatim
     assert fusion_weights(analyse("UploadSession"), {})[0] == "identifier"
+    documented = analyse("Return the current item.")  # a sentence that documents one function
+    assert documented.form == "function" and sentence.form == "area"
+    kind, w = fusion_weights(documented, {"text": [_hit("a.py", 1, coverage=0.6)]})
+    assert kind == "natural" and w["text"] == pytest.approx(WEIGHTS["natural"]["vector"] * 0.6)
+    assert (
+        w["vector"] == WEIGHTS["natural"]["vector"]
+    )  # its words are the definition's: as much as the dense leg
     assert analyse("$ZodType").shape == analyse("$this->db").shape == "identifier"  # $ is part of a name
     assert analyse("$").shape == analyse("$1").shape == "natural"
 

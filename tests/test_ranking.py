@@ -226,6 +226,24 @@ def test_ranking_config_rejects_unknown_keys_and_bad_values() -> None:
         RankingConfig.from_table({"path": -1})
 
 
+def test_a_sentences_text_top_keeps_its_place_whatever_share_of_the_words_it_holds(tmp_path) -> None:
+    """Through the engine: twelve dense hits, and a text hit that holds only some of the words."""
+    from indexer import load_settings
+    from search.engine.engine import Engine
+
+    engine = Engine(load_settings(tmp_path, env={}, overrides={"index_dir": str(tmp_path / "index")}))
+    try:
+        dense = [Hit(Span(f"v{i}.py", 1, 9), 1.0) for i in range(12)]
+        partial = Hit(Span("rare.py", 1, 9), 1.0, coverage=0.4)
+        ranked = engine.order(
+            analyse("where are partial uploads resumed"), {"vector": dense, "text": [partial]}
+        )
+        assert len(ranked) == 10 and paths(ranked)[9] == ("rare.py", 1)
+        assert ranked[9].steps[-1][0] == "keep"
+    finally:
+        engine.close()
+
+
 def test_ranking_off_keeps_the_fused_order() -> None:
     cands = [fused("tests/t.py", 1, 0.05), fused("a.py", 1, 0.04)]
     assert paths(rank(cands, analyse("x y"), RankingConfig(enabled=False))) == [

@@ -67,6 +67,9 @@ def fusion_weights(
     A natural-language query that the text retriever found verbatim is fused as a literal. For other
     sentences the text weight is scaled by the best idf-weighted share of the query's terms among the
     text retriever's first hits: lexical hits that match one word in five do not outvote the dense ones.
+    A *function* sentence (documentation of one definition: "Return the running loop.") shares its
+    words with that definition's names and parameters, so there the text retriever counts as much as
+    the dense one (times the same share); a topic question ("how are cookies stored") does not.
     """
     kind = query.shape
     text_hits = rankings.get("text", ())[:COVERAGE_HITS]
@@ -74,6 +77,8 @@ def fusion_weights(
         return "literal", dict(WEIGHTS["literal"])
     weights = dict(WEIGHTS[kind])
     if kind == "natural":
+        if query.form == "function":
+            weights["text"] = weights["vector"]
         weights["text"] *= max((h.coverage for h in text_hits), default=0.0)
         if query.identifiers:
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
@@ -302,8 +307,7 @@ class Engine:
         text_top = None
         if query.shape == "natural" and rankings.get("text"):
             first = rankings["text"][0]
-            if first.coverage >= 0.999:
-                text_top = next((f for f in fused if f.span.overlaps(first.span)), None)
+            text_top = next((f for f in fused if f.span.overlaps(first.span)), None)
         generated = self._generated() if config.enabled else None  # only the ranking's rules read it
         return rank(fused, query, config, generated=generated, text_top=text_top, limit=limit)[:limit]
 

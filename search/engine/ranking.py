@@ -28,8 +28,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    demoted role after the others, then those in a file named after it first); for an unquoted
    phrase of two words or more that occurs verbatim in a few places (``phrase_places``), those places
    (the *phrase rule*). Within a tier the score decides.
-7. **keep** — the text retriever's best hit for a sentence, when it holds every word of the query,
-   keeps a place on the first page.
+7. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: the
+   dense retriever leads sentences, and its ten best can otherwise push out the one chunk that holds
+   the most of the query's rare words.
 
 Scores stay monotonic in rank: a tier adds a whole number to the score (1 per tier above the rest),
 and within a tier a result shows at least the score of any result below it.
