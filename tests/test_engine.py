@@ -119,6 +119,17 @@ def test_results_from_files_changed_since_indexing_are_marked_stale(engine: Engi
     assert any("stale" in n for n in res.notes)
 
 
+def test_a_file_deleted_since_indexing_is_no_answer(engine: Engine) -> None:
+    """The index still holds backoff_delay (symbols, vectors); the checkout no longer does."""
+    before = engine.search(Query("backoff_delay", mode="hybrid"))
+    assert before.results[0].path == "src/retry.py" and before.results[0].symbol == "backoff_delay"
+    (engine.settings.root / "src/retry.py").unlink()
+    for mode in ("hybrid", "symbol", "semantic"):
+        after = engine.search(Query("backoff_delay exponential delay between attempts", mode=mode))
+        assert "src/retry.py" not in paths(after), (mode, paths(after))
+    assert "src/up.py" in paths(engine.search(Query("UploadSession", mode="symbol")))  # the others stay
+
+
 def test_scopes_globs_and_language_filters(engine: Engine) -> None:
     assert set(paths(engine.search(Query("UploadSession", mode="text"), parse_scope("dir:src")))) <= {
         "src/up.py", "src/uses.py"}  # fmt: skip

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -241,6 +242,7 @@ class Engine:
         config = RankingConfig(enabled=False) if plain else self.ranking
         depth = max(query.limit * 3, config.pool if config.enabled else 30)
         rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
+        rankings = self._without_vanished(rankings)
         ranked = self.order(analysed, rankings, mode=query.mode, limit=query.limit, k=k, config=config)
         coverage = None
         if index is not None and "vector" in MODE_RETRIEVERS[query.mode]:
@@ -270,6 +272,16 @@ class Engine:
             active, analysed, self.resolve_scope(Scope()), depth or self.ranking.pool, degraded
         )
         return found
+
+    def _without_vanished(self, rankings: dict[str, list[Hit]]) -> dict[str, list[Hit]]:
+        """The rankings less the hits in files that this checkout no longer holds (deleted since the
+        index was written, by this user or by a checkout of another branch): the index still knows them,
+        but they are no answer. The text retriever reads the live files and never returns one."""
+        known = {h.span.path for name, hits in rankings.items() if name != "text" for h in hits}
+        gone = {path for path in known if _vanished(self.settings.root / path)}
+        if not gone:
+            return rankings
+        return {name: [h for h in hits if h.span.path not in gone] for name, hits in rankings.items()}
 
     def with_delta(self, index: Index) -> Index:
         """``index`` (pinned) seen through this checkout's local delta (:mod:`search.engine.delta`):
@@ -395,6 +407,18 @@ class Engine:
         elif end - start + 1 > SNIPPET_LINES:
             text += "\n…"
         return text, end
+
+
+def _vanished(path: Path) -> bool:
+    """``path`` is gone (``lstat``: a symlink is not followed). Any other error keeps the hit: the
+    snippet reader decides what may be read."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _timed(
