@@ -273,6 +273,14 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("cookie setting and signing on the response", "area"),
         ("request routing", "area"),
         ("where is the retry policy configured?", "area"),
+        # JSDoc first lines, often without a period: a condition after the verb, a doc verb, "It …"
+        ("Determine if a value is a Buffer", "function"),
+        ("Check whether the adapter is resolved", "function"),
+        ("Trim excess whitespace off the beginning and end of a string", "function"),
+        ("Returns a string listing the enabled directives", "function"),
+        ("It encodes a string by replacing unsafe characters", "function"),
+        ("middleware composition and dispatch", "area"),
+        ("how routes are registered", "area"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:
@@ -286,3 +294,41 @@ def test_a_function_sentence_is_ranked_by_span_not_by_file() -> None:
     function = rank(cands, analyse("Return the event loop policy."), RankingConfig())
     assert paths(function) == [("a.py", 1), ("a.py", 40), ("b.py", 1)]
     assert all(rule not in ("coherence", "saturation", "path") for r in function for rule, _ in r.steps)
+
+
+def test_a_go_style_doc_sentence_names_the_definition_the_symbol_index_confirms() -> None:
+    from search.engine.query import named_in_sentence
+
+    usage = analyse("Usage puts out the usage for the command.")
+    assert usage.form == "function" and usage.names == ()
+    named = named_in_sentence(usage, ["cobra.Command.Usage", "cobra.Command.UsageString"])
+    assert named.names == ("Usage",)  # now the definition rule and the symbol weight apply
+    assert named_in_sentence(usage, ["cobra.Command.Help"]).names == ()  # not confirmed: no name
+    imperative = analyse("Add one or more newlines before the next write.")
+    assert named_in_sentence(imperative, ["nodes.Add"]).names == ()  # "Add one": a verb, not a name
+    question = analyse("how does Usage print the usage")
+    assert named_in_sentence(question, ["cobra.Command.Usage"]) is question  # only function sentences
+
+
+def test_a_confirmed_name_in_a_doc_sentence_puts_its_definition_first(tmp_path) -> None:
+    """Through the engine: the dense and text retrievers prefer other chunks; the symbol retriever's
+    definition named by the sentence's first word gains the definition rule."""
+    from indexer import load_settings
+    from search.engine.engine import Engine
+
+    engine = Engine(load_settings(tmp_path, env={}, overrides={"index_dir": str(tmp_path / "index")}))
+    try:
+        other = [Hit(Span(f"cmd{i}.go", 1, 9), 1.0, coverage=0.5) for i in range(6)]
+        usage = Hit(Span("command.go", 478, 480), 1.0, "cobra.Command.Usage", "method", "go")
+        rankings = {"vector": other, "text": other[::-1], "symbol": [usage]}
+        text = "Usage puts out the usage for the command."
+        ranked = engine.order(analyse(text), rankings)
+        assert paths(ranked)[0] == ("command.go", 478)
+        assert any(rule.startswith("definition") for rule, _ in ranked[0].steps)
+        printer = Hit(Span("print.go", 1, 3), 1.0, "cobra.Print", "function", "go")
+        imperative = engine.order(
+            analyse("Print the usage for the command."), {**rankings, "symbol": [printer]}
+        )
+        assert not any(rule.startswith("definition") for r in imperative for rule, _ in r.steps)  # a verb
+    finally:
+        engine.close()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from indexer import IndexStoreError, Settings, has_tables, read_beneath
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, fuse
-from search.engine.query import AnalysedQuery, analyse
+from search.engine.query import AnalysedQuery, analyse, named_in_sentence
 from search.engine.ranking import Ranked, RankingConfig, rank
 from search.engine.retrievers import ResolvedScope, Retriever
 from search.engine.retrievers.live import live_changes
@@ -57,6 +57,7 @@ WEIGHTS: dict[str, dict[str, float]] = {
     "natural": {"text": 1.0, "symbol": 0.05, "vector": 2.0},
 }
 NATURAL_IDENTIFIER_SYMBOL = 0.4
+NAMING_HITS = 10  # symbol hits a "Name verbs …" sentence's first word is looked up in
 COVERAGE_HITS = 3  # text hits whose term coverage sets the text weight of a natural-language query
 
 
@@ -314,6 +315,9 @@ class Engine:
         the ranking on), then the file-aware rules of :mod:`search.engine.ranking`. Pure but for the guard's
         generated-file rules, so that benchmarks can replay recorded rankings through it."""
         config = config or self.ranking
+        if config.enabled and mode == "hybrid":
+            named = [h.symbol for h in rankings.get("symbol", ())[:NAMING_HITS] if h.symbol]
+            query = named_in_sentence(query, named)
         weights = fusion_weights(query, rankings)[1] if config.enabled and mode == "hybrid" else None
         fused = fuse(rankings, k=k, weights=weights)
         text_top = None

@@ -11,7 +11,8 @@ stemmer folds together ("retries", "retrying" → ``retr``… → token ``retri`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from indexer import STOP_WORDS, phrase_tokens, stem_words
@@ -26,6 +27,15 @@ _QUESTION_WORDS = frozenset(
     "how where what which why when who whose whom is are does do did can could should would".split()  # noqa: SIM905
 )
 _DETERMINERS = frozenset("the a an this that these those its their each every given".split())  # noqa: SIM905
+_CONDITIONS = frozenset({"if", "whether"})  # "Determine if …", "Check whether …"
+# Verbs that documentation of one function opens with (imperative, or third person: "Returns …").
+_DOC_VERBS = frozenset(
+    "return get set create check determine convert parse trim resolve remove add build make find read"  # noqa: SIM905
+    " write load handle generate validate compute calculate format encode decode normalize merge"
+    " register initialize update delete apply call invoke wrap ensure start stop close open send fetch"
+    " print render emit clear reset copy clone extract split join sort compare append insert push pop"
+    " wait run execute dispatch transform serialize deserialize escape strip replace iterate yield".split()
+)
 _PARTICLES = frozenset("up down out off on in into for to from with of over back all".split())  # noqa: SIM905
 
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
@@ -145,8 +155,11 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
 def sentence_form(text: str) -> Form:
     """``function`` for a sentence written as one piece of code's documentation: it opens with a verb
     (not a question word, not a gerund naming a topic: "parsing a JSON field") and reads as a full
-    sentence, ending with a period or with a determiner right after the verb ("Return the …", "Wake up
-    the …"); ``area`` for questions ("how does …") and topics ("cookie persistence")."""
+    sentence — ending with a period, with a determiner or a condition right after the verb ("Return
+    the …", "Wake up the …", "Determine if a value is a Buffer"), opening with one of the verbs doc
+    comments open with ("Trim excess whitespace …", "Returns a string …") or with "It" ("It encodes a
+    string …"), as JSDoc first lines often do without a period; ``area`` for questions ("how does …")
+    and topics ("cookie persistence")."""
     spaced = text.split()
     low = [w.strip(".,;:!?()`'\"").lower() for w in spaced]
     if len(low) < 3 or low[0] in _QUESTION_WORDS or low[0].endswith("ing") or text.rstrip().endswith("?"):
@@ -154,4 +167,37 @@ def sentence_form(text: str) -> Form:
     if text.rstrip().endswith("."):
         return "function"
     after_verb = low[2] if low[1] in _PARTICLES else low[1]
-    return "function" if after_verb in _DETERMINERS else "area"
+    if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[0] == "it":
+        return "function"
+    return "function" if _doc_verb(low[0]) else "area"
+
+
+def _doc_verb(word: str) -> bool:
+    """``word`` is one of :data:`_DOC_VERBS`, bare or in the third person (``returns``, ``fetches``)."""
+    return word in _DOC_VERBS or (word.endswith("s") and (word[:-1] in _DOC_VERBS or word[:-2] in _DOC_VERBS))
+
+
+def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> AnalysedQuery:
+    """``query`` reading as naming a definition when it follows the "Name verbs …" convention of doc
+    comments (Go's, and common elsewhere: "Usage puts out the usage for the command.", "Print is a
+    convenience method …"): a function sentence whose first word is, exactly, the bare name of one of
+    ``definitions`` (the symbol retriever's best, qualified names) and whose second is a verb in the
+    third person. Imperatives are not: "Add one or more newlines" does not name the class ``Add``. A
+    sentence with identifiers of its own, or of another form, is returned as it is."""
+    words = query.text.split()
+    if query.form != "function" or query.identifiers or len(words) < 3:
+        return query
+    first = words[0]
+    second = words[1].strip(".,;:!?()`'\"").lower()
+    if not _IDENT.fullmatch(first) or not second.endswith("s") or second in _DETERMINERS:
+        return query
+    if not any(bare_name(d) == first for d in definitions):
+        return query
+    return replace(query, identifiers=(first,))
+
+
+def bare_name(name: str) -> str:
+    """The last part of a qualified name: ``cobra.Command.Usage`` → ``Usage``, ``$this->db`` → ``db``."""
+    for sep in ("::", "->", "#", "."):
+        name = name.rsplit(sep, 1)[-1]
+    return name.lstrip("$")

@@ -48,7 +48,7 @@ from typing import Any
 from indexer import identifier_parts
 from models import ConfigError
 from search.engine.fusion import Fused
-from search.engine.query import AnalysedQuery
+from search.engine.query import AnalysedQuery, bare_name
 
 # --- configuration -------------------------------------------------------------------------------
 
@@ -316,12 +316,12 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     if not config.definition or query.shape not in ("identifier", "natural") or not query.names:
         return
     scale = 1.0 if query.shape == "identifier" else 0.5
-    wanted = {_bare(n).lower() for n in query.names}
+    wanted = {bare_name(n).lower() for n in query.names}
     for r in ranked:
         symbol = r.fused.hit.symbol
         stem = any(_stem_is(r.fused.span.path, n) for n in query.names)
         verified = r.fused.exact or r.fused.ranks.get("symbol") is not None
-        if symbol and verified and _bare(symbol).lower() in wanted:
+        if symbol and verified and bare_name(symbol).lower() in wanted:
             gain = config.definition * top * scale * (1.5 if stem else 1.0)
             r.score += gain
             r.steps.append(("definition" + ("+stem" if stem else ""), f"+{gain:.4f}"))
@@ -331,12 +331,6 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             gain = config.definition * top * 0.5
             r.score += gain
             r.steps.append(("file named after it", f"+{gain:.4f}"))
-
-
-def _bare(name: str) -> str:
-    for sep in ("::", "->", "#", "."):
-        name = name.rsplit(sep, 1)[-1]
-    return name.lstrip("$")
 
 
 def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
