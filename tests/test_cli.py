@@ -50,6 +50,17 @@ def test_index_status_search_round_trip(make_repo, cli_env: dict[str, str]) -> N
     assert stale["state"] == "stale" and stale["new_files"] == ["app/new.py"]
 
 
+def test_a_tree_whose_ignore_files_exclude_everything_is_told_so(make_repo, cli_env: dict[str, str]) -> None:
+    """Debian's source packages ship a .gitignore holding "/*": indexed as it is, nothing is indexed."""
+    root = make_repo({**SRC, ".gitignore": "/*\n!/debian/\n"})
+    built = plait("index", str(root), env=cli_env)
+    assert built.returncode == 0 and "0 files" in built.stdout, built.stdout
+    assert "no file of" in built.stderr and "exclude every entry" in built.stderr and "!*" in built.stderr
+    (root / ".ignore").write_text("!*\n")  # what the warning suggests
+    rebuilt = plait("index", str(root), "--json", env=cli_env)
+    assert json.loads(rebuilt.stdout)["files"] >= 2 and "no file of" not in rebuilt.stderr
+
+
 def test_human_output_shows_path_line_and_symbol(make_repo, cli_env: dict[str, str]) -> None:
     root = make_repo(SRC)
     plait("index", str(root), env=cli_env)

@@ -51,6 +51,16 @@ def cmd_index(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.stop()
     data = {"root": str(settings.root), "index_dir": settings.index_dir, **report.as_dict()}
+    if report.files == 0 and report.skipped.get("skipped_ignored"):
+        # A tree whose ignore files exclude everything (Debian's source packages ship a .gitignore
+        # with "/*") would otherwise look indexed and answer nothing.
+        print(
+            f"plait: warning: no file of {settings.root} is indexed: its ignore files exclude every entry "
+            f"({report.skipped['skipped_ignored']:,} ignored). plait honours .gitignore, .ignore and "
+            ".rgignore whether or not the tree is a git repository (as `rg --no-require-git` does); "
+            "add a negating rule to .ignore (`!*`), or narrow the rule that matches everything.",
+            file=sys.stderr,
+        )
     if args.json:
         print(json.dumps(data))
         return 0
