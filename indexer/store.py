@@ -276,6 +276,18 @@ class Store:
         except Exception as exc:
             raise IndexCorruptError(self.location, f"reading {name}: {exc}") from exc
 
+    def scan(self, name: str, columns: Sequence[str], *, batch_size: int) -> Iterator[pa.RecordBatch]:
+        """The rows of ``name`` (its ``columns``) streamed in batches of at most ``batch_size``, for
+        reading a table too large to hold at once."""
+        if not self.has(name):
+            return
+        try:
+            reader = self.table(name).search().select(list(columns)).limit(None).to_batches(batch_size)
+            for batch in reader:
+                yield batch.select(list(columns))
+        except Exception as exc:
+            raise IndexCorruptError(self.location, f"reading {name}: {exc}") from exc
+
     def count(self, name: str, where: str | None = None) -> int:
         if not self.has(name):
             return 0

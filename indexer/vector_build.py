@@ -11,14 +11,14 @@ never two). See :mod:`indexer.build` for where this runs in a build and when it 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from indexer.embedding import search_tier_of, tier_entries
 from indexer.report import BuildReport, Progress
-from indexer.store import Store, batched, cache_schema, in_filter, model_slug, vectors_schema
+from indexer.store import CHUNK_FIELDS, Store, batched, cache_schema, in_filter, model_slug, vectors_schema
 from indexer.tables import column, vector_array, vector_matrix
 from models import Embedder
 
@@ -30,6 +30,9 @@ VECTOR_BATCH = 256
 FAST_VECTOR_BATCH = 4096
 #: A full-tier table missing at most this many vectors is completed by any build (a few seconds).
 FULL_TOPUP = 64
+#: Chunks read, sorted by length and embedded together: what bounds a build's memory, whatever the
+#: size of the tree (a Linux kernel tree holds about a million chunks).
+WINDOW = 16_384
 
 
 class VectorWriter:
@@ -176,19 +179,53 @@ class VectorWriter:
         progressive: bool,
         tier: str = "full",
     ) -> None:
+        """Embed ``missing`` window by window (:data:`WINDOW` chunks read, sorted by length and
+        embedded together), so that a build's memory is bounded by the window, not by the tree."""
+        self.progress.start(f"{tier} vectors", len(missing))
+        for rows in self._windows(missing):
+            self._embed_window(embedder, rows, vec_name, cache_name, report, progressive, tier)
+
+    def _windows(self, missing: list[str]) -> Iterator[pa.Table]:
+        """The chunk rows of ``missing``, :data:`WINDOW` at a time: all of the table streamed in one
+        scan when every chunk is missing (a first build), else read by id."""
+        columns = [f.name for f in CHUNK_FIELDS]
+        if len(missing) == self.store.count("chunks"):
+            pending: list[pa.RecordBatch] = []
+            held = 0
+            for batch in self.store.scan("chunks", columns, batch_size=WINDOW):
+                pending.append(batch)
+                held += batch.num_rows
+                if held >= WINDOW:
+                    yield pa.Table.from_batches(pending)
+                    pending, held = [], 0
+            if pending:
+                yield pa.Table.from_batches(pending)
+            return
+        for start in range(0, len(missing), WINDOW):
+            window = missing[start : start + WINDOW]
+            yield pa.concat_tables(
+                [
+                    self.store.read("chunks", columns, in_filter("chunk_id", batch))
+                    for batch in batched(window)
+                ]
+            )
+
+    def _embed_window(
+        self,
+        embedder: Embedder,
+        todo: pa.Table,
+        vec_name: str,
+        cache_name: str,
+        report: BuildReport,
+        progressive: bool,
+        tier: str,
+    ) -> None:
         dim = embedder.dimension
         vschema, cschema = vectors_schema(dim), cache_schema(dim)
-        if len(missing) == self.store.count("chunks"):  # all of them: one read, no filter
-            todo = self.store.read("chunks")
-        else:
-            todo = pa.concat_tables(
-                [self.store.read("chunks", None, in_filter("chunk_id", batch)) for batch in batched(missing)]
-            )
         hashes = todo.column("content_hash").to_pylist()
         use_cache = tier != "fast"
         cached = self._cached_vectors(cache_name, sorted(set(hashes))) if use_cache else {}
         texts = todo.column("text").to_pylist()
-        self.progress.start(f"{tier} vectors", len(texts))
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch well
         size = _batch_of(tier)
         for start in range(0, len(order), size):

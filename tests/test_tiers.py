@@ -102,6 +102,48 @@ def test_a_small_change_keeps_a_complete_full_tier_complete(tmp_path: Path) -> N
     assert status.search_tier == "full" and all(e["complete"] for e in status.tiers.values())
 
 
+def test_vectors_are_embedded_window_by_window_each_chunk_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Memory is bounded by a window of chunks, not by the tree: with a window of 7 chunks, a first
+    build (the table streamed) and an incremental one (rows read by id) still give every chunk the
+    vector of its own text, once."""
+    import indexer.vector_build as vector_build
+
+    monkeypatch.setattr(vector_build, "WINDOW", 7)
+    root = repo(tmp_path / "repo", 30)
+    s = settings(root, tmp_path / "index")
+    for step in ("first build", "changed files"):
+        if step == "changed files":
+            for i in range(0, 30, 3):
+                (root / f"pkg/m{i:03d}.py").write_text(source(i) + f"\n\ndef more_{i}():\n    return {i}\n")
+        report = Index(s).build(tier="fast")
+        index = Index(s)
+        chunks = index.store.read("chunks", ["chunk_id", "text"])
+        table = str(tier_entries_of(index)["fast"]["table"])
+        vectors = index.store.read(table, ["chunk_id", "vector"])
+        assert sorted(vectors.column("chunk_id").to_pylist()) == sorted(chunks.column("chunk_id").to_pylist())
+        assert report.tiers["fast"]["embedded"] > 7  # more than one window
+        model = HashingEmbedder(int(tier_config(s.model, "fast").name.partition("-")[2] or 256))
+        want = dict(
+            zip(
+                chunks.column("chunk_id").to_pylist(),
+                model.embed_documents(chunks.column("text").to_pylist()),
+                strict=True,
+            )
+        )
+        got = dict(
+            zip(vectors.column("chunk_id").to_pylist(), vector_matrix(vectors.column("vector")), strict=True)
+        )
+        assert all(np.allclose(got[c], want[c], atol=1e-5) for c in want), step
+
+
+def tier_entries_of(index: Index) -> dict[str, Any]:
+    from indexer.embedding import tier_entries
+
+    return tier_entries(index.store.get_meta().get("tiers"))
+
+
 def test_a_search_ranks_with_one_complete_tier_never_two(tmp_path: Path) -> None:
     s = settings(repo(tmp_path / "repo", 40), tmp_path / "index")
     index = Index(s)
