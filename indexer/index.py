@@ -115,7 +115,7 @@ class Index:
         if self._store is None:
             if self.settings.index_is_local:
                 Path(self.location).mkdir(parents=True, exist_ok=True)
-            self._store = Store(self.location)
+            self._store = Store(self.location, recheck=self.settings.recheck)
         return self._store
 
     def snapshot(self) -> Snapshot:
