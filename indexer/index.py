@@ -89,7 +89,7 @@ class _Readers:
         self.symbols.forget()
         self.spans.forget()
         self.bm25.forget()
-        self.vectors.rows.forget()
+        self.vectors.forget()
         self.manifest.forget()
 
 

@@ -1,0 +1,216 @@
+"""Warm reads of an index on object storage, against a real S3 API (moto in server mode on 127.0.0.1).
+
+What a warm search asks of the store is counted from the server's own request log (werkzeug's, one
+record per request): within the snapshot re-check interval a search makes no request at all, and
+with the interval at 0 exactly one (the listing of ``meta``'s versions). A publish by another
+process is seen within the interval; the in-memory exact vector search answers what LanceDB's flat
+search of the same table answers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexer import Index, load_settings
+from indexer.config import DEFAULT_REMOTE_RECHECK, Settings
+from indexer.nearest import search_tier
+from indexer.store import model_slug, sql_str
+from models import ConfigError
+from search import Engine, Query, parse_scope
+from tests.cli_harness import plait as run_plait
+from tests.s3_server import S3, start_s3
+from tests.server_harness import make_workspace
+
+pytest.importorskip("moto", reason="the object-storage tests need the dev extra (moto[server])")
+
+NEW_DEF = "\n\ndef jitter_backoff(attempt: int) -> float:\n    return 0.1 * attempt\n"
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[S3]:
+    server = start_s3()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def aws(s3: S3, monkeypatch: pytest.MonkeyPatch) -> S3:
+    for name, value in s3.env().items():
+        monkeypatch.setenv(name, value)
+    return s3
+
+
+class RequestLog(logging.Handler):
+    """The S3 server's requests, as its werkzeug logger records them (``"GET /bucket?… HTTP/1.1"``)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = record.getMessage()
+        if "HTTP/1." in line and "/moto-api/" not in line:
+            self.lines.append(line)
+
+
+@pytest.fixture
+def requests() -> Iterator[RequestLog]:
+    logger = logging.getLogger("werkzeug")
+    handler, level = RequestLog(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield handler
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+
+
+def settings_for(root: Path, uri: str, **overrides: object) -> Settings:
+    return load_settings(root, env={}, overrides={"index_dir": uri, "model_name": "hashing", **overrides})
+
+
+def test_the_recheck_interval_defaults_to_one_second_on_object_storage_and_zero_locally(
+    tmp_path: Path,
+) -> None:
+    assert settings_for(tmp_path, "s3://b/x").recheck == DEFAULT_REMOTE_RECHECK == 1.0
+    assert settings_for(tmp_path, str(tmp_path / "idx")).recheck == 0.0
+    assert settings_for(tmp_path, "s3://b/x", snapshot_recheck=0).recheck == 0.0
+    from_env = load_settings(tmp_path, env={"PLAIT_INDEX_DIR": "s3://b/x", "PLAIT_SNAPSHOT_RECHECK": "2.5"})
+    assert from_env.recheck == 2.5
+    (tmp_path / "plait.toml").write_text("[index]\nsnapshot_recheck = 7\n")
+    assert settings_for(tmp_path, "s3://b/x").recheck == 7.0
+    for bad in ("-1", "61", "soon"):
+        with pytest.raises(ConfigError, match="snapshot_recheck"):
+            load_settings(tmp_path, env={"PLAIT_SNAPSHOT_RECHECK": bad})
+
+
+def test_a_warm_search_within_the_recheck_interval_makes_no_request(
+    aws: S3, tmp_path: Path, requests: RequestLog
+) -> None:
+    root = make_workspace(tmp_path)
+    uri = f"s3://{aws.bucket}/warm"
+    Index(settings_for(root, uri)).build()
+    for recheck, expected in ((60.0, 0), (0.0, 1)):
+        engine = Engine(settings_for(root, uri, snapshot_recheck=recheck))
+        try:
+            first = engine.search(Query("retry policy backoff", mode="hybrid", limit=5), parse_scope("ws"))
+            assert first.results and not first.degraded
+            for text in ("RetryPolicy", "fetch the page", "parse_config"):
+                requests.lines.clear()
+                found = engine.search(Query(text, mode="hybrid", limit=5), parse_scope("ws"))
+                assert found.results and not found.degraded
+                assert len(requests.lines) == expected, (recheck, text, requests.lines)
+                if expected:  # the one request: whether meta has a newer version
+                    assert "meta.lance/_versions" in requests.lines[0]
+        finally:
+            engine.close()
+
+
+def test_a_reader_keeps_its_snapshot_within_the_interval_and_a_writer_always_reads_the_latest(
+    aws: S3, tmp_path: Path
+) -> None:
+    root = make_workspace(tmp_path)
+    uri = f"s3://{aws.bucket}/kept"
+    Index(settings_for(root, uri)).build()
+    patient = Index(settings_for(root, uri, snapshot_recheck=60))
+    eager = Index(settings_for(root, uri, snapshot_recheck=0))
+    before = patient.snapshot().versions
+    assert eager.snapshot().versions == before and not patient.lookup_symbols("jitter_backoff")
+    retry = root / "pkg/retry.py"
+    retry.write_text(retry.read_text() + NEW_DEF)
+    Index(settings_for(root, uri)).build()  # another writer (its own store): publishes a new snapshot
+    assert patient.snapshot().versions == before  # read less than 60 s ago: not asked again
+    assert not patient.lookup_symbols("jitter_backoff")
+    assert patient.store.get_meta()["snapshot"] != before  # a writer's read always asks
+    assert eager.snapshot().versions != before
+    assert [m.symbol.path for m in eager.lookup_symbols("jitter_backoff")] == ["pkg/retry.py"]
+
+
+def test_a_publish_by_another_process_is_visible_within_the_recheck_interval(aws: S3, tmp_path: Path) -> None:
+    root = make_workspace(tmp_path)
+    uri = f"s3://{aws.bucket}/visible"
+    env = {
+        **os.environ,
+        **aws.env(),
+        "PLAIT_MODEL": "hashing",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+    def index() -> None:
+        done: subprocess.CompletedProcess[str] = run_plait(
+            "index", str(root), "--index-dir", uri, env=env, cwd=root
+        )
+        assert done.returncode == 0, done.stderr
+
+    index()
+    interval = 0.5
+    engine = Engine(settings_for(root, uri, snapshot_recheck=interval))
+    try:
+
+        def sees_it() -> bool:
+            found = engine.search(Query("jitter_backoff", mode="symbol", limit=3), parse_scope("ws"))
+            return any(r.path == "pkg/retry.py" for r in found.results)
+
+        assert not sees_it()
+        retry = root / "pkg/retry.py"
+        retry.write_text(retry.read_text() + NEW_DEF)
+        index()  # a second process publishes the change, and has exited: the publish is done
+        published = time.monotonic()
+        deadline = published + 60
+        late: list[float] = []  # start times of searches that began a full interval after the publish
+        while time.monotonic() < deadline:
+            started = time.monotonic()
+            seen = sees_it()
+            if started >= published + interval:
+                assert seen, f"a search {started - published:.2f} s after the publish still missed it"
+                late.append(started)
+                if len(late) >= 3:
+                    break
+        assert len(late) >= 3, "no search ran in 60 s"
+    finally:
+        engine.close()
+
+
+def test_kept_vectors_rank_as_lancedbs_flat_search_of_the_same_table(aws: S3, tmp_path: Path) -> None:
+    root = make_workspace(tmp_path)
+    uri = f"s3://{aws.bucket}/vectors"
+    index = Index(settings_for(root, uri))
+    index.build()
+    snap = index.snapshot()
+    found = search_tier(snap)
+    assert found is not None
+    tier, entry = found
+    name = f"vectors_{model_slug(index.tier_embedder(tier).model_id)}"
+    assert entry["table"] == name and not snap.has_ann(name)
+    cases: list[dict[str, object]] = [
+        {"query": "retry policy backoff"},
+        {"query": "fetch the page", "path_prefix": "pkg"},
+        {"query": "configuration parser", "language": "python"},
+        {"query": "client", "paths": ["pkg/client.py", "pkg/retry.py"]},
+    ]
+    for case in cases:
+        text = str(case.pop("query"))
+        kept = index.nearest(text, limit=50, **case)  # type: ignore[arg-type]
+        query = snap.table(name).search(index.tier_embedder(tier).embed_query(text).tolist()).metric("cosine")
+        clauses = []
+        if "path_prefix" in case:
+            clauses.append("(path = 'pkg' OR path LIKE 'pkg/%')")
+        if "language" in case:
+            clauses.append(f"language = {sql_str(str(case['language']))}")
+        if "paths" in case:
+            clauses.append("path IN ('pkg/client.py', 'pkg/retry.py')")
+        if clauses:
+            query = query.where(" AND ".join(clauses), prefilter=True)
+        lance = query.limit(50).select(["path", "start_line", "_distance"]).to_arrow().to_pylist()
+        assert kept, text
+        assert [(h.path, h.start_line) for h in kept] == [(r["path"], r["start_line"]) for r in lance], text
+        assert [h.distance for h in kept] == pytest.approx([r["_distance"] for r in lance], abs=1e-5)
+    assert index._readers.vectors.kept is not None and index._readers.vectors.kept.kept() is not None
