@@ -80,7 +80,9 @@ class _Readers:
         local = settings.index_is_local
         self.symbols = SymbolReader()
         self.spans = ChunkSpans()
-        self.bm25 = Bm25Store(Path(settings.index_dir) if local else None)
+        self.bm25 = Bm25Store(
+            Path(settings.index_dir) if local else None, remote=None if local else settings.index_dir
+        )
         self.vectors = VectorSearch(settings.index_dir, settings.root)
         self.manifest: VersionMemo[int, Manifest] = VersionMemo()
 

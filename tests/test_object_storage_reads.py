@@ -214,3 +214,63 @@ def test_kept_vectors_rank_as_lancedbs_flat_search_of_the_same_table(aws: S3, tm
         assert [(h.path, h.start_line) for h in kept] == [(r["path"], r["start_line"]) for r in lance], text
         assert [h.distance for h in kept] == pytest.approx([r["_distance"] for r in lance], abs=1e-5)
     assert index._readers.vectors.kept is not None and index._readers.vectors.kept.kept() is not None
+
+
+def stored_keys(s3: S3, prefix: str) -> list[str]:
+    import boto3
+
+    client = boto3.client(
+        "s3", endpoint_url=s3.endpoint, region_name="us-east-1",
+        aws_access_key_id=s3.key_id, aws_secret_access_key=s3.secret,
+    )  # fmt: skip
+    listed = client.list_objects_v2(Bucket=s3.bucket, Prefix=prefix)
+    return sorted(o["Key"] for o in listed.get("Contents", []))
+
+
+def test_the_writer_saves_the_bm25_index_beside_the_tables_and_a_fresh_reader_loads_it(
+    aws: S3, tmp_path: Path, requests: RequestLog
+) -> None:
+    from indexer.lexical import COLUMNS, LexicalIndex
+
+    root = make_workspace(tmp_path)
+    uri = f"s3://{aws.bucket}/bm25"
+    Index(settings_for(root, uri)).build()
+    first = Index(settings_for(root, uri)).snapshot().versions["chunks"]
+    assert stored_keys(aws, "bm25/lexical/") == [f"bm25/lexical/chunks-v{first}.npz"]
+    retry = root / "pkg/retry.py"
+    retry.write_text(retry.read_text() + NEW_DEF)
+    Index(settings_for(root, uri)).build()
+    reader = Index(settings_for(root, uri))
+    snap = reader.snapshot()
+    version = snap.versions["chunks"]
+    assert version != first  # the new version's file replaced the old one's
+    assert stored_keys(aws, "bm25/lexical/") == [f"bm25/lexical/chunks-v{version}.npz"]
+    requests.lines.clear()
+    loaded = reader.lexical()
+    fetched = [line for line in requests.lines if "/lexical/" in line]
+    assert len(fetched) == 1 and f"GET /{aws.bucket}/bm25/lexical/chunks-v{version}.npz" in fetched[0]
+    assert not [line for line in requests.lines if '"PUT ' in line or '"DELETE ' in line]  # a reader
+    built = LexicalIndex(snap.read("chunks", COLUMNS))
+    for query in ("jitter backoff attempt", "retry policy", "fetch the page"):
+        assert loaded.search(query, 10) == built.search(query, 10), query
+    assert [h.path for h in loaded.search("jitter_backoff", 3)][:1] == ["pkg/retry.py"]
+
+
+def test_an_unreadable_saved_bm25_index_is_rebuilt_from_the_chunks(aws: S3, tmp_path: Path) -> None:
+    import boto3
+
+    from indexer.lexical import COLUMNS, LexicalIndex
+
+    root = make_workspace(tmp_path)
+    uri = f"s3://{aws.bucket}/bm25-bad"
+    Index(settings_for(root, uri)).build()
+    (saved,) = stored_keys(aws, "bm25-bad/lexical/")
+    boto3.client(
+        "s3", endpoint_url=aws.endpoint, region_name="us-east-1",
+        aws_access_key_id=aws.key_id, aws_secret_access_key=aws.secret,
+    ).put_object(Bucket=aws.bucket, Key=saved, Body=b"not an npz file")  # fmt: skip
+    reader = Index(settings_for(root, uri))
+    found = reader.lexical().search("retry policy", 5)
+    assert found and found == LexicalIndex(reader.snapshot().read("chunks", COLUMNS)).search(
+        "retry policy", 5
+    )
