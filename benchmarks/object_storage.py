@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -104,16 +105,19 @@ class RequestCount:
             time.sleep(0.01)
 
 
-def _warm(engine: Any, rounds: int) -> list[float]:
+def _warm(engine: Any, rounds: int) -> tuple[list[float], dict[str, float]]:
+    """Seconds of each warm search (sorted), and the median milliseconds of each retriever."""
     from search import Query, parse_scope
 
-    times = []
+    times, legs = [], defaultdict(list)
     for _ in range(rounds):
         for q in QUERIES:
             started = time.perf_counter()
-            engine.search(Query(q, mode="hybrid", limit=10), parse_scope("ws"))
+            response = engine.search(Query(q, mode="hybrid", limit=10), parse_scope("ws"))
             times.append(time.perf_counter() - started)
-    return sorted(times)
+            for name in ("text", "symbol", "vector"):
+                legs[name].append(response.timings_ms.get(name, 0.0))
+    return sorted(times), {name: round(statistics.median(ms), 1) for name, ms in legs.items()}
 
 
 def _ms(seconds: float) -> float:
@@ -206,7 +210,7 @@ def measure(source: Path, rounds: int, model: str) -> dict[str, Any]:
                 engine.search(Query("cold start", mode="hybrid", limit=10), parse_scope("ws"))
                 cold_s = time.perf_counter() - started
                 before = requests.mark()
-                times = _warm(engine, rounds)
+                times, legs = _warm(engine, rounds)
                 made = requests.mark() - before
                 engine.close()
                 row: dict[str, Any] = {
@@ -220,6 +224,7 @@ def measure(source: Path, rounds: int, model: str) -> dict[str, Any]:
                     "warm_p90_ms": _ms(times[int(len(times) * 0.9)]),
                     "searches": len(times),
                     "requests_per_search": round(made / len(times), 2) if label == "s3" else None,
+                    "retriever_median_ms": legs,
                 }
                 if label == "s3":  # the same searches asking for the latest snapshot every time
                     strict = load_settings(root, env={}, overrides={
@@ -227,7 +232,7 @@ def measure(source: Path, rounds: int, model: str) -> dict[str, Any]:
                     engine = Engine(strict)
                     engine.search(Query("cold start", mode="hybrid", limit=10), parse_scope("ws"))
                     before = requests.mark()
-                    times = _warm(engine, rounds)
+                    times, _ = _warm(engine, rounds)
                     made = requests.mark() - before
                     engine.close()
                     row["recheck_0_median_ms"] = _ms(statistics.median(times))
@@ -263,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{label:5}  {r['files']} files, {r['chunks']} chunks  build {r['build_s']} s  "
             f"cold search {r['cold_search_ms']} ms  cold process {r['cold_process_s']} s  "
             f"warm median {r['warm_median_ms']} ms  p90 {r['warm_p90_ms']} ms ({r['searches']} searches, "
-            f"re-check {r['recheck_s']} s)  1-file build {r['one_file_build_s']} s, seen by another "
+            f"re-check {r['recheck_s']} s; retrievers {r['retriever_median_ms']} ms)  1-file build {r['one_file_build_s']} s, seen by another "
             f"process {r['visible_ms']} ms later"
         )
     s3 = result["s3"]
