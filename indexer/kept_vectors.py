@@ -34,7 +34,7 @@ class KeptVectors:
         matrix = vector_matrix(table.column("vector")) if table.num_rows else np.zeros((0, 0), np.float32)
         norms = np.linalg.norm(matrix, axis=1) if matrix.size else np.zeros(0, np.float32)
         self._unit = matrix / np.where(norms > 0, norms, 1.0)[:, None]
-        self._zero = norms == 0  # LanceDB gives these no finite distance: never returned here either
+        self._zero = norms == 0  # no direction, no cosine distance: never returned
         cols = [table.column(c).to_pylist() if table.num_rows else [] for c in CHUNK_SPAN_COLUMNS]
         self.spans: list[tuple[Any, ...]] = list(zip(*cols, strict=True))
         self._paths = cols[0]
