@@ -198,6 +198,7 @@ class Index:
                 report = builder().run(full=True)
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
             self.store.set_meta(owner=ownership.owner_record(root), build={"state": "done"})
+            self.store.compact_meta()  # before the text search view records meta's version
         self._readers.forget()
         self._prepare_text_search()
         return report
@@ -231,6 +232,7 @@ class Index:
             self._check_meta_owner(self.settings.root.resolve())
             builder = Builder(self.settings, self.store, embedders=self._embedder_factories(), tier=tier)
             remaining, _report = builder.upgrade(tier, limit)
+            self.store.compact_meta()
         self._readers.forget()
         self._prepare_text_search()  # the tiers changed in meta: a new text search view
         return remaining

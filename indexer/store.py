@@ -54,6 +54,7 @@ def configure_lance() -> None:
 
 SCHEMA_VERSION = 2
 PINNED_VERSIONS = 2  # handles kept per table: the published version and the one before it
+META_KEEP = timedelta(minutes=10)  # versions of meta kept by compact_meta (readers need only the latest)
 
 FILES_SCHEMA = pa.schema(
     [
@@ -321,13 +322,28 @@ class Store:
         except Exception as exc:
             raise IndexStoreError(f"cannot write {name} at {self.location}: {exc}") from exc
 
-    def compact(self, name: str) -> None:
+    def compact(self, name: str, *, keep: timedelta | None = None) -> None:
+        """Compact ``name``'s fragments; with ``keep``, also delete its versions older than that
+        (LanceDB's default keeps 7 days)."""
         if not self.has(name):
             return
         try:
-            self.table(name).optimize()
+            self.table(name).optimize(cleanup_older_than=keep)
         except Exception as exc:  # compaction is an optimisation: never fail a build for it
             log.warning("compaction of %s failed: %s", name, exc)
+
+    def compact_meta(self) -> None:
+        """Compact ``meta`` into one fragment and drop its versions older than :data:`META_KEEP`.
+
+        Every write to ``meta`` (8 in a one-file build) adds a version and a data file, and nothing
+        else compacts it: after a thousand builds a reader's first read of ``meta`` would fetch
+        thousands of small files, and each check for a new snapshot would list thousands of versions
+        (on object storage, pages of 1,000). Readers read a ``meta`` version right after listing it and
+        keep it decoded, so versions older than :data:`META_KEEP` are never read again; the snapshot's
+        other tables are not touched (their versions are what snapshots pin).
+        """
+        self.compact("meta", keep=META_KEEP)
+        self._meta = None
 
     def verify(self, names: Sequence[str] = ("meta", "files", "symbols", "chunks")) -> None:
         """Open and count each existing table; raise IndexCorruptError if one is unreadable."""

@@ -14,6 +14,7 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -274,3 +275,26 @@ def test_an_unreadable_saved_bm25_index_is_rebuilt_from_the_chunks(aws: S3, tmp_
     assert found and found == LexicalIndex(reader.snapshot().read("chunks", COLUMNS)).search(
         "retry policy", 5
     )
+
+
+def test_each_build_compacts_meta_and_drops_its_old_versions(
+    aws: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import indexer.store
+
+    root = make_workspace(tmp_path)
+    uri = f"s3://{aws.bucket}/compacted"
+    Index(settings_for(root, uri)).build()
+    # a build writes meta several times: versions and data files pile up until they are old enough
+    assert len(stored_keys(aws, "compacted/meta.lance/_versions/")) > 1
+    monkeypatch.setattr(indexer.store, "META_KEEP", timedelta(milliseconds=1))  # "old": at once
+    for generation in range(2):
+        (root / "pkg/extra.py").write_text(
+            f"def generation_{generation}() -> int:\n    return {generation}\n"
+        )
+        Index(settings_for(root, uri)).build()
+        assert len(stored_keys(aws, "compacted/meta.lance/_versions/")) == 1
+        assert len(stored_keys(aws, "compacted/meta.lance/data/")) == 1
+    reader = Index(settings_for(root, uri))
+    assert [m.symbol.path for m in reader.lookup_symbols("generation_1")] == ["pkg/extra.py"]
+    assert reader.store.get_meta()["build"] == {"state": "done"}
