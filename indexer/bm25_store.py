@@ -4,8 +4,10 @@ chunks version, built on first use, kept in memory, and saved on disk for the ne
 For a local index each chunks version's BM25 index is saved as ``lexical/chunks-v<N>.npz`` in the
 index directory; only the newest file is kept. A fresh process loads that file instead of
 re-tokenising every chunk; a process that finds only an older version's file reuses the tokens of
-its unchanged chunks. An index on object storage keeps nothing on disk (each process builds it).
-Saving is best effort: a read-only or full disk costs the next process a rebuild, never an error.
+its unchanged chunks. An index on object storage keeps the same file beside its tables
+(:mod:`indexer.shared_lexical`): the writer uploads it after a build, a reader's first search
+downloads it. Saving is best effort: a read-only or full disk costs the next process a rebuild,
+never an error.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from indexer import shared_lexical
 from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
 from indexer.memo import VersionMemo
@@ -24,10 +27,12 @@ log = logging.getLogger(__name__)
 
 class Bm25Store:
     """The BM25 index of a snapshot's chunks. ``directory``: where the saved files live (``None``:
-    never saved). Thread-safe: concurrent searches of a new version wait for one build."""
+    never saved on disk); ``remote``: the URI of an index on object storage, whose saved file lives
+    beside its tables. Thread-safe: concurrent searches of a new version wait for one build."""
 
-    def __init__(self, directory: Path | None) -> None:
+    def __init__(self, directory: Path | None, *, remote: str | None = None) -> None:
         self.directory = directory
+        self.remote = remote
         self._memo: VersionMemo[int, LexicalIndex] = VersionMemo()
 
     def get(self, snap: Snapshot) -> LexicalIndex:
@@ -49,12 +54,23 @@ class Bm25Store:
 
     def prepare(self, snap: Snapshot) -> None:
         """Build and save ``snap``'s BM25 index unless it is saved already, so the next search,
-        maybe in another process, finds it ready."""
-        saved = self.saved_file(snap.versions.get("chunks", -1))
+        maybe in another process, finds it ready. For an index on object storage: upload it (only a
+        writer calls this)."""
+        version = snap.versions.get("chunks", -1)
+        if self.remote is not None:
+            if version >= 0 and not shared_lexical.saved(self.remote, version):
+                shared_lexical.save(self.remote, version, self.get(snap))
+            return
+        saved = self.saved_file(version)
         if saved is not None and not saved.exists():
             self.get(snap)
 
     def _make(self, snap: Snapshot, version: int, previous: LexicalIndex | None) -> LexicalIndex:
+        if self.remote is not None and previous is None:  # a fresh process: what the writer saved
+            columns = [c for c in LEXICAL_COLUMNS if c != "text"]
+            loaded = shared_lexical.load(self.remote, version, snap.read("chunks", columns))
+            if loaded is not None:
+                return loaded
         saved = self.saved_file(version)
         if saved is not None and previous is None:  # a fresh process: load what another one saved
             loaded = LexicalIndex.load(

@@ -27,6 +27,11 @@ from indexer.beneath import is_regular_beneath, read_beneath
 from models import BACKENDS, DEFAULT_MODEL, ConfigError, ModelConfig
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
+# Seconds a reader of an index on object storage may answer from the snapshot it read last before
+# asking whether a newer one was published (a request: a listing of ``meta``'s versions). A local
+# index is asked at every search (a directory listing). See :meth:`indexer.store.Store.published_meta`.
+DEFAULT_REMOTE_RECHECK = 1.0
+MAX_RECHECK = 60.0
 MAX_CONFIG_BYTES = 4 << 20
 
 
@@ -54,10 +59,20 @@ class Settings:
     guard: tuple[Mapping[str, Any], ...] = ()
     server: Mapping[str, Any] = field(default_factory=dict)
     ranking: Mapping[str, Any] = field(default_factory=dict)  # [ranking], validated by the search side
+    snapshot_recheck: float | None = None  # None: the default for the location (see recheck)
 
     @property
     def index_is_local(self) -> bool:
         return "://" not in self.index_dir
+
+    @property
+    def recheck(self) -> float:
+        """Seconds a reader may keep the last published snapshot it read before asking again: the
+        configured ``snapshot_recheck``, else 0 for a local index and :data:`DEFAULT_REMOTE_RECHECK`
+        on object storage."""
+        if self.snapshot_recheck is not None:
+            return self.snapshot_recheck
+        return 0.0 if self.index_is_local else DEFAULT_REMOTE_RECHECK
 
     def with_model(self, model: ModelConfig) -> Settings:
         return replace(self, model=model)
@@ -116,6 +131,19 @@ def _int(value: Any, name: str, minimum: int = 1) -> int:
         raise ConfigError(f"{name} must be an integer, got {value!r}") from exc
     if number < minimum:
         raise ConfigError(f"{name} must be at least {minimum}, got {number}")
+    return number
+
+
+def _seconds(value: Any, name: str) -> float | None:
+    """A re-check interval in seconds, 0 to :data:`MAX_RECHECK` (``None`` when not given)."""
+    if value is None or value == "":
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{name} must be a number of seconds, got {value!r}") from exc
+    if not 0 <= number <= MAX_RECHECK:
+        raise ConfigError(f"{name} must be between 0 and {MAX_RECHECK:g} seconds, got {value!r}")
     return number
 
 
@@ -207,6 +235,11 @@ def load_settings(
     if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
         raise ConfigError("[[guard.rules]] must be an array of tables")
     server = table.get("server", {})
+    recheck = _first(
+        overrides.get("snapshot_recheck"),
+        env.get("PLAIT_SNAPSHOT_RECHECK"),
+        index_table.get("snapshot_recheck"),
+    )
     ranking = table.get("ranking", {})
     if not isinstance(ranking, dict):
         raise ConfigError(f"[ranking] must be a table, got {ranking!r}")
@@ -225,4 +258,10 @@ def load_settings(
         guard=tuple(rules),
         server=server if isinstance(server, dict) else {},
         ranking=ranking,
+        snapshot_recheck=_seconds(recheck, "snapshot_recheck (PLAIT_SNAPSHOT_RECHECK)"),
     )
+
+
+def _first(*values: Any) -> Any:
+    """The first value that is given (not ``None``): 0 is a value."""
+    return next((v for v in values if v is not None), None)

@@ -80,7 +80,9 @@ class _Readers:
         local = settings.index_is_local
         self.symbols = SymbolReader()
         self.spans = ChunkSpans()
-        self.bm25 = Bm25Store(Path(settings.index_dir) if local else None)
+        self.bm25 = Bm25Store(
+            Path(settings.index_dir) if local else None, remote=None if local else settings.index_dir
+        )
         self.vectors = VectorSearch(settings.index_dir, settings.root)
         self.manifest: VersionMemo[int, Manifest] = VersionMemo()
 
@@ -89,7 +91,7 @@ class _Readers:
         self.symbols.forget()
         self.spans.forget()
         self.bm25.forget()
-        self.vectors.rows.forget()
+        self.vectors.forget()
         self.manifest.forget()
 
 
@@ -115,7 +117,7 @@ class Index:
         if self._store is None:
             if self.settings.index_is_local:
                 Path(self.location).mkdir(parents=True, exist_ok=True)
-            self._store = Store(self.location)
+            self._store = Store(self.location, recheck=self.settings.recheck)
         return self._store
 
     def snapshot(self) -> Snapshot:
@@ -196,6 +198,7 @@ class Index:
                 report = builder().run(full=True)
                 report.rebuilt_reason = f"the index was unreadable ({exc}); rebuilt from scratch"
             self.store.set_meta(owner=ownership.owner_record(root), build={"state": "done"})
+            self.store.compact_meta()  # before the text search view records meta's version
         self._readers.forget()
         self._prepare_text_search()
         return report
@@ -229,6 +232,7 @@ class Index:
             self._check_meta_owner(self.settings.root.resolve())
             builder = Builder(self.settings, self.store, embedders=self._embedder_factories(), tier=tier)
             remaining, _report = builder.upgrade(tier, limit)
+            self.store.compact_meta()
         self._readers.forget()
         self._prepare_text_search()  # the tiers changed in meta: a new text search view
         return remaining

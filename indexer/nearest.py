@@ -4,8 +4,10 @@ One search reads one tier's table only (never two models' vectors in one list). 
 when the build made one, is searched with a wide beam and the candidates re-ranked with the full
 vectors (:data:`ANN_EF`, :data:`ANN_REFINE`), which keeps recall near an exact scan. Up to
 :data:`MAX_MEMORY_VECTOR_ROWS` rows, the span columns of every row are read once per table version
-and a search then fetches only row ids and distances. LanceDB errors are translated here into
-:class:`~indexer.errors.IndexCorruptError`.
+and a search then fetches only row ids and distances. On object storage a table without an ANN index
+is kept whole in memory per version and searched exactly there (:mod:`indexer.kept_vectors`: a
+LanceDB query of a remote dataset costs ~10 ms more than a local one, even with its data cached).
+LanceDB errors are translated here into :class:`~indexer.errors.IndexCorruptError`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from indexer.embedding import search_tier_of, snapshot_tiers
 from indexer.errors import IndexCorruptError, IndexStoreError
 from indexer.filters import glob_matcher, path_prefix_sql
+from indexer.kept_vectors import MAX_KEPT_FLOATS, KeptVectors
 from indexer.memo import VersionMemo
 from indexer.snapshot import Snapshot
 from indexer.spans import CHUNK_SPAN_COLUMNS
@@ -66,6 +69,16 @@ class VectorSearch:
         self.location = location
         self.root = root
         self.rows: VersionMemo[tuple[str, int], dict[int, tuple[Any, ...]] | None] = VersionMemo()
+        # On object storage: a vectors table without an ANN index, kept whole per version.
+        self.kept: VersionMemo[tuple[str, int], KeptVectors | None] | None = (
+            VersionMemo() if "://" in location else None
+        )
+
+    def forget(self) -> None:
+        """A writer published a new snapshot: nothing kept matches a version any more."""
+        self.rows.forget()
+        if self.kept is not None:
+            self.kept.forget()
 
     def nearest(
         self,
@@ -106,6 +119,12 @@ class VectorSearch:
             clauses.append(in_filter("path", list(paths)[:MAX_PATHS_FILTER]))
         glob_ok = glob_matcher(globs)
         fetch = limit * 4 if glob_ok else limit
+        kept = self._kept(snap, name, len(vec))
+        if kept is not None:
+            if paths is not None:
+                paths = list(paths)[:MAX_PATHS_FILTER]
+            near = kept.nearest(vec, fetch, path_prefix=path_prefix, language=language, paths=paths)
+            return [VectorHit(*r) for r in near if glob_ok is None or glob_ok(r[0])][:limit]
         known = self._rows(snap, name)
         try:
             q = snap.table(name).search(vec.tolist()).metric("cosine").limit(fetch)
@@ -127,6 +146,21 @@ class VectorSearch:
             raise IndexCorruptError(self.location, f"vector search: {exc}") from exc
         hits = [VectorHit(*r) for r in rows if glob_ok is None or glob_ok(r[0])]
         return hits[:limit]
+
+    def _kept(self, snap: Snapshot, name: str, dimension: int) -> KeptVectors | None:
+        """The vectors table ``name`` of ``snap`` in memory, read once per version, when this index is
+        on object storage and the table is exactly scanned anyway (no ANN index) and small enough
+        (:data:`~indexer.kept_vectors.MAX_KEPT_FLOATS`); else ``None``: LanceDB searches it."""
+        version = snap.versions.get(name)
+        if self.kept is None or version is None or snap.has_ann(name):
+            return None
+
+        def read(_previous: object) -> KeptVectors | None:
+            if snap.count(name) * dimension > MAX_KEPT_FLOATS:
+                return None
+            return KeptVectors(snap.read(name, [*CHUNK_SPAN_COLUMNS, "vector"]))
+
+        return self.kept.get((name, version), read)
 
     def _rows(self, snap: Snapshot, name: str) -> dict[int, tuple[Any, ...]] | None:
         """Row id → span columns of every row of the vectors table ``name`` in ``snap``, read once per

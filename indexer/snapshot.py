@@ -97,8 +97,9 @@ class Snapshot:
 
 
 def current(store: Store) -> Snapshot:
-    """The snapshot the last writer published (one read of ``meta``)."""
-    return Snapshot(store, store.get_meta())
+    """The snapshot the last writer published (one read of ``meta``, or none within the store's
+    re-check interval: :meth:`~indexer.store.Store.published_meta`)."""
+    return Snapshot(store, store.published_meta())
 
 
 def publish(store: Store, names: Sequence[str]) -> dict[str, int]:

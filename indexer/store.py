@@ -16,11 +16,13 @@ exceptions are translated to :class:`IndexStoreError` here.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
 import os
 import threading
+import time
 import typing
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
@@ -52,6 +54,7 @@ def configure_lance() -> None:
 
 SCHEMA_VERSION = 2
 PINNED_VERSIONS = 2  # handles kept per table: the published version and the one before it
+META_KEEP = timedelta(minutes=10)  # versions of meta kept by compact_meta (readers need only the latest)
 
 FILES_SCHEMA = pa.schema(
     [
@@ -137,10 +140,16 @@ def batched(values: Sequence[str], size: int = 400) -> Iterator[Sequence[str]]:
 
 
 class Store:
-    """Typed access to one index location. Opening is cheap; tables open lazily."""
+    """Typed access to one index location. Opening is cheap; tables open lazily.
 
-    def __init__(self, location: str) -> None:
+    ``recheck``: how long (seconds) :meth:`published_meta` may answer from the ``meta`` it read last
+    before asking the table for its latest version again (0: at every call). Writers' reads
+    (:meth:`get_meta`) always ask.
+    """
+
+    def __init__(self, location: str, *, recheck: float = 0.0) -> None:
         self.location = location
+        self.recheck = recheck
         configure_lance()
         import lancedb  # 2-3 s to import: only when an index is opened, never for `plait --help`
 
@@ -156,7 +165,8 @@ class Store:
         self._pinned: dict[tuple[str, int], Any] = {}
         self.pinned_counts: dict[tuple[str, int], int] = {}
         self.pinned_ann: dict[tuple[str, int], bool] = {}
-        self._meta_rows: tuple[int, list[tuple[str, str]]] | None = None
+        # (version, decoded rows, when that version was last confirmed latest): meta as read last
+        self._meta: tuple[int, dict[str, Any], float] | None = None
 
     # -- tables ---------------------------------------------------------------------------------
     def table_names(self) -> set[str]:
@@ -241,7 +251,7 @@ class Store:
                 for key in [k for k in cache if name is None or k[0] == name]:
                     cache.pop(key, None)
         if name is None or name == "meta":
-            self._meta_rows = None
+            self._meta = None
 
     # -- generic operations (translated errors) --------------------------------------------------
     def read(
@@ -324,13 +334,28 @@ class Store:
         except Exception as exc:
             raise IndexStoreError(f"cannot write {name} at {self.location}: {exc}") from exc
 
-    def compact(self, name: str) -> None:
+    def compact(self, name: str, *, keep: timedelta | None = None) -> None:
+        """Compact ``name``'s fragments; with ``keep``, also delete its versions older than that
+        (LanceDB's default keeps 7 days)."""
         if not self.has(name):
             return
         try:
-            self.table(name).optimize()
+            self.table(name).optimize(cleanup_older_than=keep)
         except Exception as exc:  # compaction is an optimisation: never fail a build for it
             log.warning("compaction of %s failed: %s", name, exc)
+
+    def compact_meta(self) -> None:
+        """Compact ``meta`` into one fragment and drop its versions older than :data:`META_KEEP`.
+
+        Every write to ``meta`` (8 in a one-file build) adds a version and a data file, and nothing
+        else compacts it: after a thousand builds a reader's first read of ``meta`` would fetch
+        thousands of small files, and each check for a new snapshot would list thousands of versions
+        (on object storage, pages of 1,000). Readers read a ``meta`` version right after listing it and
+        keep it decoded, so versions older than :data:`META_KEEP` are never read again; the snapshot's
+        other tables are not touched (their versions are what snapshots pin).
+        """
+        self.compact("meta", keep=META_KEEP)
+        self._meta = None
 
     def verify(self, names: Sequence[str] = ("meta", "files", "symbols", "chunks")) -> None:
         """Open and count each existing table; raise IndexCorruptError if one is unreadable."""
@@ -369,29 +394,49 @@ class Store:
 
     # -- meta -----------------------------------------------------------------------------------
     def get_meta(self) -> dict[str, Any]:
-        """All of ``meta``, decoded. Asking the table for its latest version is ~5× cheaper than
-        scanning it, so the rows are read again only when that version changed."""
+        """All of ``meta`` at its latest version, decoded (a writer's read: always asks the table).
+        Asking for the latest version is ~5× cheaper than scanning the table, so the rows are read
+        and decoded again only when that version changed."""
         if not self.has("meta"):
             return {}
+        checked = time.monotonic()
         try:
             version = int(self.table("meta").version)
         except Exception as exc:
-            raise IndexCorruptError(self.location, f"reading meta: {exc}") from exc
-        cached = self._meta_rows
+            raise self._remote(exc) or IndexCorruptError(self.location, f"reading meta: {exc}") from exc
+        cached = self._meta
         if cached is None or cached[0] != version:
-            table = self.read_from(self.at_version("meta", version), "meta")
-            rows = list(zip(table.column("key").to_pylist(), table.column("value").to_pylist(), strict=True))
-            cached = self._meta_rows = (version, rows)
-        out: dict[str, Any] = {}
-        for key, value in cached[1]:
-            try:
-                out[key] = json.loads(value)
-            except (TypeError, json.JSONDecodeError):
-                out[key] = None
-        return out
+            rows = _decoded(self.read_from(self.at_version("meta", version), "meta"))
+        else:
+            rows = cached[1]
+        self._meta = (version, rows, checked)
+        return copy.deepcopy(rows)  # a caller may change what it got; the cache stays as read
+
+    def published_meta(self) -> dict[str, Any]:
+        """``meta`` as a reader sees it: :meth:`get_meta`, or the ``meta`` read last when that was
+        less than :attr:`recheck` seconds ago. On object storage asking for the latest version is a
+        request (a listing of ``meta``'s versions); within the interval a search makes none for it,
+        and a publish by another process is seen at most ``recheck`` seconds late. This process's
+        own writes to ``meta`` are seen at once."""
+        cached = self._meta
+        if cached is not None and time.monotonic() - cached[2] < self.recheck:
+            return copy.deepcopy(cached[1])
+        return self.get_meta()
 
     def set_meta(self, **values: Any) -> None:
         rows = pa.table(
             {"key": list(values), "value": [json.dumps(v) for v in values.values()]}, schema=META_SCHEMA
         )
         self.upsert("meta", "key", rows, META_SCHEMA)
+        self._meta = None  # this process's own publish is seen by its next read
+
+
+def _decoded(table: pa.Table) -> dict[str, Any]:
+    """``meta``'s rows as key → decoded JSON value (``None`` for a value that is not JSON)."""
+    out: dict[str, Any] = {}
+    for key, value in zip(table.column("key").to_pylist(), table.column("value").to_pylist(), strict=True):
+        try:
+            out[key] = json.loads(value)
+        except (TypeError, json.JSONDecodeError):
+            out[key] = None
+    return out
