@@ -1,4 +1,4 @@
-"""Exact vector search in memory, for an index on object storage whose vectors table has no ANN index.
+"""Exact vector search in memory, for an index whose vectors table has no ANN index.
 
 Measured against moto's S3 server on 127.0.0.1 (``benchmarks/object_storage.py``): once a table's
 data is cached, a LanceDB query of a dataset on object storage makes no request, yet takes about

@@ -4,9 +4,11 @@ One search reads one tier's table only (never two models' vectors in one list). 
 when the build made one, is searched with a wide beam and the candidates re-ranked with the full
 vectors (:data:`ANN_EF`, :data:`ANN_REFINE`), which keeps recall near an exact scan. Up to
 :data:`MAX_MEMORY_VECTOR_ROWS` rows, the span columns of every row are read once per table version
-and a search then fetches only row ids and distances. On object storage a table without an ANN index
-is kept whole in memory per version and searched exactly there (:mod:`indexer.kept_vectors`: a
-LanceDB query of a remote dataset costs ~10 ms more than a local one, even with its data cached).
+and a search then fetches only row ids and distances. A table without an ANN index (an exact scan
+anyway) is kept whole in memory per version and searched exactly there (:mod:`indexer.kept_vectors`):
+a LanceDB flat search of 1,759 vectors took 12 ms a query where numpy takes under 3, with the same
+results (`cpython-lib`, 80 queries, top 60 identical); on object storage a LanceDB query costs ~10 ms
+more again, even with its data cached.
 LanceDB errors are translated here into :class:`~indexer.errors.IndexCorruptError`.
 """
 
@@ -69,10 +71,8 @@ class VectorSearch:
         self.location = location
         self.root = root
         self.rows: VersionMemo[tuple[str, int], dict[int, tuple[Any, ...]] | None] = VersionMemo()
-        # On object storage: a vectors table without an ANN index, kept whole per version.
-        self.kept: VersionMemo[tuple[str, int], KeptVectors | None] | None = (
-            VersionMemo() if "://" in location else None
-        )
+        # A vectors table without an ANN index, kept whole per version (None: always ask LanceDB).
+        self.kept: VersionMemo[tuple[str, int], KeptVectors | None] | None = VersionMemo()
 
     def forget(self) -> None:
         """A writer published a new snapshot: nothing kept matches a version any more."""
@@ -149,7 +149,7 @@ class VectorSearch:
 
     def _kept(self, snap: Snapshot, name: str, dimension: int) -> KeptVectors | None:
         """The vectors table ``name`` of ``snap`` in memory, read once per version, when this index is
-        on object storage and the table is exactly scanned anyway (no ANN index) and small enough
+        when the table is exactly scanned anyway (no ANN index) and small enough
         (:data:`~indexer.kept_vectors.MAX_KEPT_FLOATS`); else ``None``: LanceDB searches it."""
         version = snap.versions.get(name)
         if self.kept is None or version is None or snap.has_ann(name):

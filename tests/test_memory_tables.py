@@ -52,18 +52,31 @@ def test_chunk_spans_match_between_memory_and_store(make_repo, settings_for, mon
 @pytest.mark.parametrize(
     "filters", [{}, {"language": "python"}, {"path_prefix": "pkg/http"}, {"globs": ["*.ts"]}]
 )
-def test_vector_hits_match_between_row_ids_and_columns(make_repo, settings_for, monkeypatch, filters) -> None:
+def test_vector_hits_match_between_memory_row_ids_and_columns(
+    make_repo, settings_for, monkeypatch, filters
+) -> None:
     settings = settings_for(make_repo(FILES))
     Index(settings).build()
+    query = "upload a file to the server"
     index = Index(settings)
-    by_id = index.nearest("upload a file to the server", limit=5, **filters)
+    kept = index.nearest(query, limit=5, **filters)  # no ANN index: the table kept in memory, numpy
+    assert index._readers.vectors.kept is not None and index._readers.vectors.rows.kept() is None
+    monkeypatch.setattr(nearest_module, "MAX_KEPT_FLOATS", 0)  # too large to keep: LanceDB searches it
+    index = Index(settings)
+    by_id = index.nearest(query, limit=5, **filters)
     assert by_id and index._readers.vectors.rows.kept() is not None  # answered through the row ids
     monkeypatch.setattr(nearest_module, "MAX_MEMORY_VECTOR_ROWS", 0)
-    by_columns = Index(settings).nearest("upload a file to the server", limit=5, **filters)
+    by_columns = Index(settings).nearest(query, limit=5, **filters)
     assert by_columns == by_id
+    spans = [(h.path, h.start_line, h.end_line, h.symbol) for h in kept]
+    assert spans == [(h.path, h.start_line, h.end_line, h.symbol) for h in by_id]  # same hits, same order
+    assert [h.distance for h in kept] == pytest.approx([h.distance for h in by_id], abs=1e-5)
 
 
-def test_row_ids_are_read_again_for_a_new_version(make_repo, settings_for) -> None:
+@pytest.mark.parametrize("kept", [True, False])
+def test_row_ids_are_read_again_for_a_new_version(make_repo, settings_for, monkeypatch, kept) -> None:
+    if not kept:
+        monkeypatch.setattr(nearest_module, "MAX_KEPT_FLOATS", 0)  # LanceDB's search, row ids memoised
     root = make_repo(FILES)
     settings = settings_for(root)
     Index(settings).build()
