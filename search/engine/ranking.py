@@ -42,6 +42,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -155,6 +156,15 @@ def superseded(paths: Sequence[str]) -> frozenset[str]:
 def file_roles(path: str, generated: Callable[[str], bool] | None = None) -> tuple[str, ...]:
     """The roles of a workspace-relative path that the ranking demotes (see the module docstring);
     ``compat`` for an older version directory is decided among the candidates (:func:`superseded`)."""
+    roles = _path_roles(path)
+    if "generated" not in roles and generated is not None and generated(path):
+        roles = tuple(r for r in ROLES if r in roles or r == "generated")  # in ROLES order, as below
+    return roles
+
+
+@lru_cache(maxsize=1 << 16)
+def _path_roles(path: str) -> tuple[str, ...]:
+    """:func:`file_roles` from the path alone (memoised: the same files come back query after query)."""
     roles = []
     if _TEST_FILE.search(path) or _TEST_DIR.search(path):
         roles.append("test")
@@ -164,7 +174,7 @@ def file_roles(path: str, generated: Callable[[str], bool] | None = None) -> tup
         roles.append("example")
     if _VENDORED_DIR.search(path):
         roles.append("vendored")
-    if _GENERATED_FILE.search(path) or (generated is not None and generated(path)):
+    if _GENERATED_FILE.search(path):
         roles.append("generated")
     if _COMPAT_DIR.search(path):
         roles.append("compat")
@@ -180,6 +190,7 @@ def file_roles(path: str, generated: Callable[[str], bool] | None = None) -> tup
 # --- path words ------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1 << 16)
 def path_words(path: str) -> frozenset[str]:
     """Lower-cased words of a file's stem and of its parent directory's name (``http/RetryPolicy.py``
     → ``http``, ``retry``, ``policy``, ``retrypolicy``)."""
@@ -210,10 +221,16 @@ def _word_matches(word: str, parts: frozenset[str]) -> bool:
 
 
 def _stem_is(path: str, name: str) -> bool:
-    stem = PurePosixPath(path).name.split(".", 1)[0].lower()
     bare = name.rsplit(".", 1)[-1].rsplit("::", 1)[-1].rsplit("->", 1)[-1].lstrip("$").lower()
+    return bare in _stem_forms(path)
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem_forms(path: str) -> tuple[str, ...]:
+    """A file's stem as a name may match it: ``retry_policy.py`` → retry_policy, retrypolicy, …"""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
     flat = stem.replace("_", "").replace("-", "")
-    return bare in (stem, flat, stem.rstrip("s"), flat.rstrip("s"))
+    return (stem, flat, stem.rstrip("s"), flat.rstrip("s"))
 
 
 # --- the ranking ----------------------------------------------------------------------------------
