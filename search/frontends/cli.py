@@ -14,7 +14,6 @@ and ``plait search --mode text`` neither the model nor LanceDB when there is no 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -55,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="store_true", help="print plait's version and exit")
     p.add_argument("--verbose", "-v", action="store_true", help="log progress and details to stderr")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    # prog given: argparse would otherwise make a help formatter to work it out (importing shutil).
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", prog="plait")
 
     def common(sp: argparse.ArgumentParser, *, positional_root: bool = False) -> None:
         if positional_root:
@@ -202,11 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="plait: %(message)s",
-        stream=sys.stderr,
-    )
+    if args.command != "search":  # a search sets logging up when it runs here, not through a server
+        commands.setup_logging(args.verbose)
     from models import PlaitError
 
     try:
