@@ -165,3 +165,17 @@ def test_displayed_scores_fall_with_the_rank(make_repo, cli_env: dict[str, str])
         out = plait("search", query, "--root", str(root), "--json", "--no-daemon", env=cli_env)
         scores = [r["score"] for r in json.loads(out.stdout)]
         assert scores == sorted(scores, reverse=True), (query, scores)
+
+
+@pytest.mark.parametrize("columns", [None, "60", "0", "wide"])
+def test_help_is_as_wide_as_shutil_says(monkeypatch: pytest.MonkeyPatch, columns: str | None) -> None:
+    """The help formatter's width (worked out without importing shutil) is shutil's."""
+    import shutil
+
+    from search.frontends.cli import terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns

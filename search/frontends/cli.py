@@ -23,8 +23,30 @@ from search.frontends import commands
 
 
 # -- the parser ----------------------------------------------------------------------------------
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` without importing shutil (and with it bz2, lzma and
+    zlib): argparse makes a help formatter for every option it adds, and each asks for the width."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class _HelpFormatter(argparse.HelpFormatter):
     """Shows each option's default after its help, unless the default is nothing (None, False)."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, terminal_columns() if width is None else width
+        )
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
