@@ -227,3 +227,10 @@ def test_the_endpoint_refuses_a_wrong_token_and_another_protocol(make_repo, cli_
         here = plait("search", "x", "--root", str(root), "--no-daemon", env=cli_env)
         assert (out.returncode, out.stderr) == (here.returncode, here.stderr) == (2, here.stderr)
         assert "fix the TOML syntax" in out.stderr
+
+
+def test_the_request_carries_the_settings_environment_but_no_secret() -> None:
+    from search.frontends.remote import settings_env
+
+    env = {"PLAIT_MODEL": "hashing", "PLAIT_INDEX_DIR": "/x", "PLAIT_TOKEN": "s3cret", "HOME": "/root"}
+    assert settings_env(env) == {"PLAIT_MODEL": "hashing", "PLAIT_INDEX_DIR": "/x"}

@@ -177,12 +177,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     if output == "plain" and use_color(args.color, sys.stdout):
         output = "color"
     root_arg = _root_arg(args)
+    resolved: list[Any] = []  # the full settings, when the warm path needed them to find the index
     if not args.no_daemon:
         from search.frontends.remote import ask_server
 
         def locate() -> tuple[Path, str]:
-            settings = _settings(root_arg, args)
-            return settings.root, settings.index_dir
+            resolved.append(_settings(root_arg, args))
+            return resolved[0].root, resolved[0].index_dir
 
         answer, how = ask_server(args, root_arg, output, locate=locate)
         if how and args.verbose:
@@ -203,7 +204,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from search.frontends.render import present_search
     from search.types import Query
 
-    settings = _settings(root_arg, args)
+    settings = resolved[0] if resolved else _settings(root_arg, args)
     query = Query(args.query, mode=args.mode, limit=args.limit, regex=args.regex, explain=args.explain)
     scope = parse_scope(args.scope, args.glob or (), args.lang)
     engine = Engine(settings)

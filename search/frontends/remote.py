@@ -46,8 +46,15 @@ def search_request(
         "v": PROTOCOL, "root": str(root), "query": args.query, "mode": args.mode, "limit": args.limit,
         "regex": args.regex, "explain": args.explain, "scope": args.scope, "glob": list(args.glob or ()),
         "language": args.lang, "fusion": args.fusion, "max_tokens": args.max_tokens, "output": output,
-        "overrides": flag_overrides(args), "env": {k: v for k, v in env.items() if k.startswith("PLAIT_")},
+        "overrides": flag_overrides(args), "env": settings_env(env),
     }  # fmt: skip
+
+
+def settings_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment that settings are resolved from (``PLAIT_*``), without secrets (``PLAIT_TOKEN``,
+    the HTTP transport's bearer token: the endpoint has its own, and settings do not read it)."""
+    secret = ("TOKEN", "SECRET", "PASSWORD", "KEY")
+    return {k: v for k, v in env.items() if k.startswith("PLAIT_") and not any(w in k for w in secret)}
 
 
 def ask_server(
