@@ -179,3 +179,41 @@ def test_help_is_as_wide_as_shutil_says(monkeypatch: pytest.MonkeyPatch, columns
     else:
         monkeypatch.setenv("COLUMNS", columns)
     assert terminal_columns() == shutil.get_terminal_size().columns
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "needle", "--mode", "text", "--json", "--root", "/tmp"],
+        ["-v", "search", "--limit", "3", "--", "-starts-with-a-dash"],
+        ["index", "a", "b", "--tier", "fast", "--quiet"],
+        ["serve", "--root", "a", "--root", "b", "--profile", "search"],
+        ["status", "--json"],
+        ["watch", "--no-vectors"],
+        ["guard", "--target", "changed"],
+        ["--version"],
+        ["--help"],
+        ["search", "--help"],
+        [],
+        ["serch", "x"],
+        ["search"],
+        ["search", "x", "--mode", "fuzzy"],
+        ["--", "search", "x"],
+    ],
+)
+def test_the_parser_built_for_one_command_parses_as_the_whole_one(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """main builds only the options of the command on its command line (cli._command); the result, the
+    help and the errors are the whole parser's."""
+    from search.frontends.cli import _command
+
+    def parse(only: str | None) -> tuple[object, str, str]:
+        try:
+            outcome: object = vars(build_parser(only).parse_args(argv))
+        except SystemExit as exc:
+            outcome = ("exit", exc.code)
+        captured = capsys.readouterr()
+        return outcome, captured.out, captured.err
+
+    assert parse(_command(argv)) == parse(None)

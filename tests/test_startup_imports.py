@@ -23,10 +23,11 @@ HEAVY = (
     "transformers", "mcp", "rich",
 )  # fmt: skip
 # What a search that a running server answers leaves to the server (search/frontends/remote.py): the
-# settings code, the workspace walker, the engine's types and snippets, http.client and logging.
+# settings code, the workspace walker, the engine's types and snippets, http.client, logging and the
+# socket module (the C socket type does).
 WARM_UNUSED = (
     "indexer", "search.engine", "search.types", "search.workspace", "search.frontends.render", "pathspec",
-    "platformdirs", "tomllib", "hashlib", "dataclasses", "http", "ssl", "email", "logging", "shutil",
+    "platformdirs", "tomllib", "hashlib", "dataclasses", "http", "ssl", "email", "logging", "shutil", "socket",
 )  # fmt: skip
 PROBE = """
 import json, sys
