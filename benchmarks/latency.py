@@ -128,19 +128,9 @@ def time_cli_cold(
         for i in range(repeats):
             ticker.tick()
             q = queries[i % len(queries)]
-            args = [
-                *plait_command(),
-                "search",
-                q,
-                "--root",
-                str(root),
-                "--mode",
-                mode,
-                "--json",
-                "--no-daemon",
-            ]
+            args = [*plait_command(), "search", "--root", str(root), "--mode", mode, "--json", "--no-daemon"]
             start = time.perf_counter()
-            res = run([*args, *flags], cwd=root, timeout=timeout)
+            res = run([*args, *flags, "--", q], cwd=root, timeout=timeout)  # `--`: a query may start with -
             elapsed = (time.perf_counter() - start) * 1000
             if res.returncode not in (0, 1) or res.timed_out:  # 1: nothing found, as rg
                 raise LatencyError(
@@ -169,9 +159,9 @@ def time_cli_warm(
         row = LatencyRow(f"plait-{mode}", "cli-warm")
         for i in range(repeats + 1):
             q = queries[i % len(queries)] if queries else "def "
-            args = [*plait_command(), "search", q, "--root", str(root), "--mode", mode, "--json", "--verbose"]
+            args = [*plait_command(), "search", "--root", str(root), "--mode", mode, "--json", "--verbose"]
             start = time.perf_counter()
-            res = run([*args, *flags], cwd=root, timeout=timeout)
+            res = run([*args, *flags, "--", q], cwd=root, timeout=timeout)
             elapsed = (time.perf_counter() - start) * 1000
             if res.returncode not in (0, 1) or res.timed_out:
                 raise LatencyError(

@@ -165,3 +165,55 @@ def test_displayed_scores_fall_with_the_rank(make_repo, cli_env: dict[str, str])
         out = plait("search", query, "--root", str(root), "--json", "--no-daemon", env=cli_env)
         scores = [r["score"] for r in json.loads(out.stdout)]
         assert scores == sorted(scores, reverse=True), (query, scores)
+
+
+@pytest.mark.parametrize("columns", [None, "60", "0", "wide"])
+def test_help_is_as_wide_as_shutil_says(monkeypatch: pytest.MonkeyPatch, columns: str | None) -> None:
+    """The help formatter's width (worked out without importing shutil) is shutil's."""
+    import shutil
+
+    from search.frontends.cli import terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "needle", "--mode", "text", "--json", "--root", "/tmp"],
+        ["-v", "search", "--limit", "3", "--", "-starts-with-a-dash"],
+        ["index", "a", "b", "--tier", "fast", "--quiet"],
+        ["serve", "--root", "a", "--root", "b", "--profile", "search"],
+        ["status", "--json"],
+        ["watch", "--no-vectors"],
+        ["guard", "--target", "changed"],
+        ["--version"],
+        ["--help"],
+        ["search", "--help"],
+        [],
+        ["serch", "x"],
+        ["search"],
+        ["search", "x", "--mode", "fuzzy"],
+        ["--", "search", "x"],
+    ],
+)
+def test_the_parser_built_for_one_command_parses_as_the_whole_one(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """main builds only the options of the command on its command line (cli._command); the result, the
+    help and the errors are the whole parser's."""
+    from search.frontends.cli import _command
+
+    def parse(only: str | None) -> tuple[object, str, str]:
+        try:
+            outcome: object = vars(build_parser(only).parse_args(argv))
+        except SystemExit as exc:
+            outcome = ("exit", exc.code)
+        captured = capsys.readouterr()
+        return outcome, captured.out, captured.err
+
+    assert parse(_command(argv)) == parse(None)

@@ -1,6 +1,7 @@
 """Which heavy modules each CLI path imports: ``--version``, ``--help`` and a text search import none
 of LanceDB, numpy, pyarrow, tree-sitter, torch, sentence-transformers, onnxruntime or the MCP server; a
-hybrid search over an index does import LanceDB (so the check below can tell the two apart).
+hybrid search over an index does import LanceDB (so the check below can tell the two apart). A search
+that a running server answers imports none of those and none of ``WARM_UNUSED`` either.
 
 Each path runs ``search.frontends.cli.main`` in a fresh interpreter and prints ``sys.modules`` afterwards.
 """
@@ -21,6 +22,13 @@ HEAVY = (
     "lancedb", "numpy", "pyarrow", "tree_sitter", "torch", "sentence_transformers", "onnxruntime",
     "transformers", "mcp", "rich",
 )  # fmt: skip
+# What a search that a running server answers leaves to the server (search/frontends/remote.py): the
+# settings code, the workspace walker, the engine's types and snippets, http.client, logging and the
+# socket module (the C socket type does).
+WARM_UNUSED = (
+    "indexer", "search.engine", "search.types", "search.workspace", "search.frontends.render", "pathspec",
+    "platformdirs", "tomllib", "hashlib", "dataclasses", "http", "ssl", "email", "logging", "shutil", "socket",
+)  # fmt: skip
 PROBE = """
 import json, sys
 from search.frontends.cli import main
@@ -29,15 +37,19 @@ try:
 except SystemExit as exc:
     code = exc.code
 sys.stdout.flush()
-heavy = sorted({m.split(".")[0] for m in sys.modules} & set(json.loads(sys.argv[2])))
+names = json.loads(sys.argv[2])  # a module or package: loaded when it or a submodule is in sys.modules
+heavy = sorted({n for n in names for m in sys.modules if m == n or m.startswith(n + ".")})
 sys.stderr.write("\\nLOADED " + json.dumps(heavy) + "\\n")
 """
 
 
-def probe(args: list[str], env: dict[str, str]) -> tuple[set[str], subprocess.CompletedProcess[str]]:
-    """The heavy modules imported by ``plait ARGS``, and the finished process (its stdout, stderr)."""
+def probe(
+    args: list[str], env: dict[str, str], names: tuple[str, ...] = HEAVY
+) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    """Which of ``names`` (default: the heavy modules) ``plait ARGS`` imported, and the finished process
+    (its stdout, stderr)."""
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)],
+        [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(names)],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
     line = [ln for ln in out.stderr.splitlines() if ln.startswith("LOADED ")]
@@ -102,8 +114,16 @@ def test_hybrid_search_over_an_index_imports_lancedb_but_no_model_runtime(
     assert not modules & {"torch", "sentence_transformers", "onnxruntime", "mcp"}  # the hashing embedder
 
 
-def test_a_search_that_a_running_server_answers_imports_nothing_heavy(make_repo, env: dict[str, str]) -> None:
-    root = make_repo({"a.py": "def alpha():\n    return 'needle'\n"})
+@pytest.mark.parametrize("location", ["PLAIT_INDEX_DIR", "default"])
+def test_a_search_that_a_running_server_answers_imports_nothing_heavy(
+    make_repo, env: dict[str, str], tmp_path: Path, location: str
+) -> None:
+    root = make_repo(
+        {"a.py": "def alpha():\n    return 'needle'\n", "pyproject.toml": "[project]\nname = 'a'\n"}
+    )
+    if location == "default":  # the index in plait's cache directory, found without platformdirs
+        del env["PLAIT_INDEX_DIR"]
+        env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     cli = [sys.executable, "-m", "search.frontends.cli"]
     subprocess.run([*cli, "index", str(root), "--quiet"], env=env, check=True, timeout=300)
     server = subprocess.Popen(
@@ -111,18 +131,28 @@ def test_a_search_that_a_running_server_answers_imports_nothing_heavy(make_repo,
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
     )  # fmt: skip
     try:
-        endpoint = Path(env["PLAIT_INDEX_DIR"]) / "endpoint.json"
+        if location == "default":
+            (index_dir,) = (tmp_path / "cache" / "plait").iterdir()
+        else:
+            index_dir = Path(env["PLAIT_INDEX_DIR"])
+        endpoint = index_dir / "endpoint.json"
         deadline = time.monotonic() + 120
         while not endpoint.exists() and time.monotonic() < deadline and server.poll() is None:
             time.sleep(0.05)
         assert endpoint.exists(), "the server did not advertise its endpoint"
-        for mode in ("hybrid", "text"):
-            args = ["--verbose", "search", "alpha", "--mode", mode, "--root", str(root), "--json"]
-            modules, out = probe(args, env)
+        for mode, output in (("hybrid", "--json"), ("text", "--jsonl"), ("symbol", "--color=never")):
+            args = ["--verbose", "search", "alpha", "--mode", mode, "--root", str(root), output]
+            modules, out = probe(args, env, HEAVY + WARM_UNUSED)
             assert f"searched through the running plait process (pid {server.pid})" in out.stderr
-            assert json.loads(out.stdout)[0]["symbol"] == "alpha"
-            # Neither the engine's dependencies nor the index's: the server searched.
-            assert modules == set()
+            assert "alpha" in out.stdout
+            # Neither the engine's dependencies nor the index's: the server searched; nor the
+            # settings code, the types, the snippets, http.client or logging: the server did that too.
+            assert modules == set(), mode
+        # Coloured output is rendered here (rich, the types, the snippets module), still without the index.
+        args = ["search", "alpha", "--root", str(root), "--color", "always"]
+        modules, out = probe(args, env, HEAVY + WARM_UNUSED)
+        assert "\x1b[" in out.stdout
+        assert modules & {"pathspec", "platformdirs", "lancedb", "numpy", "http", "logging"} == set()
     finally:
         assert server.stdin is not None
         server.stdin.close()

@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger("plait")
+LOG_FORMAT = "plait: %(message)s"
+
+
+def setup_logging(verbose: bool) -> None:
+    """Log to stderr as ``plait: MESSAGE``, INFO and up with ``--verbose``, else WARNING and up.
+    Called by each command before its work (not by a search that a running server answers)."""
+    import logging
+
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format=LOG_FORMAT, stream=sys.stderr
+    )
 
 
 def _root_arg(args: argparse.Namespace) -> str | None:
@@ -171,55 +180,69 @@ def use_color(choice: str, stream: Any, env: Any = os.environ) -> bool:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from search.types import MODE_RETRIEVERS, Query
+    """A running server answers (:mod:`search.frontends.remote`) when there is one for this root and
+    index; otherwise the search runs here. Both print what :func:`~search.frontends.render.present_search`
+    makes of the response."""
+    output = "json" if args.json else "jsonl" if args.jsonl else "plain"
+    if output == "plain" and use_color(args.color, sys.stdout):
+        output = "color"
+    root_arg = _root_arg(args)
+    resolved: list[Any] = []  # the full settings, when the warm path needed them to find the index
+    if not args.no_daemon:
+        from search.frontends.remote import ask_server
 
-    settings = _settings(_root_arg(args), args)
+        def locate() -> tuple[Path, str]:
+            resolved.append(_settings(root_arg, args))
+            return resolved[0].root, resolved[0].index_dir
+
+        answer, how = ask_server(args, root_arg, output, locate=locate)
+        if how and args.verbose:
+            # The warm path leaves logging unconfigured (importing it costs ~10 ms); same format.
+            print(LOG_FORMAT % {"message": how}, file=sys.stderr, flush=True)
+        if answer is not None:
+            if "error" in answer:
+                from models import PlaitError
+
+                raise PlaitError(str(answer["error"]))
+            if answer.get("stdout") is not None:
+                return _emit(str(answer["stdout"]), list(answer["stderr"]), int(answer["code"]))
+            from search.frontends.render import from_wire
+
+            return _emit_output(from_wire(answer))
+    setup_logging(args.verbose)
+    from search.engine.engine import Engine, parse_scope
+    from search.frontends.render import present_search
+    from search.types import Query
+
+    settings = resolved[0] if resolved else _settings(root_arg, args)
     query = Query(args.query, mode=args.mode, limit=args.limit, regex=args.regex, explain=args.explain)
-    response = None
-    if not args.no_daemon:  # a warm server answers every mode (and checks the scope) without the engine here
-        from search.frontends.remote import try_remote_search
-
-        response = try_remote_search(settings, query, args.scope, args.glob or (), args.lang, args.fusion)
-    if response is None:
-        from search.engine.engine import Engine, parse_scope
-
-        scope = parse_scope(args.scope, args.glob or (), args.lang)
-        engine = Engine(settings)
-        try:
-            response = engine.search(query, scope, fusion=args.fusion)
-        finally:
-            engine.close()
-    from search.engine.snippets import focus_results, monotonic_scores
-
-    results = focus_results(
-        monotonic_scores(response.results),
-        str(settings.root),
-        args.query,
-        regex=args.regex,
-        max_tokens=args.max_tokens,
+    scope = parse_scope(args.scope, args.glob or (), args.lang)
+    engine = Engine(settings)
+    try:
+        response = engine.search(query, scope, fusion=args.fusion)
+    finally:
+        engine.close()
+    return _emit_output(
+        present_search(response, str(settings.root), query, max_tokens=args.max_tokens, output=output)
     )
-    if args.json or args.jsonl:
-        rows = [{**r.to_json(), "snippet_line": snip.start_line} for r, snip in results]
-        if args.json:
-            print(json.dumps(rows))
-        else:
-            for row in rows:
-                print(json.dumps(row))
-    else:
+
+
+def _emit(stdout: str, stderr: list[str], code: int) -> int:
+    sys.stdout.write(stdout)
+    sys.stdout.flush()
+    for line in stderr:
+        print(line, file=sys.stderr)
+    return code
+
+
+def _emit_output(out: Any) -> int:
+    """Print a :class:`~search.frontends.render.SearchOutput` (rendering coloured results here)."""
+    if out.stdout is None:
         from search.frontends.render import render_results
 
-        render_results(results, color=use_color(args.color, sys.stdout))
-    for name, why in response.degraded.items():
-        print(f"plait: {name} search unavailable: {why}", file=sys.stderr)
-    for note in response.notes:
-        print(f"plait: note: {note}", file=sys.stderr)
-    if results:
-        return 0
-    if set(MODE_RETRIEVERS[args.mode]) <= set(response.degraded):
-        return 2  # nothing could search: an error, not "no match"
-    if not (args.json or args.jsonl):
-        print(f"plait: no results for {args.query!r}", file=sys.stderr)
-    return 1
+        render_results(out.results, color=True)
+        return _emit("", out.stderr, out.code)
+    return _emit(out.stdout, out.stderr, out.code)
 
 
 # -- guard ---------------------------------------------------------------------------------------
@@ -260,7 +283,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from indexer import run_watch
     from search.engine.engine import Engine
-    from search.frontends.remote import remove_endpoints, start_endpoint
+    from search.frontends.endpoint import remove_endpoints, start_endpoint
 
     settings = _settings(_root_arg(args), args)
     # The daemon keeps the model loaded anyway: let `plait search` use it through the local endpoint.

@@ -13,7 +13,7 @@ Background work, all in daemon threads:
 * reindex after writes (:mod:`.jobs`) — the write and edit tools report each changed file; a worker
   coalesces them per root and calls ``Index.build(paths=..., vectors=True)`` so the next search sees
   the change;
-* the local endpoint (:mod:`search.frontends.remote`) that lets ``plait search`` use this process's warm model;
+* the local endpoint (:mod:`search.frontends.endpoint`) that lets ``plait search`` use this process's warm model;
 * the file watcher of ``--watch`` (``indexer.daemon.start_background_watcher``, one per root).
 """
 
@@ -187,7 +187,7 @@ class ServerState:
             self._warm.clear()
             threading.Thread(target=self._preload, name="plait-preload", daemon=True).start()
         if endpoint:
-            from search.frontends.remote import start_endpoint
+            from search.frontends.endpoint import start_endpoint
 
             try:
                 self._endpoint = start_endpoint({str(r): w.engine for r, w in self.workspaces.items()})
@@ -230,7 +230,7 @@ class ServerState:
     def close_endpoint(self) -> None:
         """Stop advertising (and serving) the local endpoint for ``plait search``."""
         if self._endpoint is not None:
-            from search.frontends.remote import remove_endpoints
+            from search.frontends.endpoint import remove_endpoints
 
             endpoint, self._endpoint = self._endpoint, None
             remove_endpoints({str(r): w.engine for r, w in self.workspaces.items()})
