@@ -130,6 +130,26 @@ def test_a_file_deleted_since_indexing_is_no_answer(engine: Engine) -> None:
     assert "src/up.py" in paths(engine.search(Query("UploadSession", mode="symbol")))  # the others stay
 
 
+def test_the_settings_globs_leave_out_what_an_index_built_without_them_holds(engine: Engine) -> None:
+    """``plait search --exclude 'docs/'`` over an index built without that exclude: no docs/ result."""
+    import dataclasses
+
+    query = "Guide run it"
+    assert "docs/guide.md" in paths(engine.search(Query(query, mode="hybrid")))
+    for settings in (
+        dataclasses.replace(engine.settings, exclude=("docs/",)),
+        dataclasses.replace(engine.settings, include=("src/**",)),
+    ):
+        narrowed = Engine(settings)
+        try:
+            for mode in ("hybrid", "text", "semantic"):
+                found = paths(narrowed.search(Query(query, mode=mode)))
+                assert not [p for p in found if p.startswith("docs/")], (mode, found)
+                assert found or mode == "text", mode  # the other files still answer
+        finally:
+            narrowed.close()
+
+
 def test_scopes_globs_and_language_filters(engine: Engine) -> None:
     assert set(paths(engine.search(Query("UploadSession", mode="text"), parse_scope("dir:src")))) <= {
         "src/up.py", "src/uses.py"}  # fmt: skip

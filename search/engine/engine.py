@@ -124,6 +124,7 @@ class Engine:
         self.timeouts = {"text": 10.0, "symbol": 10.0, "vector": 30.0, **(timeouts or {})}
         self.ranking = RankingConfig.from_table(settings.ranking)
         self._generated_rules: list[GuardRule] | None = None
+        self._globs: tuple[Callable[[str], bool] | None] | None = None  # see _left_out
         self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
         self.delta: LocalDelta | None = None
         if not settings.index_is_local if local_delta is None else local_delta:
@@ -243,7 +244,7 @@ class Engine:
         config = RankingConfig(enabled=False) if plain else self.ranking
         depth = max(query.limit * 3, config.pool if config.enabled else 30)
         rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
-        rankings = self._without_vanished(rankings)
+        rankings = self._answerable(rankings)
         ranked = self.order(analysed, rankings, mode=query.mode, limit=query.limit, k=k, config=config)
         coverage = None
         if index is not None and "vector" in MODE_RETRIEVERS[query.mode]:
@@ -274,15 +275,40 @@ class Engine:
         )
         return found
 
-    def _without_vanished(self, rankings: dict[str, list[Hit]]) -> dict[str, list[Hit]]:
-        """The rankings less the hits in files that this checkout no longer holds (deleted since the
-        index was written, by this user or by a checkout of another branch): the index still knows them,
-        but they are no answer. The text retriever reads the live files and never returns one."""
-        known = {h.span.path for name, hits in rankings.items() if name != "text" for h in hits}
-        gone = {path for path in known if _vanished(self.settings.root / path)}
-        if not gone:
+    def _answerable(self, rankings: dict[str, list[Hit]]) -> dict[str, list[Hit]]:
+        """The rankings less the hits that are no answer: in files this checkout no longer holds
+        (deleted since the index was written, by this user or by a checkout of another branch), or
+        that the settings' ``include``/``exclude`` globs leave out (a search with ``--exclude '*.md'``
+        over an index built without it: ripgrep honours the globs, the indexed chunks do not)."""
+        known = {h.span.path for hits in rankings.values() for h in hits}
+        left_out = self._left_out()
+        drop = {
+            path
+            for path in known
+            if (left_out is not None and left_out(path)) or _vanished(self.settings.root / path)
+        }
+        if not drop:
             return rankings
-        return {name: [h for h in hits if h.span.path not in gone] for name, hits in rankings.items()}
+        return {name: [h for h in hits if h.span.path not in drop] for name, hits in rankings.items()}
+
+    def _left_out(self) -> Callable[[str], bool] | None:
+        """Whether the settings' ``include``/``exclude`` globs (gitignore-style) leave a path out;
+        ``None`` when there are none."""
+        if self._globs is None:
+            include, exclude = self.settings.include, self.settings.exclude
+            if not include and not exclude:
+                self._globs = (None,)
+            else:
+                import pathspec  # only for settings with globs (24 ms to import)
+
+                inc = pathspec.GitIgnoreSpec.from_lines(include) if include else None
+                exc = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
+
+                def left_out(path: str) -> bool:
+                    return bool(exc and exc.match_file(path)) or bool(inc and not inc.match_file(path))
+
+                self._globs = (left_out,)
+        return self._globs[0]
 
     def with_delta(self, index: Index) -> Index:
         """``index`` (pinned) seen through this checkout's local delta (:mod:`search.engine.delta`):
