@@ -79,3 +79,24 @@ def indexed_engine(
     yield make
     for engine in made:
         engine.close()
+
+
+# --- object storage: a real S3-compatible server (moto's server mode), see tests/s3_server.py ---------
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[Any]:
+    """moto's S3 server on 127.0.0.1 for the module's tests (their modules skip without moto)."""
+    from tests.s3_server import start_s3
+
+    server = start_s3()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def aws(s3: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The standard variables set in this process too (LanceDB and obstore read them)."""
+    for name, value in s3.env().items():
+        monkeypatch.setenv(name, value)
+    return s3

@@ -13,7 +13,7 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -25,25 +25,10 @@ from indexer.lock import writer_active
 from search.engine.retrievers.listing import differing
 from search.frontends.server.main import build
 from tests.cli_harness import plait as run_plait
-from tests.s3_server import S3, start_s3
+from tests.s3_server import S3
 from tests.server_harness import connect, make_workspace, serve_args, server_env
 
 pytest.importorskip("moto", reason="the object-storage tests need the dev extra (moto[server])")
-
-
-@pytest.fixture(scope="module")
-def s3() -> Iterator[S3]:
-    server = start_s3()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def aws(s3: S3, monkeypatch: pytest.MonkeyPatch) -> S3:
-    """The standard variables set in this process too (LanceDB and obstore read them)."""
-    for name, value in s3.env().items():
-        monkeypatch.setenv(name, value)
-    return s3
 
 
 def plait(args: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -26,26 +26,12 @@ from indexer.store import model_slug, sql_str
 from models import ConfigError
 from search import Engine, Query, parse_scope
 from tests.cli_harness import plait as run_plait
-from tests.s3_server import S3, start_s3
+from tests.s3_server import S3
 from tests.server_harness import make_workspace
 
 pytest.importorskip("moto", reason="the object-storage tests need the dev extra (moto[server])")
 
 NEW_DEF = "\n\ndef jitter_backoff(attempt: int) -> float:\n    return 0.1 * attempt\n"
-
-
-@pytest.fixture(scope="module")
-def s3() -> Iterator[S3]:
-    server = start_s3()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def aws(s3: S3, monkeypatch: pytest.MonkeyPatch) -> S3:
-    for name, value in s3.env().items():
-        monkeypatch.setenv(name, value)
-    return s3
 
 
 class RequestLog(logging.Handler):

@@ -12,13 +12,13 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from tests.cli_harness import plait as run_plait
-from tests.s3_server import S3, start_s3
+from tests.s3_server import S3
 from tests.server_harness import FIXTURE, make_workspace
 
 pytest.importorskip("moto", reason="the object-storage tests need the dev extra (moto[server])")
@@ -27,13 +27,6 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 # The fixture's retry module with parse_config renamed on the laptop.
 EDITED_RETRY = FIXTURE["pkg/retry.py"].replace("def parse_config(", "def load_settings_file(")
 assert FIXTURE["pkg/retry.py"] != EDITED_RETRY
-
-
-@pytest.fixture(scope="module")
-def s3() -> Iterator[S3]:
-    server = start_s3()
-    yield server
-    server.stop()
 
 
 def git(cwd: Path, *args: str) -> str:
