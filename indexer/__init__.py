@@ -107,6 +107,7 @@ if TYPE_CHECKING:
     from indexer.workspace import BINARY_SNIFF_BYTES as BINARY_SNIFF_BYTES
     from indexer.workspace import IGNORE_FILES as IGNORE_FILES
     from indexer.workspace import TEMP_FILE_GLOB as TEMP_FILE_GLOB
+    from indexer.workspace import ConfigGlobs as ConfigGlobs
     from indexer.workspace import Walker as Walker
     from indexer.workspace import WalkStats as WalkStats
     from indexer.workspace import WorkspaceFile as WorkspaceFile
@@ -184,6 +185,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "indexer.workspace": (
         "ALWAYS_SKIP_DIRS",
         "BINARY_SNIFF_BYTES",
+        "ConfigGlobs",
         "IGNORE_FILES",
         "TEMP_FILE_GLOB",
         "WalkStats",

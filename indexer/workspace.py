@@ -96,6 +96,34 @@ class WorkspaceFile:
 
 
 @dataclass(frozen=True, slots=True)
+class ConfigGlobs:
+    """The settings' ``include`` and ``exclude`` globs (gitignore-style), read one way by the walk and
+    by a search over an index built under other globs."""
+
+    include: pathspec.GitIgnoreSpec | None
+    exclude: pathspec.GitIgnoreSpec | None
+
+    @classmethod
+    def of(cls, settings: Settings) -> ConfigGlobs:
+        return cls(
+            pathspec.GitIgnoreSpec.from_lines(settings.include) if settings.include else None,
+            pathspec.GitIgnoreSpec.from_lines(settings.exclude) if settings.exclude else None,
+        )
+
+    def excludes(self, rel: str, is_dir: bool = False) -> bool:
+        """``exclude`` names ``rel`` (a directory is matched as ``rel/``)."""
+        return self.exclude is not None and self.exclude.match_file(rel + "/" if is_dir else rel)
+
+    def includes(self, rel: str) -> bool:
+        """The file ``rel`` is one ``include`` lets in (every file when there is no ``include``)."""
+        return self.include is None or self.include.match_file(rel)
+
+    def leaves_out(self, rel: str) -> bool:
+        """The file ``rel`` is not one the settings index: excluded, or outside ``include``."""
+        return self.excludes(rel) or not self.includes(rel)
+
+
+@dataclass(frozen=True, slots=True)
 class _Rules:
     """Ignore specs that apply inside one directory, outermost first."""
 
@@ -163,10 +191,7 @@ class Walker:
         if spec is not None:
             base.append(("", spec))
         self._base = tuple(base)
-        self._config_exclude = (
-            pathspec.GitIgnoreSpec.from_lines(settings.exclude) if settings.exclude else None
-        )
-        self._include = pathspec.GitIgnoreSpec.from_lines(settings.include) if settings.include else None
+        self._globs = ConfigGlobs.of(settings)
         self._skip_rel: str | None = None  # the index directory, when it lies inside the root
         self._skip_ids: set[tuple[int, int]] = set()
         if settings.index_is_local:
@@ -235,14 +260,12 @@ class Walker:
                 prefix = sub
         finally:
             os.close(directory)
-        return self._include is not None and not is_dir and not self._include.match_file(rel)
+        return not is_dir and not self._globs.includes(rel)
 
     def _excluded(self, rules: _Rules, rel: str, is_dir: bool) -> bool:
         if rules.ignored(rel, is_dir):
             return True
-        return self._config_exclude is not None and self._config_exclude.match_file(
-            rel + "/" if is_dir else rel
-        )
+        return self._globs.excludes(rel, is_dir)
 
     def walk(self, stats: WalkStats | None = None) -> Iterator[WorkspaceFile]:
         """Yield indexable files in a stable (sorted) order."""
@@ -304,7 +327,7 @@ class Walker:
             if (
                 _is_plait_temp(entry.name)
                 or self._excluded(rules, sub, False)
-                or (self._include is not None and not self._include.match_file(sub))
+                or not self._globs.includes(sub)
             ):
                 stats.skipped_ignored += 1
                 continue

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from indexer import IndexStoreError, Settings, has_tables, read_beneath
+from indexer import ConfigGlobs, IndexStoreError, Settings, has_tables, read_beneath
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, fuse
 from search.engine.query import AnalysedQuery, analyse, named_in_sentence
@@ -292,22 +292,11 @@ class Engine:
         return {name: [h for h in hits if h.span.path not in drop] for name, hits in rankings.items()}
 
     def _left_out(self) -> Callable[[str], bool] | None:
-        """Whether the settings' ``include``/``exclude`` globs (gitignore-style) leave a path out;
-        ``None`` when there are none."""
+        """Whether the settings' ``include``/``exclude`` globs leave a file out (the walk's reading of
+        them, :class:`indexer.ConfigGlobs`); ``None`` when there are none."""
         if self._globs is None:
-            include, exclude = self.settings.include, self.settings.exclude
-            if not include and not exclude:
-                self._globs = (None,)
-            else:
-                import pathspec  # only for settings with globs (24 ms to import)
-
-                inc = pathspec.GitIgnoreSpec.from_lines(include) if include else None
-                exc = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
-
-                def left_out(path: str) -> bool:
-                    return bool(exc and exc.match_file(path)) or bool(inc and not inc.match_file(path))
-
-                self._globs = (left_out,)
+            globs = self.settings.include or self.settings.exclude
+            self._globs = (ConfigGlobs.of(self.settings).leaves_out if globs else None,)
         return self._globs[0]
 
     def with_delta(self, index: Index) -> Index:
