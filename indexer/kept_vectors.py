@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from indexer.blas import one_blas_thread
 from indexer.spans import CHUNK_SPAN_COLUMNS
 from indexer.tables import vector_matrix
 
@@ -61,7 +62,8 @@ class KeptVectors:
         norm = float(np.linalg.norm(query))
         if norm == 0 or query.shape[0] != self._unit.shape[1]:
             return []
-        distances = 1.0 - self._unit @ (query / norm)
+        with one_blas_thread():  # a matrix-vector product: threads only take cores from the search
+            distances = 1.0 - self._unit @ (query / norm)
         allowed = ~self._zero
         if path_prefix or language or paths is not None:
             allowed &= self._mask(path_prefix, language, paths)
