@@ -282,10 +282,9 @@ class Engine:
         over an index built without it: ripgrep honours the globs, the indexed chunks do not)."""
         known = {h.span.path for hits in rankings.values() for h in hits}
         left_out = self._left_out()
+        root = os.path.join(self.settings.root, "")
         drop = {
-            path
-            for path in known
-            if (left_out is not None and left_out(path)) or _vanished(self.settings.root / path)
+            path for path in known if (left_out is not None and left_out(path)) or _vanished(root + path)
         }
         if not drop:
             return rankings
@@ -428,7 +427,7 @@ class Engine:
         return text, end
 
 
-def _vanished(path: Path) -> bool:
+def _vanished(path: str) -> bool:
     """``path`` is gone (``lstat``: a symlink is not followed). Any other error keeps the hit: the
     snippet reader decides what may be read."""
     try:

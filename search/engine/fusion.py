@@ -47,27 +47,39 @@ def fuse(
     if k <= 0:
         raise ValueError(f"k must be positive, got {k}")
     names = list(rankings)
-    clusters: dict[str, list[_Cluster]] = defaultdict(list)  # path -> clusters
+    by_path: dict[str, list[_Cluster]] = {}  # path -> its clusters, in the order they were made
+    joined: dict[Span, _Cluster] = {}  # a span already placed -> its cluster (clusters never move)
     order: list[_Cluster] = []
+    lists = [(name, rankings[name]) for name in names]
     # Visit hits round-robin by rank so that a cluster's representative comes from the best rank.
     depth = max((len(v) for v in rankings.values()), default=0)
     for rank in range(1, depth + 1):
-        for name in names:
-            hits = rankings[name]
+        for name, hits in lists:
             if rank > len(hits):
                 continue
             hit = hits[rank - 1]
-            cluster = next((c for c in clusters[hit.span.path] if c.span.overlaps(hit.span)), None)
+            span = hit.span
+            cluster = joined.get(span)
             if cluster is None:
-                cluster = _Cluster(hit.span, hit, {})
-                clusters[hit.span.path].append(cluster)
-                order.append(cluster)
-            cluster.ranks.setdefault(name, rank)
-            cluster.exact = cluster.exact or hit.exact
+                group = by_path.setdefault(span.path, [])
+                start, end = span.start_line, span.end_line
+                # The first cluster of the file that the span overlaps (a later one never comes first).
+                cluster = next((c for c in group if c.start <= end and start <= c.end), None)
+                if cluster is None:
+                    cluster = _Cluster(span, hit, {}, start, end)
+                    group.append(cluster)
+                    order.append(cluster)
+                joined[span] = cluster
+            if name not in cluster.ranks:
+                cluster.ranks[name] = rank
+            if hit.exact:
+                cluster.exact = True
+    weight = dict.fromkeys(names, 1.0) | dict(weights or {})
     fused = []
     for c in order:
-        score = sum((weights or {}).get(n, 1.0) / (k + r) for n, r in c.ranks.items())
-        fused.append(Fused(c.span, score, {n: c.ranks.get(n) for n in names}, c.hit, c.exact))
+        ranks = c.ranks
+        score = sum(weight.get(n, 1.0) / (k + r) for n, r in ranks.items())
+        fused.append(Fused(c.span, score, {n: ranks.get(n) for n in names}, c.hit, c.exact))
     fused.sort(key=lambda f: (-f.score, f.span))
     return fused
 
@@ -77,4 +89,6 @@ class _Cluster:
     span: Span
     hit: Hit
     ranks: dict[str, int]
+    start: int  # the span's lines, read in the overlap test of every later hit in the file
+    end: int
     exact: bool = False

@@ -79,11 +79,12 @@ def merge_live(ranked: list[Hit], found: list[Hit], changes: LiveChanges, limit:
     verbatim = sorted((h for h in found if h.exact), key=lambda h: order.get(h.span, len(order)))
     live = [h for h in found if h.span.path in changed and not h.exact]
     indexed = [h for h in ranked if h.span.path not in changed and h.span.path in changes.present]
-    woven = [
-        h
-        for pair in zip_longest(indexed, live)
-        for h in sorted((h for h in pair if h is not None), key=lambda h: -h.coverage)
-    ]
+    woven = indexed
+    if live:  # interleave by rank; at equal rank the hit holding more of the query's terms first
+        woven = []
+        for a, b in zip_longest(indexed, live):
+            pair = [h for h in (a, b) if h is not None]
+            woven.extend(sorted(pair, key=lambda h: -h.coverage) if len(pair) == 2 else pair)
     out: list[Hit] = []
     seen: set[Span] = set()
     for h in verbatim + woven:
