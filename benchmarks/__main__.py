@@ -145,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--repo", action="append", help="only this repository (repeatable)")
     sp.add_argument("--limit", type=int, default=10, help="results per search (default 10, the tool's)")
     sp.add_argument("--max-tokens", type=int, help="snippet budget per search (default: the search tool's)")
+    sp.add_argument(
+        "--more", type=int, help="results after --limit listed by location only (default: the search tool's)"
+    )
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.add_argument("--markdown", action="store_true", help="print tables as GitHub markdown")
     sp.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
@@ -176,7 +179,12 @@ def cmd_peer_tokens(args: argparse.Namespace) -> int:
     from benchmarks import peer_tokens
 
     rep = peer_tokens.run(
-        args.suite.resolve(), args.half, repos=args.repo, limit=args.limit, max_tokens=args.max_tokens
+        args.suite.resolve(),
+        args.half,
+        repos=args.repo,
+        limit=args.limit,
+        max_tokens=args.max_tokens,
+        more=args.more,
     )
     _emit(args, rep.as_dict(), peer_tokens.render(rep, markdown=args.markdown))
     return 0

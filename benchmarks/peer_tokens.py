@@ -15,10 +15,11 @@ suite's rule (:func:`peerbench.metric.covers`: path suffix match, line overlap w
 
 plait's units are what its MCP ``search`` tool shows an agent for one call with the defaults: the
 results of a hybrid search (``limit`` of them) rendered as a heading line plus the numbered snippet
-centred on the match, all snippets within the per-search token budget
-(:func:`benchmarks.tokens.rendered`). A result covers a target through its span, as the suite scores it.
+centred on the match, all snippets within the per-search token budget, then the next ``more`` results
+as the tool lists them, one location line each (:func:`benchmarks.tokens.rendered`); a location line
+covers a target as a snippet does, by its span. A result covers a target through its span, as the suite scores it.
 semble's units are its top-50 chunks in full; so plait's answer costs far fewer tokens per unit but
-offers fewer units, and a target outside plait's ``limit`` results costs the 32,000 cap.
+offers fewer units, and a target outside the results plait lists costs the 32,000 cap.
 
 The suite (``../shared/peer-bench``: its manifest, annotations and metric) is read at run time, never
 copied; the corpora must be fetched and indexed (``plait index ROOT``, default index location).
@@ -120,7 +121,13 @@ def encoder() -> Any:
 
 
 def run(
-    suite: Path, half: str, *, repos: list[str] | None = None, limit: int = 10, max_tokens: int | None = None
+    suite: Path,
+    half: str,
+    *,
+    repos: list[str] | None = None,
+    limit: int = 10,
+    max_tokens: int | None = None,
+    more: int | None = None,
 ) -> PeerTokensReport:
     """Curves for every query of ``half`` (tuning: even positions of the manifest, report: odd, all)."""
     if not (suite / "manifest.json").is_file():
@@ -132,10 +139,11 @@ def run(
 
     from benchmarks.tokens import rendered
     from indexer import load_settings
-    from search import DEFAULT_MAX_TOKENS, Engine
+    from search import DEFAULT_MAX_TOKENS, DEFAULT_MORE, Engine
 
     enc = encoder()
     per_search = max_tokens or DEFAULT_MAX_TOKENS
+    listed = DEFAULT_MORE if more is None else more
     specs = manifest_repos()
     halves = {"tuning": [s["name"] for s in specs[0::2]], "report": [s["name"] for s in specs[1::2]]}
     chosen = [s for s in specs if half == "all" or s["name"] in halves[half]]
@@ -163,7 +171,7 @@ def run(
                 covered = [False] * len(targets)
                 total = 0
                 points = [(0, 0)]
-                for r, text in rendered(engine, task.query, limit=limit, max_tokens=per_search):
+                for r, text in rendered(engine, task.query, limit=limit, max_tokens=per_search, more=listed):
                     total += len(enc.encode(text, disallowed_special=()))
                     hit = Hit(f"{prefix}/{r.path}" if prefix else r.path, r.start_line, r.end_line)
                     for i, t in enumerate(targets):
@@ -177,7 +185,8 @@ def run(
     used = {c.repo for c in curves}
     setup = {
         "suite": str(suite), "half": half, "repositories": len(used), "queries": len(curves),
-        "limit": limit, "snippet budget per search (tokens)": per_search, "tokenizer": "cl100k_base",
+        "limit": limit, "more (locations only)": listed, "snippet budget per search (tokens)": per_search,
+        "tokenizer": "cl100k_base",
         "skipped": ", ".join(sorted(skipped)) or "none",
     }  # fmt: skip
     return PeerTokensReport(

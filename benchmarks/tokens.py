@@ -73,21 +73,27 @@ class TokensReport:
         }  # fmt: skip
 
 
-def rendered(engine: Any, text: str, *, limit: int, max_tokens: int) -> list[tuple[Any, str]]:
-    """The engine's hybrid results for ``text``, each with the text the MCP search tool shows for it
-    (a heading line and the numbered snippet centred on the match, within ``max_tokens`` in all)."""
-    from search import Query, Scope, focus_results, monotonic_scores
+def rendered(engine: Any, text: str, *, limit: int, max_tokens: int, more: int = 0) -> list[tuple[Any, str]]:
+    """The engine's hybrid results for ``text``, each with the text the MCP search tool shows for it:
+    the first ``limit`` as a heading line and the numbered snippet centred on the match (within
+    ``max_tokens`` in all), the next ``more`` as location lines only, the first of them after the
+    tool's "more results" line."""
+    from search import Query, Scope, focus_results, location_line, monotonic_scores
 
-    response = engine.search(Query(text, mode="hybrid", limit=limit), Scope())
-    focused = focus_results(
-        monotonic_scores(response.results), str(engine.settings.root), text, max_tokens=max_tokens
-    )
+    response = engine.search(Query(text, mode="hybrid", limit=limit + more), Scope())
+    ranked = monotonic_scores(response.results)
+    focused = focus_results(ranked[:limit], str(engine.settings.root), text, max_tokens=max_tokens)
     out = []
     for i, (r, snip) in enumerate(focused, start=1):
         ranks = " ".join(f"{k}#{v}" for k, v in r.sources.items() if v is not None)
         sym = f"  {r.symbol} ({r.kind})" if r.symbol else ""
         head = f"{i}. {r.path}:{r.start_line}-{r.end_line}{sym}  score {r.score:.4f}  via {ranks}"
         out.append((r, head + "\n" + snip.numbered() + "\n"))
+    for i, r in enumerate(ranked[limit:], start=limit + 1):
+        line = location_line(i, r.path, r.start_line, r.end_line, r.symbol, r.kind, r.score) + "\n"
+        if i == limit + 1:
+            line = "more results, by location only (read_file shows one):\n" + line
+        out.append((r, line))
     return out
 
 

@@ -22,8 +22,10 @@ if TYPE_CHECKING:
     from search.engine.fusion import rrf as rrf
     from search.engine.query import analyse as analyse
     from search.engine.snippets import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
+    from search.engine.snippets import DEFAULT_MORE as DEFAULT_MORE
     from search.engine.snippets import estimate_tokens as estimate_tokens
     from search.engine.snippets import focus_results as focus_results
+    from search.engine.snippets import location_line as location_line
     from search.engine.snippets import monotonic_scores as monotonic_scores
     from search.errors import QueryError as QueryError
     from search.types import Coverage as Coverage
@@ -41,7 +43,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "search.engine.engine": ("Engine", "parse_scope"),
     "search.engine.fusion": ("fuse", "rrf"),
     "search.engine.query": ("analyse",),
-    "search.engine.snippets": ("DEFAULT_MAX_TOKENS", "estimate_tokens", "focus_results", "monotonic_scores"),
+    "search.engine.snippets": (
+        "DEFAULT_MAX_TOKENS",
+        "DEFAULT_MORE",
+        "estimate_tokens",
+        "focus_results",
+        "location_line",
+        "monotonic_scores",
+    ),
     "search.errors": ("QueryError",),
     "search.types": ("Coverage", "Hit", "Query", "Result", "Scope", "SearchResponse", "Span"),
     "search.workspace.ripgrep": ("RgCommand", "RgLine", "run_rg"),

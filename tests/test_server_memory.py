@@ -126,6 +126,24 @@ def test_search_explains_each_result_when_asked(mcp: SyncClient) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+def test_search_lists_the_results_after_limit_by_location_only(mcp: SyncClient) -> None:
+    wide = mcp.ok("search", {"query": "retry policy", "limit": 6, "more": 0})
+    assert wide["more"] == [] and len(wide["results"]) >= 3
+    call = mcp.call("search", {"query": "retry policy", "limit": 1, "more": 2})
+    out = call.structured_content or {}
+    assert [r["path"] for r in out["results"]] == [wide["results"][0]["path"]]
+    listed = out["more"]
+    assert [(m["path"], m["start_line"], m["end_line"]) for m in listed] == [
+        (r["path"], r["start_line"], r["end_line"]) for r in wide["results"][1:3]
+    ]
+    assert all("snippet" not in m for m in listed)
+    shown = text(call)
+    assert "more results, by location only" in shown
+    first = listed[0]
+    assert f"2. {first['path']}:{first['start_line']}-{first['end_line']}" in shown
+    assert shown.count("\n") < text(mcp.call("search", {"query": "retry policy", "limit": 3, "more": 0})).count("\n")
+
+
 def test_search_scope_glob_and_language_narrow_the_results(mcp: SyncClient) -> None:
     go = mcp.ok("search", {"query": "Serve", "scope": "dir:cmd"})
     assert go["results"] and {r["path"] for r in go["results"]} == {"cmd/main.go"}

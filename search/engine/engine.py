@@ -283,9 +283,7 @@ class Engine:
         known = {h.span.path for hits in rankings.values() for h in hits}
         left_out = self._left_out()
         root = os.path.join(self.settings.root, "")
-        drop = {
-            path for path in known if (left_out is not None and left_out(path)) or _vanished(root + path)
-        }
+        drop = {path for path in known if (left_out is not None and left_out(path)) or _vanished(root + path)}
         if not drop:
             return rankings
         return {name: [h for h in hits if h.span.path not in drop] for name, hits in rankings.items()}

@@ -36,10 +36,25 @@ class SearchResultOut(BaseModel):
     repo: str = Field(description="The repository's short name (pass it in `repos` to search only it).")
 
 
+class SearchLocationOut(BaseModel):
+    path: str = Field(description="File path relative to its root.")
+    start_line: int
+    end_line: int
+    score: float
+    symbol: str | None = Field(description="Enclosing definition (qualified name), if any.")
+    kind: str | None
+    root: str
+    repo: str
+
+
 class SearchOutput(BaseModel):
     query: str
     mode: str
     results: list[SearchResultOut]
+    more: list[SearchLocationOut] = Field(
+        default_factory=list,
+        description="The results after `limit`, by location only (no snippet), best first; read_file shows one.",
+    )
     degraded: dict[str, str] = Field(description="Retrievers that failed or timed out, and why.")
     notes: list[str]
     coverage: str | None = Field(description="How many chunks have embeddings (semantic coverage).")

@@ -19,7 +19,15 @@ from pydantic import Field
 from indexer import SymbolKind
 from search.engine.engine import MAX_LIMIT
 from search.engine.federation import merge_roots
-from search.engine.snippets import DECORATOR, DEFAULT_MAX_TOKENS, focus_spans, monotonic_scores, read_span
+from search.engine.snippets import (
+    DECORATOR,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MORE,
+    focus_spans,
+    location_line,
+    monotonic_scores,
+    read_span,
+)
 from search.errors import QueryError
 from search.frontends.server.boundary import (
     MAX_OUTPUT_CHARS,
@@ -29,7 +37,13 @@ from search.frontends.server.boundary import (
     respond,
     truncation_note,
 )
-from search.frontends.server.models import FindSymbolOutput, SearchOutput, SearchResultOut, SymbolOut
+from search.frontends.server.models import (
+    FindSymbolOutput,
+    SearchLocationOut,
+    SearchOutput,
+    SearchResultOut,
+    SymbolOut,
+)
 from search.frontends.server.params import Globs, Language, Repos
 from search.frontends.server.served import Workspace
 from search.frontends.server.state import ServerState
@@ -87,11 +101,21 @@ def search(
         Field(description="Add to each result why it ranks there: retriever ranks and ranking rules."),
     ] = False,
     repos: Repos = None,
+    more: Annotated[
+        int,
+        Field(
+            ge=0,
+            le=50,
+            description="How many results after `limit` to list by location only (path, lines, symbol; "
+            "about 20 tokens each), 0 for none.",
+        ),
+    ] = DEFAULT_MORE,
 ) -> Annotated[CallToolResult, SearchOutput]:
     """Hybrid code search: ripgrep, the symbol index and embeddings run in parallel and are fused
     with reciprocal-rank fusion. Each result is a chunk-sized span (path, line range, enclosing
     symbol, each retriever's rank) with a numbered snippet centred on the matching line or the
-    definition, cut to a shared token budget and ending with where to read on. Use it first for
+    definition, cut to a shared token budget and ending with where to read on; the next `more`
+    results follow as locations only. Use it first for
     any question about the code, in words or identifiers; prefer grep for every occurrence of an
     exact string or regex, find_symbol for where a name is defined, find_references for its
     usages, and outline for a file's structure. Results from files changed since the last index
@@ -107,8 +131,9 @@ def search(
     degraded: dict[str, str] = {}
     notes: list[str] = []
     coverage: list[str] = []
+    wanted = min(MAX_LIMIT, limit + more)
     for ws, where in plan:
-        resp = ws.engine.search(Query(query, mode=mode, limit=limit, regex=regex, explain=explain), where)
+        resp = ws.engine.search(Query(query, mode=mode, limit=wanted, regex=regex, explain=explain), where)
         name = state.repo(ws)
         # Scores that fall with the rank: each engine's order is what the fusion across roots reads.
         per_root.append(
@@ -125,7 +150,8 @@ def search(
         notes += [prefix + n for n in resp.notes]
         if resp.coverage is not None:
             coverage.append(prefix + resp.coverage.describe())
-    results = _rank_across_roots(per_root)[:limit]
+    ranked = _rank_across_roots(per_root)[:wanted]
+    results, after = ranked[:limit], ranked[limit:]
     snippets = focus_spans(results, lambda r: r.root, query, regex=regex, max_tokens=max_tokens)
     results = [
         r.model_copy(update={"snippet": snip.numbered(), "snippet_line": snip.start_line})
@@ -144,10 +170,18 @@ def search(
                 len(shown), len(results), "results (output cap)", "scope, glob, language or a lower limit"
             )
         )
+    listed = [
+        SearchLocationOut(
+            path=r.path, start_line=r.start_line, end_line=r.end_line, score=r.score, symbol=r.symbol,
+            kind=r.kind, root=r.root, repo=r.repo,
+        )
+        for r in (after if len(shown) == len(results) else [])
+    ]  # fmt: skip
     out = SearchOutput(
         query=query,
         mode=mode,
         results=shown,
+        more=listed,
         degraded=degraded,
         notes=notes,
         coverage="; ".join(coverage) or None,
@@ -323,6 +357,14 @@ def _render_search(state: ServerState, out: SearchOutput) -> str:
         head = f"{i}. {state.display(r.root, r.path)}:{r.start_line}-{r.end_line}{sym}  score {r.score:.4f}"
         body = "\n".join("  " + line for line in r.snippet.split("\n"))
         parts.append(f"{head}  via {ranks}{stale}\n{body}")
+    if out.more:
+        parts.append("more results, by location only (read_file shows one):")
+        for i, m in enumerate(out.more, start=len(out.results) + 1):
+            parts.append(
+                location_line(
+                    i, state.display(m.root, m.path), m.start_line, m.end_line, m.symbol, m.kind, m.score
+                )
+            )
     if not out.results:
         parts.append(f"no results for {out.query!r}; try other words, mode=text, or a wider scope")
     parts += [f"degraded: {name}: {why}" for name, why in out.degraded.items()]
