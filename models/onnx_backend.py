@@ -10,11 +10,13 @@ neither torch nor transformers: only ``onnxruntime`` and ``tokenizers``, which s
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import contextlib
 import inspect
 import logging
 import os
 import tempfile
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -60,7 +62,11 @@ class OnnxEncoder:
     ``per_text`` runs each text on its own: int8 dynamic quantization scales activations over
     the whole input tensor, so in a batch one text's vector would depend on its neighbours
     (cosine ~0.99 to itself embedded alone). One text at a time keeps vectors a function of the
-    text, and costs nothing measurable on CPU, where padding is saved instead.
+    text, and costs nothing measurable on CPU, where padding is saved instead. The texts of a batch
+    then run side by side, one per thread (``threads`` of them), each on one core: onnxruntime's
+    own intra-op threads gave a single text no speed-up here (41–45 chunks/s with two, 42–52 with
+    one, tokio chunks of 256 tokens), while two texts at once on two cores embed 1.7–2.0× as many
+    per second (BENCHMARKS §9, "Transformer throughput").
 
     Raises:
         ModelError: ``tokenizer.json`` is missing, or onnxruntime cannot load the model.
@@ -95,7 +101,8 @@ class OnnxEncoder:
         pad_id, pad_token = int(pad.get("pad_id", 0)), str(pad.get("pad_token", "[PAD]"))
         tokenizer.enable_padding(pad_id=pad_id, pad_token=pad_token)
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        # One text at a time: parallel over texts, one core each (see the class docstring).
+        options.intra_op_num_threads = 1 if per_text else threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         # Idle pool threads would otherwise spin-wait after each call, taking cores from ripgrep and the
@@ -113,6 +120,9 @@ class OnnxEncoder:
         self._inputs = [i.name for i in session.get_inputs()]
         self._dimension = dimension
         self._per_text = per_text
+        self._threads = max(1, threads)
+        self._pool: cf.ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     @property
     def dimension(self) -> int:
@@ -125,8 +135,21 @@ class OnnxEncoder:
             ModelError: onnxruntime failed to run the batch.
         """
         if self._per_text and len(texts) > 1:
-            return np.concatenate([self._run([text]) for text in texts])
+            pool = self._texts_pool()
+            if pool is None:
+                return np.concatenate([self._run([text]) for text in texts])
+            return np.concatenate(list(pool.map(lambda text: self._run([text]), texts)))
         return self._run(texts)
+
+    def _texts_pool(self) -> cf.ThreadPoolExecutor | None:
+        """The threads that run a batch's texts side by side (``None`` with one thread). An
+        InferenceSession may be run from several threads at once; each run releases the GIL."""
+        if self._threads < 2:
+            return None
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = cf.ThreadPoolExecutor(self._threads, thread_name_prefix="plait-embed")
+            return self._pool
 
     def _run(self, texts: Sequence[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(list(texts))

@@ -287,6 +287,16 @@ def test_onnx_int8_stays_close_to_torch_and_is_batch_independent(
 
 
 @pytest.mark.model
+def test_onnx_int8_texts_run_side_by_side_give_the_vectors_of_one_thread(onnx_cache: Path) -> None:
+    texts = CODE + QUERIES
+    two = load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache), threads=2))
+    one = load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache), threads=1))
+    side_by_side = two.embed_documents(texts)
+    assert np.array_equal(side_by_side, one.embed_documents(texts))
+    assert np.array_equal(side_by_side, np.stack([one.embed_documents([t])[0] for t in texts]))
+
+
+@pytest.mark.model
 def test_torch_bf16_stays_close_to_fp32(torch_embedder: LazyEmbedder) -> None:
     bf16 = load_embedder(ModelConfig(backend="torch-bf16"))
     assert _cosines(bf16.embed_documents(QUERIES), torch_embedder.embed_documents(QUERIES)).min() > 0.999
