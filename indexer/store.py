@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 
 from indexer.errors import IndexCorruptError, IndexStoreError
+from indexer.lance_import import import_lancedb
 from indexer.types import STORED_SYMBOL_FIELDS, Symbol
 
 log = logging.getLogger(__name__)
@@ -151,7 +152,7 @@ class Store:
         self.location = location
         self.recheck = recheck
         configure_lance()
-        import lancedb  # 2-3 s to import: only when an index is opened, never for `plait --help`
+        lancedb = import_lancedb()  # 1-3 s: only when an index is opened, never for `plait --help`
 
         try:
             # Strong consistency: a long-lived reader (the server) sees each commit of another

@@ -1,0 +1,52 @@
+"""Importing LanceDB at about half its CPU cost, by letting pydantic build its validators on first use.
+
+``import lancedb`` (0.40) imports ``lance_namespace``, whose generated REST client decorates 366
+functions with pydantic's ``validate_call``; each builds its validator at import, which took 0.5 s of
+the 1.4 s CPU of the import here (2 runs each: 1.36–1.41 s plain, 0.85 s deferred). plait never calls
+that client, and every process that opens an index pays the import: ``plait index``, ``plait status``,
+a cold ``plait search``. pydantic's own ``defer_build`` setting postpones those builds to a
+validator's first call; it is made the default for the duration of the import only, through pydantic's
+table of configuration defaults (a private name: when it is not there, LanceDB is imported as is).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from types import ModuleType
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+
+
+def import_lancedb() -> ModuleType:
+    """``lancedb``, imported with pydantic's validators of its import-time definitions deferred.
+
+    Thread-safe: a second caller waits for the first import to finish (``sys.modules`` holds the module
+    from the start of its import, so it is not a sign that the import is done)."""
+    with _lock:
+        if "lancedb" not in sys.modules:
+            _import_deferred()
+    import lancedb  # done by now: Python's own import lock covers an import begun elsewhere
+
+    return lancedb
+
+
+def _import_deferred() -> None:
+    try:
+        from pydantic._internal import _config
+
+        defaults = _config.config_defaults
+        previous = defaults["defer_build"]
+    except Exception as exc:  # another pydantic: import as is
+        log.debug("pydantic's build defaults not found, LanceDB imported as is: %s", exc)
+        import lancedb
+
+        return
+    defaults["defer_build"] = True
+    try:
+        import lancedb  # noqa: F401
+    finally:
+        defaults["defer_build"] = previous
