@@ -141,7 +141,9 @@ def test_search_lists_the_results_after_limit_by_location_only(mcp: SyncClient) 
     assert "more results, by location only" in shown
     first = listed[0]
     assert f"2. {first['path']}:{first['start_line']}-{first['end_line']}" in shown
-    assert shown.count("\n") < text(mcp.call("search", {"query": "retry policy", "limit": 3, "more": 0})).count("\n")
+    assert shown.count("\n") < text(
+        mcp.call("search", {"query": "retry policy", "limit": 3, "more": 0})
+    ).count("\n")
 
 
 def test_search_scope_glob_and_language_narrow_the_results(mcp: SyncClient) -> None:
