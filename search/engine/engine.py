@@ -364,13 +364,15 @@ class Engine:
         # The vector leg first: it is the longest, and the others hold the GIL while they start.
         first = sorted(active, key=lambda name: name != "vector")
         futures = {name: self.pool.submit(_timed, active[name], query, scope, depth) for name in first}
+        late = self._wait_legs(futures, start)
         rankings: dict[str, list[Hit]] = {}
         timings: dict[str, float] = {}
         for name in active:
             fut = futures[name]
-            remaining = self.timeouts[name] - (time.perf_counter() - start)
             try:
-                hits, ms = fut.result(timeout=max(0.01, remaining))
+                if name in late:
+                    raise cf.TimeoutError
+                hits, ms = fut.result()
                 rankings[name] = list(hits)
                 timings[name] = ms
             except cf.TimeoutError:
@@ -386,6 +388,24 @@ class Engine:
                 degraded[name] = f"{type(exc).__name__}: {exc}"
         timings["total"] = (time.perf_counter() - start) * 1000
         return rankings, timings
+
+    def _wait_legs(
+        self, futures: Mapping[str, cf.Future[tuple[Sequence[Hit], float]]], start: float
+    ) -> set[str]:
+        """Wait until every leg is done or past its own deadline (``timeouts``, from ``start``, at least
+        10 ms); returns the legs that were not done by theirs (a result that comes later is not used).
+        One wait for them all: this thread wakes once, when the last leg ends, not once per leg."""
+        deadline = {n: max(0.01, self.timeouts[n]) for n in futures}
+        pending = {fut: name for name, fut in futures.items()}
+        late: set[str] = set()
+        while pending:
+            left = min(deadline[n] for n in pending.values()) - (time.perf_counter() - start)
+            if left > 0:
+                cf.wait(list(pending), timeout=left, return_when=cf.ALL_COMPLETED)
+            elapsed = time.perf_counter() - start
+            late |= {n for f, n in pending.items() if not f.done() and deadline[n] <= elapsed}
+            pending = {f: n for f, n in pending.items() if not f.done() and n not in late}
+        return late
 
     def _results(
         self, index: Index | None, ranked: Sequence[Ranked], *, explain: bool = False
