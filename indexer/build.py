@@ -23,6 +23,8 @@ Readers do not see these commits one by one: they read the table versions last *
 batch) appears to searches all at once. A build that embeds more than one batch of vectors also
 publishes when its symbols half is done and after each vector batch, so a first index is
 searchable by text and symbols while embedding goes on, and semantic coverage grows as it lands.
+That first publish also calls ``chunks_ready``, where :class:`~indexer.index.Index` saves the BM25
+index of the chunks: a build stopped in its (long) vectors phase leaves a fast text search.
 """
 
 from __future__ import annotations
@@ -147,15 +149,18 @@ class Builder:
         embedders: Mapping[str, Callable[[], Embedder]] | None,
         tier: str = "full",
         progress: Progress | None = None,
+        chunks_ready: Callable[[], None] | None = None,
     ) -> None:
         """``embedders``: tier name → embedder factory (``fast`` and ``full``); None skips vectors.
         ``tier``: ``fast`` embeds the fast tier (and tops up an almost complete full tier), ``full``
-        both."""
+        both. ``chunks_ready``: called once, when a long vectors phase first publishes (the chunks are
+        complete and published, no vector is written yet): the index saves its text search there."""
         self.settings = settings
         self.store = store
         self.embedders = embedders
         self.tier = tier
         self.progress = progress or NullProgress()
+        self.chunks_ready = chunks_ready
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
         t0 = time.perf_counter()
@@ -294,8 +299,15 @@ class Builder:
     # -- vectors half ---------------------------------------------------------------------------
     def _vectors(self, embedders: Mapping[str, Callable[[], Embedder]]) -> VectorWriter:
         return VectorWriter(
-            self.store, embedders, tier=self.tier, progress=self.progress, publish=self._publish
+            self.store, embedders, tier=self.tier, progress=self.progress, publish=self._publish_progress
         )
+
+    def _publish_progress(self) -> None:
+        """Publish between vector batches; the first time, let the index save its text search."""
+        self._publish()
+        ready, self.chunks_ready = self.chunks_ready, None
+        if ready is not None:
+            ready()
 
     def upgrade(self, tier: str, limit: int) -> tuple[int, BuildReport]:
         """Embed up to ``limit`` chunks of ``tier`` missing a vector (no walk, no parsing) and publish;

@@ -186,7 +186,10 @@ class Index:
             factories = self._embedder_factories() if vectors else None
 
             def builder() -> Builder:
-                return Builder(self.settings, self.store, embedders=factories, tier=tier, progress=progress)
+                return Builder(
+                    self.settings, self.store, embedders=factories, tier=tier, progress=progress,
+                    chunks_ready=self._save_text_index,
+                )  # fmt: skip
 
             with contextlib.suppress(IndexStoreError):  # unreadable meta: the build's verify says so
                 if "fingerprint" in self.store.get_meta():  # a first build says so by having none yet
@@ -202,6 +205,14 @@ class Index:
         self._readers.forget()
         self._prepare_text_search()
         return report
+
+    def _save_text_index(self) -> None:
+        """Save the BM25 index of the chunks just published, before the vectors (a long phase, which
+        may be stopped): built a window at a time and not kept, so the vectors have the memory."""
+        try:
+            self._readers.bm25.prepare(self.snapshot(), keep=False)
+        except IndexStoreError as exc:
+            log.debug("BM25 index not saved before the vectors: %s", exc)
 
     def _prepare_text_search(self) -> None:
         """Build and save the published chunks' BM25 index unless it is saved already, then save what a

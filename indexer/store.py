@@ -289,10 +289,15 @@ class Store:
     def scan(self, name: str, columns: Sequence[str], *, batch_size: int) -> Iterator[pa.RecordBatch]:
         """The rows of ``name`` (its ``columns``) streamed in batches of at most ``batch_size``, for
         reading a table too large to hold at once."""
-        if not self.has(name):
-            return
+        if self.has(name):
+            yield from self.scan_from(self.table(name), name, columns, batch_size=batch_size)
+
+    def scan_from(
+        self, tbl: Any, name: str, columns: Sequence[str], *, batch_size: int
+    ) -> Iterator[pa.RecordBatch]:
+        """:meth:`scan` on an open handle (the latest one or one checked out at a version)."""
         try:
-            reader = self.table(name).search().select(list(columns)).limit(None).to_batches(batch_size)
+            reader = tbl.search().select(list(columns)).limit(None).to_batches(batch_size)
             for batch in reader:
                 yield batch.select(list(columns))
         except Exception as exc:

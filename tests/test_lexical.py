@@ -220,7 +220,7 @@ def test_the_bm25_index_is_saved_for_the_next_process_and_checked_on_load(make_r
     settings = settings_for(make_repo(DOCS))
     Index(settings).build()
     built = Index(settings).lexical()
-    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.npz"))
+    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.bm25"))
     assert len(saved) == 1
     columns = [c for c in COLUMNS if c != "text"]
     table_now = Index(settings).snapshot().read("chunks", columns)
@@ -261,7 +261,7 @@ def test_a_new_process_reuses_the_saved_tokens_of_the_previous_version(
     monkeypatch.setattr(lexical_module, "_tokenise_distinct", counted)
     Index(settings).build(paths=["src/m3.py"])  # a fresh Index, as the daemon makes one per batch
     assert seen and max(seen) < 15  # only the changed chunk's pieces, not all 30 files'
-    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.npz"))
+    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.bm25"))
     assert len(saved) == 1  # the older version's file is gone
     hits = Index(settings).lexical().search("drain the pending queue", 3)
     assert hits[0].path == "src/m3.py"
