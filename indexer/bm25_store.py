@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 #: Chunks read at once when the BM25 index is built (their texts are what a window holds).
 WINDOW = 16_384
+#: From this many chunks a build saves the BM25 file in a child process (:func:`save_in_child`):
+#: the parent's heap does not keep the ~1 GB the build of a million chunks' index takes at its peak.
+CHILD_MIN_CHUNKS = 100_000
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +105,10 @@ class Bm25Store:
                 return found[1]
             previous = found[1] if found is not None else None
         built = LexicalIndex.build(_windows(snap), previous)
-        if saved is not None:
-            _save_quietly(built, saved)
-        return built
+        if saved is None:
+            return built
+        _save_quietly(built, saved)
+        return LexicalIndex.load_saved(saved) or built  # mapped: the built arrays are freed
 
 
 def _windows(snap: Snapshot) -> Iterator[pa.RecordBatch]:
@@ -146,3 +150,22 @@ def _save_quietly(index: LexicalIndex, path: Path) -> None:
                 other.unlink(missing_ok=True)
     except OSError as exc:
         log.debug("could not save the BM25 index at %s: %s", path, exc)
+
+
+def save_published(location: str) -> None:
+    """Build and save the BM25 index of the chunks published at the local index ``location``, unless
+    it is saved already (the body of :func:`save_in_child`)."""
+    from indexer.snapshot import current
+    from indexer.store import Store
+
+    Bm25Store(Path(location)).prepare(current(Store(location)), keep=False)
+
+
+def save_in_child(location: str) -> None:
+    """:func:`save_published` in a spawned process (never forked: the parent holds LanceDB threads),
+    so that the memory it takes goes back when it ends. Raises what the child raised."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool.submit(save_published, location).result()

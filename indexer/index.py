@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from indexer import ownership, textview
+from indexer import bm25_store, ownership, textview
 from indexer.bm25_store import Bm25Store
 from indexer.build import Builder, BuildReport, Progress, read_manifest
 from indexer.config import Settings
@@ -210,9 +210,13 @@ class Index:
         """Save the BM25 index of the chunks just published, before the vectors (a long phase, which
         may be stopped): built a window at a time and not kept, so the vectors have the memory."""
         try:
-            self._readers.bm25.prepare(self.snapshot(), keep=False)
-        except IndexStoreError as exc:
-            log.debug("BM25 index not saved before the vectors: %s", exc)
+            snap = self.snapshot()
+            if self.settings.index_is_local and snap.count("chunks") >= bm25_store.CHILD_MIN_CHUNKS:
+                bm25_store.save_in_child(self.location)
+            else:
+                self._readers.bm25.prepare(snap, keep=False)
+        except Exception as exc:  # best effort: the text search is saved after the vectors instead
+            log.warning("BM25 index not saved before the vectors: %s", exc)
 
     def _prepare_text_search(self) -> None:
         """Build and save the published chunks' BM25 index unless it is saved already, then save what a

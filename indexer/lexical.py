@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from hashlib import blake2b
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -127,7 +128,7 @@ def _tokenise_distinct(pieces: list[str]) -> list[list[str]]:
 _NONE = "\x00"  # a missing value in a saved text column (no path or name holds a NUL)
 #: Postings built at once: more are sorted a range of token ids at a time, which bounds the memory
 #: a million chunks need (tens of millions of postings) to a few arrays of this size.
-POSTINGS_BUCKET = 1 << 23
+POSTINGS_BUCKET = 1 << 22
 _TF_MAX = (1 << 16) - 1
 
 
@@ -178,45 +179,63 @@ class _Strings:
         return bool(np.array_equal(at - at[0], self.offsets) and np.array_equal(values, self.data))
 
 
-class _SavedVocab(Mapping[str, int]):
-    """A saved vocabulary: its tokens sorted, found by binary search in the mapped file, never all
-    decoded unless iterated (which only a rebuild that reuses these tokens does)."""
+def token_hashes(tokens: Sequence[str]) -> np.ndarray:
+    """A 64-bit hash of each token (BLAKE2b): what the vocabulary keeps instead of the token. A
+    million chunks of C hold about four million distinct tokens (identifiers, hex constants): as
+    Python strings in a dict they took over a gigabyte; as hashes, 8 bytes each, sorted, found by
+    binary search. Two tokens of one index share a hash with odds of about one in a million."""
+    return np.fromiter(
+        (
+            int.from_bytes(blake2b(t.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+            for t in tokens
+        ),
+        np.uint64,
+        len(tokens),
+    )
 
-    def __init__(self, words: _Strings, ids: np.ndarray) -> None:
-        self._words = words
-        self._ids = ids
+
+class _Vocab:
+    """Token → id, by hash (:func:`token_hashes`): ``keys`` sorted, ``ids`` alongside. Ids are given
+    in order of first sight and never change, so a new version built on this one keeps them."""
+
+    def __init__(self, keys: np.ndarray | None = None, ids: np.ndarray | None = None) -> None:
+        self.keys = keys if keys is not None else np.zeros(0, np.uint64)
+        self.ids = ids if ids is not None else np.zeros(0, np.int32)
+
+    def __len__(self) -> int:
+        return len(self.keys)
 
     def _find(self, token: str) -> int:
-        words, key = self._words, token.encode("utf-8", "surrogatepass")
-        lo, hi = 0, len(words)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            word = words.data[int(words.offsets[mid]) : int(words.offsets[mid + 1])].tobytes()
-            if word < key:
-                lo = mid + 1
-            elif word > key:
-                hi = mid
-            else:
-                return mid
-        return -1
+        key = token_hashes([token])[0]
+        at = int(np.searchsorted(self.keys, key))
+        return at if at < len(self.keys) and self.keys[at] == key else -1
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and self._find(token) >= 0
 
     def __getitem__(self, token: str) -> int:
         at = self._find(token)
         if at < 0:
             raise KeyError(token)
-        return int(self._ids[at])
+        return int(self.ids[at])
 
-    def __contains__(self, token: object) -> bool:
-        return isinstance(token, str) and self._find(token) >= 0
+    def copy(self) -> _Vocab:
+        return _Vocab(np.array(self.keys), np.array(self.ids))
 
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    def __iter__(self) -> Iterator[str]:
-        return (w for w in self._words.tolist() if w is not None)
-
-    def as_dict(self) -> dict[str, int]:
-        return dict(zip(self._words.tolist(), self._ids.tolist(), strict=True))  # type: ignore[arg-type]
+    def add(self, tokens: Sequence[str]) -> np.ndarray:
+        """The ids of ``tokens``; those not known yet get the next ids."""
+        hashes = token_hashes(tokens)
+        keys = self.keys
+        at = np.searchsorted(keys, hashes)
+        known = np.zeros(len(hashes), bool)
+        inside = at < len(keys)
+        known[inside] = keys[at[inside]] == hashes[inside]
+        new = np.unique(hashes[~known])
+        if len(new):
+            where = np.searchsorted(keys, new)
+            fresh = np.arange(len(keys), len(keys) + len(new), dtype=np.int32)
+            self.keys, self.ids = np.insert(keys, where, new), np.insert(self.ids, where, fresh)
+        return self.ids[np.searchsorted(self.keys, hashes)].astype(np.int64)
 
 
 def _ints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
@@ -262,7 +281,7 @@ class _Build:
 
     def __init__(self, previous: LexicalIndex | None) -> None:
         self.previous = previous
-        self.vocab: dict[str, int] = previous._vocab_dict() if previous is not None else {}
+        self.vocab = previous._vocab.copy() if previous is not None else _Vocab()
         self.known = previous._row_of() if previous is not None else {}
         self.file_no: dict[str, int] = {}
         self.kinds, self.languages = _Codes(), _Codes()
@@ -326,8 +345,14 @@ class _Build:
         parts = self.parts
 
         def joined(key: str, dtype: Any) -> np.ndarray:
-            got = np.concatenate(parts[key]).astype(dtype, copy=False) if parts[key] else np.zeros(0, dtype)
-            parts[key] = []
+            """The parts of ``key`` in one array, each part freed once copied (never two copies)."""
+            pieces = parts[key]
+            got = np.empty(sum(len(p) for p in pieces), dtype)
+            at = 0
+            while pieces:
+                piece = pieces.pop(0)
+                got[at : at + len(piece)] = piece
+                at += len(piece)
             return got
 
         index = LexicalIndex.__new__(LexicalIndex)
@@ -371,8 +396,14 @@ def _postings(
         hi = min(hi, width)
         if lo == 0 and hi == width:
             at = np.argsort(doc_tokens, kind="stable")
-        else:
-            at = np.flatnonzero((doc_tokens >= lo) & (doc_tokens < hi))
+        else:  # the postings of tokens lo … hi-1, found a block at a time (small masks)
+            at = np.concatenate(
+                [
+                    np.flatnonzero((block >= lo) & (block < hi)) + start
+                    for start in range(0, len(doc_tokens), POSTINGS_BUCKET)
+                    for block in (doc_tokens[start : start + POSTINGS_BUCKET],)
+                ]
+            )
             at = at[np.argsort(doc_tokens[at], kind="stable")]
         docs[offsets[lo] : offsets[hi]] = np.searchsorted(doc_offsets, at, "right") - 1
         tf[offsets[lo] : offsets[hi]] = doc_tf[at]
@@ -381,7 +412,7 @@ def _postings(
 
 
 def _tokenise(
-    texts: pa.ChunkedArray | pa.Array | None, vocab: dict[str, int]
+    texts: pa.ChunkedArray | pa.Array | None, vocab: _Vocab
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Doc-major ``(offsets, token ids, counts)`` of ``texts``, token ids ascending within a doc; new
     tokens join ``vocab``."""
@@ -397,7 +428,9 @@ def _tokenise(
     # Each distinct piece of text is tokenised once, into ids of the vocabulary.
     piece_tokens = _tokenise_distinct(encoded.dictionary.to_pylist())
     lengths = np.fromiter((len(t) for t in piece_tokens), np.int64, len(piece_tokens))
-    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for tokens in piece_tokens for t in tokens), np.int64)
+    local: dict[str, int] = {}  # this window's distinct tokens, then their ids in the vocabulary
+    flat = np.fromiter((local.setdefault(t, len(local)) for tokens in piece_tokens for t in tokens), np.int64)
+    ids = vocab.add(list(local))[flat] if local else flat
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     # Expand every occurrence of a piece into its tokens: (document, token) pairs.
     per = lengths[occurrence]
@@ -419,7 +452,7 @@ class LexicalIndex:
     from the file another process saved (:meth:`save`, :meth:`load`)."""
 
     size: int
-    _vocab: Mapping[str, int]
+    _vocab: _Vocab
     _files: list[str]
     _file_language: list[str | None]
     _file_no: dict[str, int] | None
@@ -490,15 +523,11 @@ class LexicalIndex:
         }
 
     def _arrays(self) -> dict[str, np.ndarray]:
-        vocab = self._vocab_dict()
-        words = sorted(vocab)
-        sorted_words = _Strings.of(words)
         by_file = np.lexsort((self._ends, self._starts, self._doc_file)).astype(np.int32)
         file_offsets = np.searchsorted(self._doc_file[by_file], np.arange(len(self._files) + 1))
         return {
-            "vocab_data": sorted_words.data,
-            "vocab_offsets": sorted_words.offsets,
-            "vocab_ids": np.fromiter((vocab[w] for w in words), np.int32, len(words)),
+            "vocab_keys": np.asarray(self._vocab.keys, np.uint64),
+            "vocab_ids": np.asarray(self._vocab.ids, np.int32),
             "offsets": np.asarray(self._offsets, np.int64),
             "docs": np.asarray(self._docs, np.int32),
             "tf": np.asarray(self._tf, np.uint16),
@@ -541,7 +570,7 @@ class LexicalIndex:
         index.size = n
         index._files = [str(p) for p in meta["files"]]
         index._kind_names, index._language_names = list(meta["kinds"]), list(meta["languages"])
-        index._vocab = _SavedVocab(_Strings(saved["vocab_data"], saved["vocab_offsets"]), saved["vocab_ids"])
+        index._vocab = _Vocab(saved["vocab_keys"], saved["vocab_ids"])
         for name in ("offsets", "docs", "tf", "doc_offsets", "doc_tokens", "doc_tf", "doc_len", "doc_file"):
             setattr(index, f"_{name}", saved[name])
         index._starts, index._ends = saved["starts"], saved["ends"]
@@ -557,6 +586,7 @@ class LexicalIndex:
             or len(index._symbols) != n
             or len(index._hashes) != n
             or len(index._offsets) != len(index._vocab) + 1
+            or len(index._vocab.ids) != len(index._vocab)
             or len(index._file_offsets) != len(index._files) + 1
             or int(index._offsets[-1]) != len(index._docs)
         ):
@@ -580,10 +610,6 @@ class LexicalIndex:
         """The index saved at ``path`` to serve as the ``previous`` index of a new version (its tokens
         per content hash); ``None`` when unreadable or of another format."""
         return cls.load_saved(path)
-
-    def _vocab_dict(self) -> dict[str, int]:
-        vocab = self._vocab
-        return vocab.as_dict() if isinstance(vocab, _SavedVocab) else dict(vocab)
 
     # -- rows -------------------------------------------------------------------------------------
     def _path(self, doc: int) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 import indexer.lexical as lexical_module
 import indexer.vector_build as vector_build
-from indexer import Index, bm25_file
+from indexer import Index, bm25_file, bm25_store
 from indexer.lexical import COLUMNS, LexicalIndex, phrase_tokens
 from models import HashingEmbedder
 
@@ -92,7 +92,9 @@ def test_the_saved_file_is_mapped_and_answers_as_the_index_it_was_saved_from(tmp
     assert again is not None
     same_answers(again, built)
     # for other chunks (a content hash differs, or one row more) the file is not trusted
-    changed = table.set_column(6, "content_hash", pa.array(["x", *table.column("content_hash").to_pylist()[1:]]))
+    changed = table.set_column(
+        6, "content_hash", pa.array(["x", *table.column("content_hash").to_pylist()[1:]])
+    )
     assert LexicalIndex.load(path, changed) is None
     assert LexicalIndex.load(path, chunk_table(201)) is None
     # a new version reuses the mapped tokens of the unchanged chunks and scores as a fresh build
@@ -118,7 +120,9 @@ def test_an_unreadable_or_older_file_is_refused(tmp_path: Path, damage) -> None:
     assert LexicalIndex.load(path, table) is None
 
 
-FILES = {f"src/m{i}.py": f"def handler_{i}(request):\n    return retry_upload(request, {i})\n" for i in range(24)}
+FILES = {
+    f"src/m{i}.py": f"def handler_{i}(request):\n    return retry_upload(request, {i})\n" for i in range(24)
+}
 
 
 class Stopped(Exception):
@@ -131,6 +135,7 @@ def test_a_build_stopped_in_its_vectors_has_saved_the_bm25_file(
     settings = settings_for(make_repo(FILES))
     monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)  # 24 chunks: a long vectors phase
     monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
 
     def stop(self, texts):
         raise Stopped
@@ -160,6 +165,7 @@ def test_a_whole_build_tokenises_once_though_compaction_makes_a_new_chunks_versi
     settings = settings_for(make_repo(FILES))
     monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)
     monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
     monkeypatch.setattr("indexer.build.COMPACT_FILES", 1)  # compacts: the chunks get a new version
     tokenised: list[int] = []
     real = lexical_module._tokenise_distinct
@@ -185,3 +191,24 @@ def test_an_older_plaits_npz_file_is_rebuilt_and_removed(make_repo, settings_for
     old.write_bytes(b"PK\x03\x04 an older plait's zip of arrays")
     assert Index(settings).lexical().search("handler_7", 1)[0].path == "src/m7.py"
     assert [p.name for p in lexical.glob("chunks-v*")] == [f"chunks-v{version}.bm25"]
+
+
+def test_a_large_build_saves_the_bm25_file_in_a_child_process(
+    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = settings_for(make_repo(FILES))
+    monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)
+    monkeypatch.setattr(bm25_store, "CHILD_MIN_CHUNKS", 10)  # 24 chunks: "large"
+    tokenised: list[int] = []
+    real = lexical_module._tokenise_distinct
+    monkeypatch.setattr(lexical_module, "_tokenise_distinct", lambda p: tokenised.append(len(p)) or real(p))
+    index = Index(settings)
+    index.build()
+    assert not tokenised  # not in this process: the child built it
+    version = index.snapshot().versions["chunks"]
+    saved = Path(settings.index_dir) / "lexical" / f"chunks-v{version}.bm25"
+    assert saved.exists()
+    assert Index(settings).lexical().search("handler_7", 1)[0].path == "src/m7.py"
+    assert not tokenised

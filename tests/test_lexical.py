@@ -53,13 +53,15 @@ def test_index_tokens_equal_the_tokenizer_on_each_chunk() -> None:
         for t in code_tokens(text):
             expected[t] = expected.get(t, 0) + 1
         got = {}
-        for token, tid in lex._vocab.items():
+        every = {t for other in texts for t in code_tokens(other)}
+        for token, tid in ((t, lex._vocab[t]) for t in every):
             lo, hi = lex._offsets[tid], lex._offsets[tid + 1]
             for d, tf in zip(lex._docs[lo:hi], lex._tf[lo:hi], strict=True):
                 if d == doc:
                     got[token] = int(tf)
         assert got == expected
         assert lex._doc_len[doc] == len(code_tokens(text))
+    assert len(lex._vocab) == len({t for text in texts for t in code_tokens(text)})
 
 
 def test_bm25_scores_by_hand() -> None:
