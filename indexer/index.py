@@ -49,7 +49,7 @@ from indexer.lexical import LexicalIndex
 from indexer.lock import writer_lock
 from indexer.lookup import SymbolMatch, SymbolRow
 from indexer.memo import VersionMemo
-from indexer.nearest import ANN_REFINE, VectorHit, VectorSearch, ann_ef, search_tier
+from indexer.nearest import ANN_NPROBES, ANN_REFINE, VectorHit, VectorSearch, ann_ef, search_tier
 from indexer.snapshot import Snapshot, current
 from indexer.spans import ChunkSpan, ChunkSpans
 from indexer.status import IndexState, IndexStatus, read_status
@@ -59,6 +59,7 @@ from models import Embedder
 
 # Names that moved to the modules above, importable from here as before.
 __all__ = [
+    "ANN_NPROBES",
     "ANN_REFINE",
     "ChunkSpan",
     "Index",

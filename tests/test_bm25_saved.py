@@ -125,6 +125,19 @@ FILES = {
 }
 
 
+def count_tokenising(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the tokenizer's calls in this process from now on (it still tokenises)."""
+    seen: list[int] = []
+    real = lexical_module._tokenise_distinct
+
+    def counted(pieces: list[str]) -> list[list[str]]:
+        seen.append(len(pieces))
+        return real(pieces)
+
+    monkeypatch.setattr(lexical_module, "_tokenise_distinct", counted)
+    return seen
+
+
 class Stopped(Exception):
     """The build was stopped (a kill, in real life) after its chunks were published."""
 
@@ -150,9 +163,7 @@ def test_a_build_stopped_in_its_vectors_has_saved_the_bm25_file(
     assert snap.count("chunks") == 24 and reader.coverage()[0] == 0  # chunks published, no vector
     saved = Path(settings.index_dir) / "lexical" / f"chunks-v{version}.bm25"
     assert saved.exists()
-    tokenised: list[int] = []
-    real = lexical_module._tokenise_distinct
-    monkeypatch.setattr(lexical_module, "_tokenise_distinct", lambda p: tokenised.append(len(p)) or real(p))
+    tokenised = count_tokenising(monkeypatch)
     hits = reader.lexical().search("handler_7", 3)
     assert not tokenised  # mapped from the file, nothing tokenised
     assert hits == LexicalIndex(snap.read("chunks", COLUMNS)).search("handler_7", 3)
@@ -167,9 +178,7 @@ def test_a_whole_build_tokenises_once_though_compaction_makes_a_new_chunks_versi
     monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
     monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
     monkeypatch.setattr("indexer.build.COMPACT_FILES", 1)  # compacts: the chunks get a new version
-    tokenised: list[int] = []
-    real = lexical_module._tokenise_distinct
-    monkeypatch.setattr(lexical_module, "_tokenise_distinct", lambda p: tokenised.append(len(p)) or real(p))
+    tokenised = count_tokenising(monkeypatch)
     index = Index(settings)
     index.build()
     version = index.snapshot().versions["chunks"]
@@ -201,9 +210,7 @@ def test_a_large_build_saves_the_bm25_file_in_a_child_process(
     monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
     monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)
     monkeypatch.setattr(bm25_store, "CHILD_MIN_CHUNKS", 10)  # 24 chunks: "large"
-    tokenised: list[int] = []
-    real = lexical_module._tokenise_distinct
-    monkeypatch.setattr(lexical_module, "_tokenise_distinct", lambda p: tokenised.append(len(p)) or real(p))
+    tokenised = count_tokenising(monkeypatch)
     index = Index(settings)
     index.build()
     assert not tokenised  # not in this process: the child built it
