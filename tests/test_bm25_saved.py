@@ -69,10 +69,14 @@ def same_answers(a: LexicalIndex, b: LexicalIndex) -> None:
     assert a.rows() == b.rows()
 
 
-def test_windows_and_postings_buckets_give_the_one_pass_index(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("spill", [1 << 30, 100])
+def test_windows_and_postings_buckets_give_the_one_pass_index(
+    monkeypatch: pytest.MonkeyPatch, spill: int
+) -> None:
     table = chunk_table(300)
     whole = LexicalIndex(table)
     monkeypatch.setattr(lexical_module, "POSTINGS_BUCKET", 50)  # many token ranges, sorted apart
+    monkeypatch.setattr(lexical_module, "SPILL_BYTES", spill)  # 100: token lists through a temporary file
     windowed = LexicalIndex.build(table.to_batches(max_chunksize=37))
     assert len(table.to_batches(max_chunksize=37)) > 5
     assert whole.search("handler_7", 3)  # the queries find something
