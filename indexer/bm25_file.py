@@ -36,14 +36,16 @@ def _aligned(offset: int) -> int:
     return -(-offset // _ALIGN) * _ALIGN
 
 
-def write(path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
-    """Write ``arrays`` (1-d, little-endian) and ``meta`` (JSON values) to ``path`` atomically: a
-    temporary file beside it, then a rename."""
+def write(path: Path, arrays: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+    """Write ``arrays`` (1-d, little-endian numpy arrays, or objects with ``dtype``, ``len`` and
+    ``write_to(fh)`` that copy themselves a block at a time) and ``meta`` (JSON values) to ``path``
+    atomically: a temporary file beside it, then a rename."""
     layout: dict[str, list[Any]] = {}
     offset = 0
     for name, array in arrays.items():
-        layout[name] = [array.dtype.str, offset, int(array.shape[0])]
-        offset = _aligned(offset + array.nbytes)
+        count = len(array)
+        layout[name] = [array.dtype.str, offset, count]
+        offset = _aligned(offset + count * array.dtype.itemsize)
     header = json.dumps({"meta": dict(meta), "arrays": layout}, separators=(",", ":")).encode()
     start = _aligned(len(MAGIC) + 8 + len(header))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -52,7 +54,10 @@ def write(path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any])
             fh.write(MAGIC + len(header).to_bytes(8, "little") + header)
             for name, array in arrays.items():
                 fh.seek(start + layout[name][1])
-                fh.write(np.ascontiguousarray(array).data)
+                if isinstance(array, np.ndarray):
+                    fh.write(np.ascontiguousarray(array).data)
+                else:
+                    array.write_to(fh)
             fh.truncate(start + offset)
         os.replace(tmp, path)
     finally:

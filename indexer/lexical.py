@@ -24,9 +24,10 @@ file is 1 GB; a cold process's first search maps it in about a second (BENCHMARK
 from __future__ import annotations
 
 import math
+import os
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from hashlib import blake2b
@@ -298,6 +299,9 @@ class _Parts:
         self.size = 0
         self.file: Any = None
 
+    def __len__(self) -> int:
+        return self.size
+
     def append(self, array: np.ndarray) -> None:
         array = np.ascontiguousarray(array, self.dtype)
         self.size += len(array)
@@ -316,24 +320,41 @@ class _Parts:
             self.pieces, self.held = [], 0
 
     def array(self) -> np.ndarray:
-        out = np.empty(self.size, self.dtype)
+        """All of them: a read-only mapping of the temporary file once spilled (its pages are read
+        when touched), else one array (each piece freed once copied: never two copies)."""
         if self.file is not None:
-            with self.file:
-                self.file.seek(0)
-                view, at = out.data.cast("B"), 0
-                while at < len(view):
-                    got = self.file.readinto(view[at:])
-                    if not got:
-                        raise OSError("the BM25 build's temporary file was cut short")
-                    at += got
-            self.file = None
-            return out
+            self.file.flush()
+            if not self.size:
+                return np.zeros(0, self.dtype)
+            return np.memmap(self.file, self.dtype, mode="r", shape=(self.size,))
+        if len(self.pieces) == 1:
+            return self.pieces[0]
+        out = np.empty(self.size, self.dtype)
         at = 0
-        while self.pieces:  # each piece freed once copied: never two copies
+        while self.pieces:
             piece = self.pieces.pop(0)
             out[at : at + len(piece)] = piece
             at += len(piece)
+        self.pieces = [out]
         return out
+
+    def blocks(self, size: int) -> Iterator[tuple[int, np.ndarray]]:
+        """``(start, values)`` of ``size`` values at a time, read from the file with ``pread`` once
+        spilled, so that only a block is resident."""
+        step = size * self.dtype.itemsize
+        if self.file is not None:
+            self.file.flush()  # what is still in the write buffer
+        for start in range(0, self.size, size):
+            if self.file is None:
+                yield start, self.array()[start : start + size]
+            else:
+                data = os.pread(self.file.fileno(), step, start * self.dtype.itemsize)
+                yield start, np.frombuffer(data, self.dtype)
+
+    def write_to(self, fh: Any) -> None:
+        """Copy them to ``fh`` a block at a time (from the file once spilled)."""
+        for _start, values in self.blocks(1 << 22):
+            fh.write(values.data)
 
 
 class _Build:
@@ -432,42 +453,45 @@ class _Build:
         index._hashes = _Strings.joined(self.hashes)
         counts = joined("count", np.int64)
         index._doc_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        index._doc_tokens, index._doc_tf = self.tokens.array(), self.tf.array()
         index._doc_len = joined("len", np.int32)
         index._offsets, index._docs, index._tf = _postings(
-            index._doc_offsets, index._doc_tokens, index._doc_tf, len(self.vocab)
+            index._doc_offsets, self.tokens, self.tf, len(self.vocab)
         )
+        index._doc_tokens, index._doc_tf = self.tokens.array(), self.tf.array()
+        index._spilled = {"doc_tokens": self.tokens, "doc_tf": self.tf}
         index._derive()
         return index
 
 
 def _postings(
-    doc_offsets: np.ndarray, doc_tokens: np.ndarray, doc_tf: np.ndarray, width: int
+    doc_offsets: np.ndarray, doc_tokens: _Parts, doc_tf: _Parts, width: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Token-major postings ``(offsets, documents, counts)`` of doc-major token lists; documents
-    ascending within a token. Sorted :data:`POSTINGS_BUCKET` postings (a range of token ids) at a time."""
-    counts = np.bincount(doc_tokens, minlength=width) if len(doc_tokens) else np.zeros(width, np.int64)
+    ascending within a token. Made :data:`POSTINGS_BUCKET` postings (a range of token ids) at a time,
+    each range found by reading the token lists a block at a time: they are never all resident."""
+    counts = np.zeros(width, np.int64)
+    for _start, block in doc_tokens.blocks(POSTINGS_BUCKET):
+        counts += np.bincount(block, minlength=width)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    docs = np.empty(len(doc_tokens), np.int32)
-    tf = np.empty(len(doc_tokens), np.uint16)
+    docs = np.empty(int(offsets[-1]), np.int32)
+    tf = np.empty(int(offsets[-1]), np.uint16)
     lo = 0
     while lo < width:
         # the widest range of tokens from ``lo`` whose postings fit a bucket (at least one token)
         hi = max(lo + 1, int(np.searchsorted(offsets, offsets[lo] + POSTINGS_BUCKET, "right")) - 1)
         hi = min(hi, width)
-        if lo == 0 and hi == width:
-            at = np.argsort(doc_tokens, kind="stable")
-        else:  # the postings of tokens lo … hi-1, found a block at a time (small masks)
-            at = np.concatenate(
-                [
-                    np.flatnonzero((block >= lo) & (block < hi)) + start
-                    for start in range(0, len(doc_tokens), POSTINGS_BUCKET)
-                    for block in (doc_tokens[start : start + POSTINGS_BUCKET],)
-                ]
-            )
-            at = at[np.argsort(doc_tokens[at], kind="stable")]
-        docs[offsets[lo] : offsets[hi]] = np.searchsorted(doc_offsets, at, "right") - 1
-        tf[offsets[lo] : offsets[hi]] = doc_tf[at]
+        at, tokens, counted = [], [], []
+        for (start, block), (_, block_tf) in zip(
+            doc_tokens.blocks(POSTINGS_BUCKET), doc_tf.blocks(POSTINGS_BUCKET), strict=True
+        ):
+            inside = np.flatnonzero((block >= lo) & (block < hi))
+            at.append(inside + start)
+            tokens.append(block[inside])
+            counted.append(block_tf[inside])
+        order = np.argsort(np.concatenate(tokens), kind="stable") if tokens else np.zeros(0, np.int64)
+        where = np.concatenate(at)[order] if at else np.zeros(0, np.int64)
+        docs[offsets[lo] : offsets[hi]] = np.searchsorted(doc_offsets, where, "right") - 1
+        tf[offsets[lo] : offsets[hi]] = np.concatenate(counted)[order] if counted else tf[:0]
         lo = hi
     return offsets, docs, tf
 
@@ -535,6 +559,7 @@ class LexicalIndex:
     _tf: np.ndarray
     _avg_len: float
     _norm: np.ndarray
+    _spilled: dict[str, _Parts] = {}  # noqa: RUF012 (never mutated): doc-major lists still in a build's temporary file
     _by_file: np.ndarray  # chunks by file, then start and end line (made on first use when built)
     _file_offsets: np.ndarray
 
@@ -583,7 +608,7 @@ class LexicalIndex:
             "languages": self._language_names,
         }
 
-    def _arrays(self) -> dict[str, np.ndarray]:
+    def _arrays(self) -> dict[str, Any]:
         by_file = np.lexsort((self._ends, self._starts, self._doc_file)).astype(np.int32)
         file_offsets = np.searchsorted(self._doc_file[by_file], np.arange(len(self._files) + 1))
         return {
@@ -593,8 +618,8 @@ class LexicalIndex:
             "docs": np.asarray(self._docs, np.int32),
             "tf": np.asarray(self._tf, np.uint16),
             "doc_offsets": np.asarray(self._doc_offsets, np.int64),
-            "doc_tokens": np.asarray(self._doc_tokens, np.int32),
-            "doc_tf": np.asarray(self._doc_tf, np.uint16),
+            "doc_tokens": self._spilled.get("doc_tokens") or np.asarray(self._doc_tokens, np.int32),
+            "doc_tf": self._spilled.get("doc_tf") or np.asarray(self._doc_tf, np.uint16),
             "doc_len": np.asarray(self._doc_len, np.int32),
             "doc_file": np.asarray(self._doc_file, np.int32),
             "starts": np.asarray(self._starts, np.int32),

@@ -71,7 +71,7 @@ def same_answers(a: LexicalIndex, b: LexicalIndex) -> None:
 
 @pytest.mark.parametrize("spill", [1 << 30, 100])
 def test_windows_and_postings_buckets_give_the_one_pass_index(
-    monkeypatch: pytest.MonkeyPatch, spill: int
+    monkeypatch: pytest.MonkeyPatch, spill: int, tmp_path: Path
 ) -> None:
     table = chunk_table(300)
     whole = LexicalIndex(table)
@@ -81,6 +81,13 @@ def test_windows_and_postings_buckets_give_the_one_pass_index(
     assert len(table.to_batches(max_chunksize=37)) > 5
     assert whole.search("handler_7", 3)  # the queries find something
     same_answers(windowed, whole)
+    windowed.save(tmp_path / "chunks-v1.bm25")  # the token lists copied from the temporary file
+    saved = LexicalIndex.load(tmp_path / "chunks-v1.bm25", table)
+    assert saved is not None
+    same_answers(saved, whole)
+    grown = pa.concat_tables([table, chunk_table(305).slice(300)])
+    reused = LexicalIndex(grown, windowed)  # the previous index's token lists read from the file
+    assert reused.search("retry upload", 30) == LexicalIndex(grown).search("retry upload", 30)
 
 
 def test_the_saved_file_is_mapped_and_answers_as_the_index_it_was_saved_from(tmp_path: Path) -> None:
