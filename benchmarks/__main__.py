@@ -33,6 +33,7 @@ DELEGATED = {
     "object-storage": "benchmarks.object_storage",
     "cross-repo": "benchmarks.cross_repo",
     "fleet": "benchmarks.fleet_index",
+    "large-tree": "benchmarks.large_tree",
 }
 
 
@@ -159,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
                    add_help=False)  # fmt: skip
     sub.add_parser("ann", help="ANN index vs exact search (see `python -m benchmarks ann --help`)",
                    add_help=False)  # fmt: skip
+    sub.add_parser("large-tree", add_help=False,
+                   help="a very large index: cold BM25, ANN recall, cold and warm searches (see --help)")  # fmt: skip
     return p
 
 

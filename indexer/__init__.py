@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from indexer.imports import IMPORT_LANGUAGES as IMPORT_LANGUAGES
     from indexer.imports import ImportRef as ImportRef
     from indexer.imports import extract_imports as extract_imports
+    from indexer.index import ANN_NPROBES as ANN_NPROBES
     from indexer.index import ANN_REFINE as ANN_REFINE
     from indexer.index import Index as Index
     from indexer.index import ann_ef as ann_ef
@@ -156,7 +157,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "run_fleet_on_ray",
     ),
     "indexer.imports": ("IMPORT_LANGUAGES", "ImportRef", "extract_imports"),
-    "indexer.index": ("ANN_REFINE", "Index", "ann_ef"),
+    "indexer.index": ("ANN_NPROBES", "ANN_REFINE", "Index", "ann_ef"),
     "indexer.languages": ("EXTENSIONS", "FILENAMES", "SYMBOL_LANGUAGES", "detect_language"),
     "indexer.lexical": (
         "B",

@@ -1,10 +1,15 @@
 """The BM25 index's lifecycle beside :class:`~indexer.lexical.LexicalIndex`: one per published
 chunks version, built on first use, kept in memory, and saved on disk for the next process.
 
-For a local index each chunks version's BM25 index is saved as ``lexical/chunks-v<N>.npz`` in the
-index directory; only the newest file is kept. A fresh process loads that file instead of
-re-tokenising every chunk; a process that finds only an older version's file reuses the tokens of
-its unchanged chunks. An index on object storage keeps the same file beside its tables
+For a local index each chunks version's BM25 index is saved as ``lexical/chunks-v<N>.bm25`` in the
+index directory (:mod:`indexer.bm25_file`); only the newest file is kept. A fresh process maps that
+file instead of re-tokenising every chunk, after checking the chunks' content hashes against it; a
+process that finds only an older version's file takes it whole when it holds the same chunks (a
+compaction made a new version of the same rows: the file is hard-linked), else reuses the tokens of
+its unchanged chunks. A build saves the file as soon as its chunks are published, before the vectors
+(``prepare(keep=False)``), so a build stopped later still leaves a fast text search. The index is
+built from the chunks a window at a time (:data:`WINDOW`): the texts of a million chunks never sit
+in memory at once. An older plait's ``.npz`` file is never read, and deleted at the next save. An index on object storage keeps the same file beside its tables
 (:mod:`indexer.shared_lexical`): the writer uploads it after a build, a reader's first search
 downloads it. Saving is best effort: a read-only or full disk costs the next process a rebuild,
 never an error.
@@ -13,14 +18,26 @@ never an error.
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer import shared_lexical
 from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
 from indexer.memo import VersionMemo
 from indexer.snapshot import Snapshot
-from indexer.textview import lexical_path
+from indexer.textview import SAVED_SUFFIX, lexical_path
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+#: Chunks read at once when the BM25 index is built (their texts are what a window holds).
+WINDOW = 16_384
+#: From this many chunks a build saves the BM25 file in a child process (:func:`save_in_child`):
+#: the parent's heap does not keep the ~1 GB the build of a million chunks' index takes at its peak.
+CHILD_MIN_CHUNKS = 100_000
 
 log = logging.getLogger(__name__)
 
@@ -52,60 +69,103 @@ class Bm25Store:
             return None
         return lexical_path(self.directory, version)
 
-    def prepare(self, snap: Snapshot) -> None:
+    def prepare(self, snap: Snapshot, *, keep: bool = True) -> None:
         """Build and save ``snap``'s BM25 index unless it is saved already, so the next search,
         maybe in another process, finds it ready. For an index on object storage: upload it (only a
-        writer calls this)."""
+        writer calls this). ``keep=False`` (a build, before its vectors): save it without keeping it
+        in memory, and only for a local index."""
         version = snap.versions.get("chunks", -1)
         if self.remote is not None:
-            if version >= 0 and not shared_lexical.saved(self.remote, version):
+            if keep and version >= 0 and not shared_lexical.saved(self.remote, version):
                 shared_lexical.save(self.remote, version, self.get(snap))
             return
         saved = self.saved_file(version)
         if saved is not None and not saved.exists():
-            self.get(snap)
+            if keep:
+                self.get(snap)
+            else:
+                self._make(snap, version, None)
 
     def _make(self, snap: Snapshot, version: int, previous: LexicalIndex | None) -> LexicalIndex:
         if self.remote is not None and previous is None:  # a fresh process: what the writer saved
-            columns = [c for c in LEXICAL_COLUMNS if c != "text"]
-            loaded = shared_lexical.load(self.remote, version, snap.read("chunks", columns))
+            loaded = shared_lexical.load(self.remote, version, snap.read("chunks", ["content_hash"]))
             if loaded is not None:
                 return loaded
         saved = self.saved_file(version)
-        if saved is not None and previous is None:  # a fresh process: load what another one saved
-            loaded = LexicalIndex.load(
-                saved, snap.read("chunks", [c for c in LEXICAL_COLUMNS if c != "text"])
-            )
-            if loaded is not None:
+        if saved is not None and previous is None:  # a fresh process: map what another one saved
+            hashes = snap.read("chunks", ["content_hash"]).column("content_hash")
+            loaded = LexicalIndex.load_saved(saved)
+            if loaded is not None and loaded.holds(hashes):
                 return loaded
-            previous = _latest_saved_tokens(saved)  # another version's saved tokens will do
-        built = LexicalIndex(snap.read("chunks", LEXICAL_COLUMNS), previous)
-        if saved is not None:
-            _save_quietly(built, saved)
-        return built
+            # Another version's file: of the same chunks (a compaction, a publish that changed no
+            # chunk) it is this version's too; else its tokens serve the unchanged chunks.
+            found = _latest_saved(saved)
+            if found is not None and found[1].holds(hashes):
+                _link_quietly(found[0], saved)
+                return found[1]
+            previous = found[1] if found is not None else None
+        built = LexicalIndex.build(_windows(snap), previous)
+        if saved is None:
+            return built
+        _save_quietly(built, saved)
+        return LexicalIndex.load_saved(saved) or built  # mapped: the built arrays are freed
 
 
-def _latest_saved_tokens(path: Path) -> LexicalIndex | None:
-    """The tokens of the newest BM25 index saved beside ``path`` (another chunks version), if any."""
+def _windows(snap: Snapshot) -> Iterator[pa.RecordBatch]:
+    """The chunks' rows a window at a time: a million chunks' texts are never read at once."""
+    return snap.scan("chunks", LEXICAL_COLUMNS, batch_size=WINDOW)
 
-    def version(p: Path) -> int:
-        digits = p.stem.removeprefix("chunks-v")
-        return int(digits) if digits.isdigit() else -1
 
-    for other in sorted(path.parent.glob("chunks-v*.npz"), key=version, reverse=True):
-        if other != path and (tokens := LexicalIndex.load_tokens(other)) is not None:
-            return tokens
+def _version_of(path: Path) -> int:
+    digits = path.name.removeprefix("chunks-v").removesuffix(SAVED_SUFFIX)
+    return int(digits) if digits.isdigit() else -1
+
+
+def _latest_saved(path: Path) -> tuple[Path, LexicalIndex] | None:
+    """The newest BM25 index saved beside ``path`` (for another chunks version), and its file."""
+    others = sorted(path.parent.glob(f"chunks-v*{SAVED_SUFFIX}"), key=_version_of, reverse=True)
+    for other in others:
+        if other != path and (index := LexicalIndex.load_saved(other)) is not None:
+            return other, index
     return None
 
 
+def _link_quietly(other: Path, path: Path) -> None:
+    """Save ``other``'s index, which holds the same chunks, as ``path``'s: a hard link, no copy."""
+    try:
+        os.link(other, path)
+        other.unlink()
+    except OSError as exc:
+        log.debug("could not link %s to %s: %s", other, path, exc)
+
+
 def _save_quietly(index: LexicalIndex, path: Path) -> None:
-    """Save the BM25 index for the next process and drop those of other versions; a read-only or full
-    disk only costs that process a rebuild."""
+    """Save the BM25 index for the next process and drop those of other versions (and the files of
+    an older format); a read-only or full disk only costs that process a rebuild."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         index.save(path)
-        for other in path.parent.glob("chunks-v*.npz"):
+        for other in [*path.parent.glob(f"chunks-v*{SAVED_SUFFIX}"), *path.parent.glob("chunks-v*.npz")]:
             if other != path:
                 other.unlink(missing_ok=True)
     except OSError as exc:
         log.debug("could not save the BM25 index at %s: %s", path, exc)
+
+
+def save_published(location: str) -> None:
+    """Build and save the BM25 index of the chunks published at the local index ``location``, unless
+    it is saved already (the body of :func:`save_in_child`)."""
+    from indexer.snapshot import current
+    from indexer.store import Store
+
+    Bm25Store(Path(location)).prepare(current(Store(location)), keep=False)
+
+
+def save_in_child(location: str) -> None:
+    """:func:`save_published` in a spawned process (never forked: the parent holds LanceDB threads),
+    so that the memory it takes goes back when it ends. Raises what the child raised."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool.submit(save_published, location).result()

@@ -23,6 +23,9 @@ Readers do not see these commits one by one: they read the table versions last *
 batch) appears to searches all at once. A build that embeds more than one batch of vectors also
 publishes when its symbols half is done and after each vector batch, so a first index is
 searchable by text and symbols while embedding goes on, and semantic coverage grows as it lands.
+Such a build publishes first before its vectors phase and calls ``chunks_ready`` there, where
+:class:`~indexer.index.Index` saves the BM25 index of the chunks: a build stopped in its (long)
+vectors phase leaves a fast text search.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from indexer.store import (
 )
 from indexer.tables import Manifest, chunks_table, files_table, read_manifest, symbols_table, vector_matrix
 from indexer.types import FileRecord
-from indexer.vector_build import VectorWriter
+from indexer.vector_build import FAST_VECTOR_BATCH, VectorWriter
 from indexer.workspace import Walker, WalkStats, WorkspaceFile
 from models import Embedder
 
@@ -147,15 +150,18 @@ class Builder:
         embedders: Mapping[str, Callable[[], Embedder]] | None,
         tier: str = "full",
         progress: Progress | None = None,
+        chunks_ready: Callable[[], None] | None = None,
     ) -> None:
         """``embedders``: tier name → embedder factory (``fast`` and ``full``); None skips vectors.
         ``tier``: ``fast`` embeds the fast tier (and tops up an almost complete full tier), ``full``
-        both."""
+        both. ``chunks_ready``: called once, when a long vectors phase first publishes (the chunks are
+        complete and published, no vector is written yet): the index saves its text search there."""
         self.settings = settings
         self.store = store
         self.embedders = embedders
         self.tier = tier
         self.progress = progress or NullProgress()
+        self.chunks_ready = chunks_ready
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
         t0 = time.perf_counter()
@@ -189,6 +195,7 @@ class Builder:
             self._maybe_compact(report, ())
         else:
             t1 = time.perf_counter()
+            self._text_before_vectors(report)
             written = self._vectors(self.embedders).build_tiers(report)
             report.vector_seconds = time.perf_counter() - t1
             self._maybe_compact(report, written)
@@ -294,8 +301,27 @@ class Builder:
     # -- vectors half ---------------------------------------------------------------------------
     def _vectors(self, embedders: Mapping[str, Callable[[], Embedder]]) -> VectorWriter:
         return VectorWriter(
-            self.store, embedders, tier=self.tier, progress=self.progress, publish=self._publish
+            self.store, embedders, tier=self.tier, progress=self.progress, publish=self._publish_progress
         )
+
+    def _text_before_vectors(self, report: BuildReport) -> None:
+        """Before a long vectors phase (more chunks lack a fast vector than one batch holds), publish
+        the chunks and let the index save its text search, before the embedder and the chunk ids
+        take their memory."""
+        if self.chunks_ready is None:
+            return
+        entries = tier_entries(self.store.get_meta().get("tiers"))
+        table = str(entries.get("fast", {}).get("table", ""))
+        have = self.store.count(table) if table and self.store.has(table) else 0
+        if report.chunks_total - have > FAST_VECTOR_BATCH:
+            self._publish_progress()
+
+    def _publish_progress(self) -> None:
+        """Publish between vector batches; the first time, let the index save its text search."""
+        self._publish()
+        ready, self.chunks_ready = self.chunks_ready, None
+        if ready is not None:
+            ready()
 
     def upgrade(self, tier: str, limit: int) -> tuple[int, BuildReport]:
         """Embed up to ``limit`` chunks of ``tier`` missing a vector (no walk, no parsing) and publish;

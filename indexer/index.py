@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from indexer import ownership, textview
+from indexer import bm25_store, ownership, textview
 from indexer.bm25_store import Bm25Store
 from indexer.build import Builder, BuildReport, Progress, read_manifest
 from indexer.config import Settings
@@ -49,7 +49,7 @@ from indexer.lexical import LexicalIndex
 from indexer.lock import writer_lock
 from indexer.lookup import SymbolMatch, SymbolRow
 from indexer.memo import VersionMemo
-from indexer.nearest import ANN_REFINE, VectorHit, VectorSearch, ann_ef, search_tier
+from indexer.nearest import ANN_NPROBES, ANN_REFINE, VectorHit, VectorSearch, ann_ef, search_tier
 from indexer.snapshot import Snapshot, current
 from indexer.spans import ChunkSpan, ChunkSpans
 from indexer.status import IndexState, IndexStatus, read_status
@@ -59,6 +59,7 @@ from models import Embedder
 
 # Names that moved to the modules above, importable from here as before.
 __all__ = [
+    "ANN_NPROBES",
     "ANN_REFINE",
     "ChunkSpan",
     "Index",
@@ -186,7 +187,10 @@ class Index:
             factories = self._embedder_factories() if vectors else None
 
             def builder() -> Builder:
-                return Builder(self.settings, self.store, embedders=factories, tier=tier, progress=progress)
+                return Builder(
+                    self.settings, self.store, embedders=factories, tier=tier, progress=progress,
+                    chunks_ready=self._save_text_index,
+                )  # fmt: skip
 
             with contextlib.suppress(IndexStoreError):  # unreadable meta: the build's verify says so
                 if "fingerprint" in self.store.get_meta():  # a first build says so by having none yet
@@ -202,6 +206,18 @@ class Index:
         self._readers.forget()
         self._prepare_text_search()
         return report
+
+    def _save_text_index(self) -> None:
+        """Save the BM25 index of the chunks just published, before the vectors (a long phase, which
+        may be stopped): built a window at a time and not kept, so the vectors have the memory."""
+        try:
+            snap = self.snapshot()
+            if self.settings.index_is_local and snap.count("chunks") >= bm25_store.CHILD_MIN_CHUNKS:
+                bm25_store.save_in_child(self.location)
+            else:
+                self._readers.bm25.prepare(snap, keep=False)
+        except Exception as exc:  # best effort: the text search is saved after the vectors instead
+            log.warning("BM25 index not saved before the vectors: %s", exc)
 
     def _prepare_text_search(self) -> None:
         """Build and save the published chunks' BM25 index unless it is saved already, then save what a

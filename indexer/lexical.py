@@ -10,10 +10,15 @@ Tokens are code-aware: every identifier counts whole and also split on ``snake_c
 "retries the failed uploads" meets ``retry_failed_upload`` and ``RetryPolicy``. A chunk's text is
 what was embedded for it: the path/scope header, then its lines.
 
-The index lives in memory. It is built from the ``chunks`` table in one vectorised pass (Arrow
-splits the texts, numpy builds the postings; each distinct identifier is tokenised once), which
-takes about a quarter of a second per ten thousand chunks here, and is cached per published chunks
-version (see :meth:`indexer.index.Index.lexical`).
+The index is built from the ``chunks`` table a window at a time (:meth:`LexicalIndex.build`: Arrow
+splits the texts, numpy builds the postings; each distinct identifier of a window is tokenised once)
+and kept as compact arrays: int32 postings, uint16 counts, per-chunk file ids and codes, strings in
+one buffer, and the vocabulary as 64-bit hashes of the tokens (:func:`token_hashes`). Saved, it is
+one file (:mod:`indexer.bm25_file`) that a fresh process maps instead of loading: a search reads the
+postings of its tokens and the rows of its hits. It is cached per published chunks version (see
+:meth:`indexer.index.Index.lexical` and :mod:`indexer.bm25_store`). Over the Linux kernel's
+1,056,739 chunks (3.9M distinct tokens, 64.7M postings) the build takes about two minutes and the
+file is 1 GB; a cold process's first search maps it in about a second (BENCHMARKS §9).
 """
 
 from __future__ import annotations
@@ -21,13 +26,15 @@ from __future__ import annotations
 import math
 import os
 import re
-import threading
-from collections.abc import Callable, Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from hashlib import blake2b
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from indexer import bm25_file
 from models import lazy_module
 
 if TYPE_CHECKING:
@@ -41,7 +48,7 @@ else:  # imported on first use: the tokenizer (``code_tokens``) needs neither
 
 K1 = 1.5
 B = 0.75
-SAVED_FORMAT = 3  # bump when the tokenizer or the saved arrays change (3: the chunks' rows too)
+SAVED_FORMAT = 4  # bump when the tokenizer or the saved arrays change (4: one memory-mapped file)
 COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language", "content_hash", "text"]
 
 # One stop list for chunks and queries alike: English function words, the question words of a
@@ -125,37 +132,145 @@ def _tokenise_distinct(pieces: list[str]) -> list[list[str]]:
     return [[stems[t] for t in tokens] for tokens in raw]
 
 
-_SAVED_TEXT_ROWS = {"paths": "path", "symbols": "symbol", "kinds": "kind", "languages": "language"}
 _NONE = "\x00"  # a missing value in a saved text column (no path or name holds a NUL)
+#: Postings built at once: more are sorted a range of token ids at a time, which bounds the memory
+#: a million chunks need (tens of millions of postings) to a few arrays of this size.
+POSTINGS_BUCKET = 1 << 22
+_TF_MAX = (1 << 16) - 1
+#: Bytes of a build's token lists held in memory; past this they go to a temporary file (:class:`_Parts`).
+SPILL_BYTES = 64 << 20
 
 
-def _joined(values: list[str | None]) -> np.ndarray:
-    """One text column as bytes: values joined by newlines, ``None`` as NUL."""
-    return np.frombuffer("\n".join(_NONE if v is None else v for v in values).encode(), np.uint8)
+class _Strings:
+    """Many strings (``None`` allowed) as one UTF-8 buffer and offsets; each decoded when read."""
+
+    def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
+        self.data = data
+        self.offsets = offsets
+
+    @classmethod
+    def of(cls, values: Sequence[str | None]) -> _Strings:
+        encoded = [(_NONE if v is None else v).encode("utf-8", "surrogatepass") for v in values]
+        lengths = np.fromiter((len(b) for b in encoded), np.int64, len(encoded))
+        return cls(np.frombuffer(b"".join(encoded), np.uint8), np.concatenate(([0], np.cumsum(lengths))))
+
+    @classmethod
+    def joined(cls, parts: Sequence[_Strings]) -> _Strings:
+        if not parts:
+            return cls.of([])
+        bases = np.cumsum([0, *(len(p.data) for p in parts[:-1])])
+        offsets = np.concatenate([[0], *(p.offsets[1:] + base for p, base in zip(parts, bases, strict=True))])
+        return cls(np.concatenate([p.data for p in parts]), offsets.astype(np.int64))
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> str | None:
+        value = self.data[int(self.offsets[i]) : int(self.offsets[i + 1])].tobytes()
+        return None if value == b"\x00" else value.decode("utf-8", "surrogatepass")
+
+    def tolist(self) -> list[str | None]:
+        return [self[i] for i in range(len(self))]
+
+    def equals_column(self, column: pa.ChunkedArray | pa.Array) -> bool:
+        """Whether ``column`` (strings) holds these values, compared buffer to buffer."""
+        if len(column) != len(self):
+            return False
+        array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        array = pc.fill_null(array.cast(pa.large_string()), _NONE)
+        if not len(array):
+            return True
+        _validity, offsets, data = array.buffers()
+        at = np.frombuffer(offsets, np.int64, len(array) + 1, array.offset * 8)
+        values = (
+            np.frombuffer(data, np.uint8, int(at[-1] - at[0]), int(at[0])) if data else np.zeros(0, np.uint8)
+        )
+        return bool(np.array_equal(at - at[0], self.offsets) and np.array_equal(values, self.data))
 
 
-def _split(data: np.ndarray | None, size: int) -> list[str | None] | None:
-    """:func:`_joined` undone; ``None`` when it does not hold ``size`` values (a newline in a value)."""
-    if data is None:
-        return None
-    text = data.tobytes().decode()
-    values = text.split("\n") if size else []
-    if len(values) != size:
-        return None
-    return [None if v == _NONE else v for v in values]
+def token_hashes(tokens: Sequence[str]) -> np.ndarray:
+    """A 64-bit hash of each token (BLAKE2b): what the vocabulary keeps instead of the token. A
+    million chunks of C hold about four million distinct tokens (identifiers, hex constants): as
+    Python strings in a dict they took over a gigabyte; as hashes, 8 bytes each, sorted, found by
+    binary search. Two tokens of one index share a hash with odds of about one in a million."""
+    return np.fromiter(
+        (
+            int.from_bytes(blake2b(t.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+            for t in tokens
+        ),
+        np.uint64,
+        len(tokens),
+    )
 
 
-def _read_saved(path: Path) -> dict[str, np.ndarray] | None:
-    import zipfile  # here: a search without a saved index need not import it
+class _Vocab:
+    """Token → id, by hash (:func:`token_hashes`): ``keys`` sorted, ``ids`` alongside. Ids are given
+    in order of first sight and never change, so a new version built on this one keeps them."""
 
-    try:
-        with np.load(path) as data:
-            saved = {k: data[k] for k in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
-        return None
-    if saved.get("format", np.array([0]))[0] != SAVED_FORMAT:
-        return None
-    return saved
+    def __init__(self, keys: np.ndarray | None = None, ids: np.ndarray | None = None) -> None:
+        self.keys = keys if keys is not None else np.zeros(0, np.uint64)
+        self.ids = ids if ids is not None else np.zeros(0, np.int32)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def _find(self, token: str) -> int:
+        key = token_hashes([token])[0]
+        at = int(np.searchsorted(self.keys, key))
+        return at if at < len(self.keys) and self.keys[at] == key else -1
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and self._find(token) >= 0
+
+    def __getitem__(self, token: str) -> int:
+        at = self._find(token)
+        if at < 0:
+            raise KeyError(token)
+        return int(self.ids[at])
+
+    def copy(self) -> _Vocab:
+        return _Vocab(np.array(self.keys), np.array(self.ids))
+
+    def add(self, tokens: Sequence[str]) -> np.ndarray:
+        """The ids of ``tokens``; those not known yet get the next ids."""
+        hashes = token_hashes(tokens)
+        keys = self.keys
+        at = np.searchsorted(keys, hashes)
+        known = np.zeros(len(hashes), bool)
+        inside = at < len(keys)
+        known[inside] = keys[at[inside]] == hashes[inside]
+        new = np.unique(hashes[~known])
+        if len(new):
+            where = np.searchsorted(keys, new)
+            fresh = np.arange(len(keys), len(keys) + len(new), dtype=np.int32)
+            self.keys, self.ids = np.insert(keys, where, new), np.insert(self.ids, where, fresh)
+        return self.ids[np.searchsorted(self.keys, hashes)].astype(np.int64)
+
+
+def _ints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    return np.asarray(column.to_pylist() if column.null_count else column.to_numpy(), np.int32)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions ``starts[i] … starts[i] + lengths[i] - 1`` of every ``i``, in order."""
+    total = int(lengths.sum())
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
+
+
+class _Codes:
+    """A column of few distinct values (kinds, languages): a code per row and the values."""
+
+    def __init__(self) -> None:
+        self.names: list[str | None] = []
+        self._no: dict[str | None, int] = {}
+
+    def encode(self, values: list[str | None]) -> np.ndarray:
+        no = self._no
+        for value in dict.fromkeys(values):
+            if value not in no:
+                no[value] = len(self.names)
+                self.names.append(value)
+        return np.fromiter((no[v] for v in values), np.int32, len(values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,225 +285,455 @@ class LexicalHit:
     coverage: float  # idf-weighted share of the query's tokens that the chunk holds
 
 
+class _Parts:
+    """Arrays of one dtype appended a window at a time and wanted at the end as one. Past
+    :data:`SPILL_BYTES` they go to an anonymous temporary file, read back once into the one array:
+    the token lists of a million chunks (390 MB) are then neither held while the windows are read
+    nor twice at the end, and the heap does not keep the pieces (on the Linux tree the build's peak
+    went from 2.4 to ~1.4 GB). Without temporary space they stay in memory."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+        self.pieces: list[np.ndarray] = []
+        self.held = 0
+        self.size = 0
+        self.file: Any = None
+
+    def __len__(self) -> int:
+        return self.size
+
+    def append(self, array: np.ndarray) -> None:
+        array = np.ascontiguousarray(array, self.dtype)
+        self.size += len(array)
+        if self.file is not None:
+            self.file.write(array.data)
+            return
+        self.pieces.append(array)
+        self.held += array.nbytes
+        if self.held > SPILL_BYTES:
+            try:
+                self.file = tempfile.TemporaryFile(prefix="plait-bm25-")  # noqa: SIM115 (closed by array())
+            except OSError:
+                return  # no temporary space: they stay in memory
+            for piece in self.pieces:
+                self.file.write(piece.data)
+            self.pieces, self.held = [], 0
+
+    def array(self) -> np.ndarray:
+        """All of them: a read-only mapping of the temporary file once spilled (its pages are read
+        when touched), else one array (each piece freed once copied: never two copies)."""
+        if self.file is not None:
+            self.file.flush()
+            if not self.size:
+                return np.zeros(0, self.dtype)
+            return np.memmap(self.file, self.dtype, mode="r", shape=(self.size,))
+        if len(self.pieces) == 1:
+            return self.pieces[0]
+        out = np.empty(self.size, self.dtype)
+        at = 0
+        while self.pieces:
+            piece = self.pieces.pop(0)
+            out[at : at + len(piece)] = piece
+            at += len(piece)
+        self.pieces = [out]
+        return out
+
+    def blocks(self, size: int) -> Iterator[tuple[int, np.ndarray]]:
+        """``(start, values)`` of ``size`` values at a time, read from the file with ``pread`` once
+        spilled, so that only a block is resident."""
+        step = size * self.dtype.itemsize
+        if self.file is not None:
+            self.file.flush()  # what is still in the write buffer
+        for start in range(0, self.size, size):
+            if self.file is None:
+                yield start, self.array()[start : start + size]
+            else:
+                data = os.pread(self.file.fileno(), step, start * self.dtype.itemsize)
+                yield start, np.frombuffer(data, self.dtype)
+
+    def write_to(self, fh: Any) -> None:
+        """Copy them to ``fh`` a block at a time (from the file once spilled)."""
+        for _start, values in self.blocks(1 << 22):
+            fh.write(values.data)
+
+
+class _Build:
+    """A :class:`LexicalIndex` being built from windows of chunks (:meth:`LexicalIndex.build`)."""
+
+    def __init__(self, previous: LexicalIndex | None) -> None:
+        self.previous = previous
+        self.vocab = previous._vocab.copy() if previous is not None else _Vocab()
+        self.known = previous._row_of() if previous is not None else {}
+        self.file_no: dict[str, int] = {}
+        self.kinds, self.languages = _Codes(), _Codes()
+        self.parts: dict[str, list[np.ndarray]] = {
+            k: [] for k in ("file", "start", "end", "kind", "language", "count", "len")
+        }
+        self.tokens, self.tf = _Parts(np.int32), _Parts(np.uint16)  # the big ones: spilled to a file
+        self.symbols: list[_Strings] = []
+        self.hashes: list[_Strings] = []
+
+    def add(self, rows: pa.Table | pa.RecordBatch) -> None:
+        n = rows.num_rows
+        if n == 0:
+            return
+        paths = rows.column("path").to_pylist()
+        file_no = self.file_no
+        parts = self.parts
+        parts["file"].append(np.fromiter((file_no.setdefault(p, len(file_no)) for p in paths), np.int32, n))
+        parts["start"].append(_ints(rows.column("start_line")))
+        parts["end"].append(_ints(rows.column("end_line")))
+        parts["kind"].append(self.kinds.encode(rows.column("kind").to_pylist()))
+        parts["language"].append(self.languages.encode(rows.column("language").to_pylist()))
+        self.symbols.append(_Strings.of(rows.column("symbol").to_pylist()))
+        hashes = rows.column("content_hash").to_pylist()
+        self.hashes.append(_Strings.of(hashes))
+        offsets, tokens, tf = self._tokens(rows.column("text"), hashes)
+        counts = np.diff(offsets)
+        parts["count"].append(counts)
+        self.tokens.append(tokens.astype(np.int32))
+        self.tf.append(np.minimum(tf, _TF_MAX).astype(np.uint16))
+        owner = np.repeat(np.arange(n, dtype=np.int64), counts)
+        parts["len"].append(np.bincount(owner, weights=tf, minlength=n).astype(np.int32))
+
+    def _tokens(
+        self, texts: pa.ChunkedArray | pa.Array, hashes: list[str | None]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Doc-major ``(offsets, token ids, counts)`` of one window: the previous index's tokens for
+        chunks whose content it holds, the tokenizer's for the others."""
+        n = len(hashes)
+        previous, known = self.previous, self.known
+        reused = np.fromiter((known.get(h, -1) if h is not None else -1 for h in hashes), np.int64, n)
+        fresh = np.flatnonzero(reused < 0)
+        todo = texts if len(fresh) == n else texts.take(pa.array(fresh)) if len(fresh) else None
+        new_offsets, new_tokens, new_tf = _tokenise(todo, self.vocab)
+        if previous is None or len(fresh) == n:
+            return new_offsets, new_tokens, new_tf
+        # Gather each chunk's slice from the previous index or from the freshly tokenised ones.
+        lengths = np.zeros(n, np.int64)
+        lengths[fresh] = np.diff(new_offsets)
+        old = np.flatnonzero(reused >= 0)
+        before = np.asarray(previous._doc_offsets)
+        lengths[old] = before[reused[old] + 1] - before[reused[old]]
+        offsets = np.concatenate(([0], np.cumsum(lengths)))
+        tokens, tf = np.empty(int(offsets[-1]), np.int64), np.empty(int(offsets[-1]), np.int64)
+        into, source = _ranges(offsets[old], lengths[old]), _ranges(before[reused[old]], lengths[old])
+        tokens[into], tf[into] = previous._doc_tokens[source], previous._doc_tf[source]
+        into = _ranges(offsets[fresh], lengths[fresh])
+        tokens[into], tf[into] = new_tokens, new_tf
+        return offsets, tokens, tf
+
+    def finish(self) -> LexicalIndex:
+        parts = self.parts
+
+        def joined(key: str, dtype: Any) -> np.ndarray:
+            """The parts of ``key`` in one array, each part freed once copied (never two copies)."""
+            pieces = parts[key]
+            got = np.empty(sum(len(p) for p in pieces), dtype)
+            at = 0
+            while pieces:
+                piece = pieces.pop(0)
+                got[at : at + len(piece)] = piece
+                at += len(piece)
+            return got
+
+        index = LexicalIndex.__new__(LexicalIndex)
+        index._vocab = self.vocab
+        names = list(self.file_no)
+        order = sorted(range(len(names)), key=names.__getitem__)
+        renumber = np.empty(len(names), np.int32)
+        renumber[order] = np.arange(len(names), dtype=np.int32)
+        index._files = [names[i] for i in order]
+        index._doc_file = renumber[joined("file", np.int32)] if names else np.zeros(0, np.int32)
+        index.size = len(index._doc_file)
+        index._starts, index._ends = joined("start", np.int32), joined("end", np.int32)
+        index._kind_codes, index._kind_names = joined("kind", np.int32), self.kinds.names
+        index._language_codes, index._language_names = joined("language", np.int32), self.languages.names
+        index._symbols = _Strings.joined(self.symbols)
+        index._hashes = _Strings.joined(self.hashes)
+        counts = joined("count", np.int64)
+        index._doc_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        index._doc_len = joined("len", np.int32)
+        index._offsets, index._docs, index._tf = _postings(
+            index._doc_offsets, self.tokens, self.tf, len(self.vocab)
+        )
+        index._doc_tokens, index._doc_tf = self.tokens.array(), self.tf.array()
+        index._spilled = {"doc_tokens": self.tokens, "doc_tf": self.tf}
+        index._derive()
+        return index
+
+
+def _postings(
+    doc_offsets: np.ndarray, doc_tokens: _Parts, doc_tf: _Parts, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Token-major postings ``(offsets, documents, counts)`` of doc-major token lists; documents
+    ascending within a token. Made :data:`POSTINGS_BUCKET` postings (a range of token ids) at a time,
+    each range found by reading the token lists a block at a time: they are never all resident."""
+    counts = np.zeros(width, np.int64)
+    for _start, block in doc_tokens.blocks(POSTINGS_BUCKET):
+        counts += np.bincount(block, minlength=width)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    docs = np.empty(int(offsets[-1]), np.int32)
+    tf = np.empty(int(offsets[-1]), np.uint16)
+    lo = 0
+    while lo < width:
+        # the widest range of tokens from ``lo`` whose postings fit a bucket (at least one token)
+        hi = max(lo + 1, int(np.searchsorted(offsets, offsets[lo] + POSTINGS_BUCKET, "right")) - 1)
+        hi = min(hi, width)
+        at, tokens, counted = [], [], []
+        for (start, block), (_, block_tf) in zip(
+            doc_tokens.blocks(POSTINGS_BUCKET), doc_tf.blocks(POSTINGS_BUCKET), strict=True
+        ):
+            inside = np.flatnonzero((block >= lo) & (block < hi))
+            at.append(inside + start)
+            tokens.append(block[inside])
+            counted.append(block_tf[inside])
+        order = np.argsort(np.concatenate(tokens), kind="stable") if tokens else np.zeros(0, np.int64)
+        where = np.concatenate(at)[order] if at else np.zeros(0, np.int64)
+        docs[offsets[lo] : offsets[hi]] = np.searchsorted(doc_offsets, where, "right") - 1
+        tf[offsets[lo] : offsets[hi]] = np.concatenate(counted)[order] if counted else tf[:0]
+        lo = hi
+    return offsets, docs, tf
+
+
+def _tokenise(
+    texts: pa.ChunkedArray | pa.Array | None, vocab: _Vocab
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Doc-major ``(offsets, token ids, counts)`` of ``texts``, token ids ascending within a doc; new
+    tokens join ``vocab``."""
+    empty = np.zeros(0, np.int64)
+    count = len(texts) if texts is not None else 0
+    if texts is None or count == 0:
+        return np.zeros(1, np.int64), empty, empty
+    array = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
+    pieces = pc.ascii_split_whitespace(_blank_separators(array))
+    owner = pc.list_parent_indices(pieces).to_numpy()
+    encoded = pc.dictionary_encode(pc.list_flatten(pieces))
+    occurrence = encoded.indices.to_numpy().astype(np.int64)
+    # Each distinct piece of text is tokenised once, into ids of the vocabulary.
+    piece_tokens = _tokenise_distinct(encoded.dictionary.to_pylist())
+    lengths = np.fromiter((len(t) for t in piece_tokens), np.int64, len(piece_tokens))
+    local: dict[str, int] = {}  # this window's distinct tokens, then their ids in the vocabulary
+    flat = np.fromiter((local.setdefault(t, len(local)) for tokens in piece_tokens for t in tokens), np.int64)
+    ids = vocab.add(list(local))[flat] if local else flat
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    # Expand every occurrence of a piece into its tokens: (document, token) pairs.
+    per = lengths[occurrence]
+    total = int(per.sum())
+    if total == 0:
+        return np.zeros(count + 1, np.int64), empty, empty
+    docs = np.repeat(owner, per)
+    ends = np.cumsum(per)
+    tokens = ids[np.repeat(starts[occurrence] - (ends - per), per) + np.arange(total)]
+    width = len(vocab)
+    keys, tf = np.unique(docs * width + tokens, return_counts=True)  # by document, then token
+    doc_of = keys // width
+    offsets = np.searchsorted(doc_of, np.arange(count + 1))
+    return offsets, keys % width, tf
+
+
 class LexicalIndex:
-    """An in-memory BM25 index of chunks (see the module docstring)."""
+    """A BM25 index of chunks (see the module docstring): built in memory, or read memory-mapped
+    from the file another process saved (:meth:`save`, :meth:`load`)."""
+
+    size: int
+    _vocab: _Vocab
+    _files: list[str]
+    _file_language: list[str | None]
+    _file_no: dict[str, int] | None
+    _doc_file: np.ndarray
+    _starts: np.ndarray
+    _ends: np.ndarray
+    _kind_codes: np.ndarray
+    _kind_names: list[str | None]
+    _language_codes: np.ndarray
+    _language_names: list[str | None]
+    _symbols: _Strings
+    _hashes: _Strings
+    _doc_offsets: np.ndarray  # doc-major token lists: what the next version reuses
+    _doc_tokens: np.ndarray
+    _doc_tf: np.ndarray
+    _doc_len: np.ndarray
+    _offsets: np.ndarray  # token-major postings: what a search reads
+    _docs: np.ndarray
+    _tf: np.ndarray
+    _avg_len: float
+    _norm: np.ndarray
+    _spilled: dict[str, _Parts] = {}  # noqa: RUF012 (never mutated): doc-major lists still in a build's temporary file
+    _by_file: np.ndarray  # chunks by file, then start and end line (made on first use when built)
+    _file_offsets: np.ndarray
 
     def __init__(self, table: pa.Table, previous: LexicalIndex | None = None) -> None:
         """Index the chunks of ``table`` (:data:`COLUMNS`). Chunks whose content hash ``previous``
         already holds reuse its tokens, so that indexing a new version costs the changed chunks."""
-        self._rows(table)
-        # a copy: searches may still read ``previous`` while this one grows its vocabulary
-        self._vocab: dict[str, int] = dict(previous._vocab) if previous is not None else {}
-        # Doc-major token lists (token ids and their counts per chunk), then token-major postings.
-        self._doc_offsets, self._doc_tokens, self._doc_tf = self._tokens_per_doc(
-            table.column("text"), previous
-        )
-        owner = np.repeat(np.arange(self.size, dtype=np.int64), np.diff(self._doc_offsets))
-        order = np.argsort(self._doc_tokens, kind="stable")  # by token; chunks stay in order within one
-        self._docs = owner[order]
-        self._tf = self._doc_tf[order]
-        self._offsets = np.searchsorted(self._doc_tokens[order], np.arange(len(self._vocab) + 1))
-        self._lengths()
+        built = LexicalIndex.build([table], previous)
+        for name in _STATE:
+            setattr(self, name, getattr(built, name))
 
-    def _rows(self, table: pa.Table) -> None:
-        """What each chunk is: path, lines, symbol, kind, language, content hash; files and languages."""
-        self._set_rows({c: table.column(c).to_pylist() for c in COLUMNS if c != "text"}, table.num_rows)
+    @classmethod
+    def build(
+        cls, windows: Iterable[pa.Table | pa.RecordBatch], previous: LexicalIndex | None = None
+    ) -> LexicalIndex:
+        """Index chunks read a window at a time (:data:`COLUMNS`), so that the texts of a million
+        chunks are never all in memory: only their tokens are, as compact arrays."""
+        state = _Build(previous)
+        for rows in windows:
+            state.add(rows)
+        return state.finish()
 
-    def _set_rows(self, cols: dict[str, list[Any]], size: int) -> None:
-        self.size = size
-        self._paths = cols["path"]
-        self._starts = cols["start_line"]
-        self._ends = cols["end_line"]
-        self._symbols = cols["symbol"]
-        self._kinds = cols["kind"]
-        self._languages = cols["language"]
-        self._hashes = cols["content_hash"]
-        self._files = sorted(set(self._paths))
-        file_no = {p: i for i, p in enumerate(self._files)}
-        self._doc_file = np.fromiter((file_no[p] for p in self._paths), np.int64, self.size)
-        self._file_language = [None] * len(self._files)
-        for p, lang in zip(self._paths, self._languages, strict=True):
-            self._file_language[file_no[p]] = lang
-
-    def _lengths(self) -> None:
+    def _derive(self) -> None:
+        """What searches compute from the saved arrays: BM25's length norms, each file's language."""
         n = self.size
-        owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(self._doc_offsets))
-        self._doc_len = np.bincount(owner, weights=self._doc_tf, minlength=n).astype(np.float64)
-        self._avg_len = float(self._doc_len.mean()) if n and self._doc_len.any() else 1.0
-        self._norm = (K1 * (1 - B + B * self._doc_len / self._avg_len)).astype(np.float32)
+        lengths = np.asarray(self._doc_len, np.float64)
+        self._avg_len = float(lengths.mean()) if n and lengths.any() else 1.0
+        self._norm = (K1 * (1 - B + B * lengths / self._avg_len)).astype(np.float32)
+        language = np.full(len(self._files), -1, np.int64)
+        if n:
+            language[self._doc_file] = self._language_codes  # the last chunk of a file wins
+        names = self._language_names
+        self._file_language = [names[c] if c >= 0 else None for c in language.tolist()]
+        self._file_no = None
 
-    # -- on disk: a fresh process (the CLI) loads what another one built -----------------------------
+    # -- on disk: a fresh process (the CLI) maps what another one built -----------------------------
     def save(self, path: Path) -> None:
-        """Write the index next to the table it came from (atomically: a temporary file, then rename)."""
-        vocab = sorted(self._vocab, key=self._vocab.__getitem__)
-        arrays: dict[str, Any] = {
-            "format": np.array([SAVED_FORMAT]),
-            "vocab": np.frombuffer("\n".join(vocab).encode(), np.uint8),
-            "hashes": np.frombuffer("\n".join(h or "" for h in self._hashes).encode(), np.uint8),
-            # the chunks' rows, so that a text search can load the index without opening the table
-            **{key: _joined(getattr(self, f"_{key}")) for key in _SAVED_TEXT_ROWS},
-            "starts": np.asarray(self._starts, np.int64),
-            "ends": np.asarray(self._ends, np.int64),
-            "doc_offsets": self._doc_offsets,
-            "doc_tokens": self._doc_tokens.astype(np.int32),
-            "doc_tf": self._doc_tf.astype(np.int32),
-            "offsets": self._offsets,
-            "docs": self._docs.astype(np.int32),
-            "tf": self._tf.astype(np.int32),
+        """Write the index to ``path`` (:mod:`indexer.bm25_file`), atomically."""
+        bm25_file.write(path, self._arrays(), self._meta())
+
+    def _meta(self) -> dict[str, Any]:
+        return {
+            "format": SAVED_FORMAT,
+            "size": self.size,
+            "files": self._files,
+            "kinds": self._kind_names,
+            "languages": self._language_names,
         }
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            with open(tmp, "wb") as fh:
-                np.savez(fh, **arrays)
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+
+    def _arrays(self) -> dict[str, Any]:
+        by_file = np.lexsort((self._ends, self._starts, self._doc_file)).astype(np.int32)
+        file_offsets = np.searchsorted(self._doc_file[by_file], np.arange(len(self._files) + 1))
+        return {
+            "vocab_keys": np.asarray(self._vocab.keys, np.uint64),
+            "vocab_ids": np.asarray(self._vocab.ids, np.int32),
+            "offsets": np.asarray(self._offsets, np.int64),
+            "docs": np.asarray(self._docs, np.int32),
+            "tf": np.asarray(self._tf, np.uint16),
+            "doc_offsets": np.asarray(self._doc_offsets, np.int64),
+            "doc_tokens": self._spilled.get("doc_tokens") or np.asarray(self._doc_tokens, np.int32),
+            "doc_tf": self._spilled.get("doc_tf") or np.asarray(self._doc_tf, np.uint16),
+            "doc_len": np.asarray(self._doc_len, np.int32),
+            "doc_file": np.asarray(self._doc_file, np.int32),
+            "starts": np.asarray(self._starts, np.int32),
+            "ends": np.asarray(self._ends, np.int32),
+            "kinds": np.asarray(self._kind_codes, np.int32),
+            "languages": np.asarray(self._language_codes, np.int32),
+            "symbol_data": self._symbols.data,
+            "symbol_offsets": self._symbols.offsets,
+            "hash_data": self._hashes.data,
+            "hash_offsets": self._hashes.offsets,
+            "by_file": by_file,
+            "file_offsets": file_offsets.astype(np.int64),
+        }
 
     @classmethod
-    def load_tokens(cls, path: Path) -> LexicalIndex | None:
-        """Only the tokens saved at ``path`` (per content hash): enough to serve as the ``previous``
-        index of a new version, not to search. ``None`` when unreadable or of another format."""
-        saved = _read_saved(path)
-        return cls._tokens_from(saved) if saved is not None else None
-
-    @classmethod
-    def _tokens_from(cls, saved: dict[str, np.ndarray]) -> LexicalIndex | None:
-        index = cls.__new__(cls)
-        hashes = saved["hashes"].tobytes().decode()
-        index._hashes = hashes.split("\n") if hashes else []
-        words = saved["vocab"].tobytes().decode()
-        index._vocab = {w: i for i, w in enumerate(words.split("\n"))} if words else {}
-        index._doc_offsets = saved["doc_offsets"].astype(np.int64)
-        index._doc_tokens = saved["doc_tokens"].astype(np.int64)
-        index._doc_tf = saved["doc_tf"].astype(np.int64)
-        if len(index._doc_offsets) != len(index._hashes) + 1:
+    def load_saved(cls, source: Path | bytes) -> LexicalIndex | None:
+        """The index saved at ``source`` (a path, mapped; or the saved file's bytes), with the chunks'
+        rows it was saved with; ``None`` when missing, of another format (an older plait's file), or
+        inconsistent. The caller vouches that it belongs to the chunks it searches, or checks with
+        :meth:`holds`."""
+        saved = bm25_file.read(source)
+        if saved is None or saved.meta.get("format") != SAVED_FORMAT:
             return None
+        try:
+            return cls._from_saved(saved)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+
+    @classmethod
+    def _from_saved(cls, saved: bm25_file.SavedArrays) -> LexicalIndex | None:
+        meta = saved.meta
+        index = cls.__new__(cls)
+        n = int(meta["size"])
+        index.size = n
+        index._files = [str(p) for p in meta["files"]]
+        index._kind_names, index._language_names = list(meta["kinds"]), list(meta["languages"])
+        index._vocab = _Vocab(saved["vocab_keys"], saved["vocab_ids"])
+        for name in ("offsets", "docs", "tf", "doc_offsets", "doc_tokens", "doc_tf", "doc_len", "doc_file"):
+            setattr(index, f"_{name}", saved[name])
+        index._starts, index._ends = saved["starts"], saved["ends"]
+        index._kind_codes, index._language_codes = saved["kinds"], saved["languages"]
+        index._symbols = _Strings(saved["symbol_data"], saved["symbol_offsets"])
+        index._hashes = _Strings(saved["hash_data"], saved["hash_offsets"])
+        index._by_file, index._file_offsets = saved["by_file"], saved["file_offsets"]
+        per_doc = (index._doc_len, index._doc_file, index._starts, index._ends, index._kind_codes,
+                   index._language_codes, index._by_file)  # fmt: skip
+        if (
+            any(len(a) != n for a in per_doc)
+            or len(index._doc_offsets) != n + 1
+            or len(index._symbols) != n
+            or len(index._hashes) != n
+            or len(index._offsets) != len(index._vocab) + 1
+            or len(index._vocab.ids) != len(index._vocab)
+            or len(index._file_offsets) != len(index._files) + 1
+            or int(index._offsets[-1]) != len(index._docs)
+        ):
+            return None
+        index._derive()
         return index
 
     @classmethod
-    def load(cls, path: Path, table: pa.Table) -> LexicalIndex | None:
-        """The index saved at ``path`` for the chunks of ``table`` (:data:`COLUMNS` but ``text``), or
-        ``None`` when the file is missing, of another format, or for other chunks (content hashes)."""
-        saved = _read_saved(path)
-        index = cls._tokens_from(saved) if saved is not None else None
-        if saved is None or index is None:
-            return None
-        if index._hashes != [h or "" for h in table.column("content_hash").to_pylist()]:
-            return None
-        index._rows(table)
-        return index if index._postings_from(saved) else None
+    def load(cls, path: Path | bytes, table: pa.Table) -> LexicalIndex | None:
+        """The index saved at ``path`` if it holds the chunks of ``table`` (their ``content_hash``
+        column, in order); ``None`` when missing, of another format, or for other chunks."""
+        index = cls.load_saved(path)
+        return index if index is not None and index.holds(table.column("content_hash")) else None
 
-    def _postings_from(self, saved: Mapping[str, Any]) -> bool:
-        """Take the saved postings (offsets, documents, term frequencies); ``False`` when they do not
-        fit the vocabulary."""
-        self._offsets = saved["offsets"].astype(np.int64)
-        self._docs = saved["docs"].astype(np.int64)
-        self._tf = saved["tf"].astype(np.int64)
-        if len(self._offsets) != len(self._vocab) + 1:
-            return False
-        self._lengths()
-        return True
+    def holds(self, content_hashes: pa.ChunkedArray | pa.Array) -> bool:
+        """Whether this index is of the chunks whose content hashes are ``content_hashes``, in order."""
+        return self._hashes.equals_column(content_hashes)
 
     @classmethod
-    def load_saved(cls, path: Path) -> LexicalIndex | None:
-        """The index saved at ``path`` with the chunks' rows it was saved with, read without the table
-        (for a text search that must not import LanceDB); ``None`` when missing, of another format, or
-        inconsistent. The caller vouches that ``path`` belongs to the published chunks version."""
-        saved = _read_saved(path)
-        index = cls._tokens_from(saved) if saved is not None else None
-        if saved is None or index is None:
-            return None
-        size = len(index._hashes)
-        cols: dict[str, list[Any]] = {"content_hash": index._hashes}
-        for key, column in _SAVED_TEXT_ROWS.items():
-            values = _split(saved.get(key), size)
-            if values is None:
-                return None
-            cols[column] = values
-        starts, ends = saved.get("starts"), saved.get("ends")
-        if starts is None or ends is None or len(starts) != size or len(ends) != size:
-            return None
-        cols["start_line"], cols["end_line"] = starts.tolist(), ends.tolist()
-        index._set_rows(cols, size)
-        return index if index._postings_from(saved) else None
+    def load_tokens(cls, path: Path) -> LexicalIndex | None:
+        """The index saved at ``path`` to serve as the ``previous`` index of a new version (its tokens
+        per content hash); ``None`` when unreadable or of another format."""
+        return cls.load_saved(path)
+
+    # -- rows -------------------------------------------------------------------------------------
+    def _path(self, doc: int) -> str:
+        return self._files[int(self._doc_file[doc])]
+
+    def _row(self, doc: int) -> tuple[str, int, int, str | None, str | None, str | None]:
+        return (
+            self._path(doc),
+            int(self._starts[doc]),
+            int(self._ends[doc]),
+            self._symbols[doc],
+            self._kind_names[int(self._kind_codes[doc])],
+            self._language_names[int(self._language_codes[doc])],
+        )
 
     def rows(self) -> list[tuple[str, int, int, str | None, str | None, str | None]]:
         """Every chunk's (path, start line, end line, symbol, kind, language), in table order."""
-        return list(
-            zip(
-                self._paths,
-                self._starts,
-                self._ends,
-                self._symbols,
-                self._kinds,
-                self._languages,
-                strict=True,
+        return [self._row(d) for d in range(self.size)]
+
+    def spans_of(self, path: str) -> list[tuple[int, int, str | None, str | None, str | None]]:
+        """The (start line, end line, symbol, kind, language) of ``path``'s chunks, by start and end
+        line; read from the arrays for this one file."""
+        if self._file_no is None:
+            self._file_no = {p: i for i, p in enumerate(self._files)}
+        no = self._file_no.get(path)
+        if no is None:
+            return []
+        if not hasattr(self, "_by_file"):
+            self._by_file = np.lexsort((self._ends, self._starts, self._doc_file)).astype(np.int32)
+            self._file_offsets = np.searchsorted(
+                np.asarray(self._doc_file)[self._by_file], np.arange(len(self._files) + 1)
             )
-        )
-
-    def _tokens_per_doc(
-        self, texts: pa.ChunkedArray, previous: LexicalIndex | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        n = self.size
-        known = previous._row_of() if previous is not None else {}
-        reused = np.fromiter((known.get(h, -1) for h in self._hashes), np.int64, n)
-        fresh = np.flatnonzero(reused < 0)
-        todo = texts if len(fresh) == n else texts.take(pa.array(fresh)) if len(fresh) else None
-        new_offsets, new_tokens, new_tf = self._tokenise(todo)
-        # Gather each chunk's slice from the previous index or from the freshly tokenised ones.
-        lengths = np.zeros(n, np.int64)
-        starts = np.zeros(n, np.int64)
-        base = 0
-        if previous is not None:
-            old = reused >= 0
-            lengths[old] = np.diff(previous._doc_offsets)[reused[old]]
-            starts[old] = previous._doc_offsets[reused[old]]
-            base = len(previous._doc_tokens)
-        lengths[fresh] = np.diff(new_offsets)
-        starts[fresh] = base + new_offsets[:-1]
-        source_tokens = (
-            np.concatenate([previous._doc_tokens, new_tokens]) if previous is not None else new_tokens
-        )
-        source_tf = np.concatenate([previous._doc_tf, new_tf]) if previous is not None else new_tf
-        ends = np.cumsum(lengths)
-        positions = np.repeat(starts - (ends - lengths), lengths) + np.arange(int(ends[-1]) if n else 0)
-        return np.concatenate(([0], ends)), source_tokens[positions], source_tf[positions]
-
-    def _tokenise(self, texts: pa.ChunkedArray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Doc-major ``(offsets, token ids, counts)`` of ``texts``, token ids ascending within a doc."""
-        empty = np.zeros(0, np.int64)
-        count = len(texts) if texts is not None else 0
-        if texts is None or count == 0:
-            return np.zeros(1, np.int64), empty, empty
-        pieces = pc.ascii_split_whitespace(_blank_separators(texts.combine_chunks()))
-        owner = pc.list_parent_indices(pieces).to_numpy()
-        encoded = pc.dictionary_encode(pc.list_flatten(pieces))
-        occurrence = encoded.indices.to_numpy().astype(np.int64)
-        # Each distinct piece of text is tokenised once, into ids of the vocabulary.
-        piece_tokens = _tokenise_distinct(encoded.dictionary.to_pylist())
-        vocab = self._vocab
-        lengths = np.fromiter((len(t) for t in piece_tokens), np.int64, len(piece_tokens))
-        ids = np.fromiter(
-            (vocab.setdefault(t, len(vocab)) for tokens in piece_tokens for t in tokens), np.int64
-        )
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        # Expand every occurrence of a piece into its tokens: (document, token) pairs.
-        per = lengths[occurrence]
-        total = int(per.sum())
-        if total == 0:
-            return np.zeros(count + 1, np.int64), empty, empty
-        docs = np.repeat(owner, per)
-        ends = np.cumsum(per)
-        tokens = ids[np.repeat(starts[occurrence] - (ends - per), per) + np.arange(total)]
-        width = len(vocab)
-        keys, tf = np.unique(docs * width + tokens, return_counts=True)  # by document, then token
-        doc_of = keys // width
-        offsets = np.searchsorted(doc_of, np.arange(count + 1))
-        return offsets, keys % width, tf
+        docs = self._by_file[int(self._file_offsets[no]) : int(self._file_offsets[no + 1])]
+        return [self._row(int(d))[1:] for d in docs]
 
     def _row_of(self) -> dict[str, int]:
         """Content hash → row, for reuse by the next version's index."""
-        return {h: i for i, h in enumerate(self._hashes) if h is not None}
+        return {h: i for i, h in enumerate(self._hashes.tolist()) if h is not None}
 
     def file_mask(self, keep: Callable[[str, str | None], bool]) -> np.ndarray:
         """A per-chunk mask from a predicate on (path, language), evaluated once per file."""
@@ -417,7 +762,7 @@ class LexicalIndex:
         total_idf = (len(tokens) - len(known)) * math.log(1 + (n + 0.5) / 0.5)
         for tok in known:
             lo, hi = int(self._offsets[tok]), int(self._offsets[tok + 1])
-            docs, tf = self._docs[lo:hi], self._tf[lo:hi]
+            docs, tf = self._docs[lo:hi], self._tf[lo:hi].astype(np.float32)
             idf = math.log(1 + (n - (hi - lo) + 0.5) / (hi - lo + 0.5))
             total_idf += idf
             scores[docs] += idf * tf * (K1 + 1) / (tf + norm[docs])
@@ -427,14 +772,9 @@ class LexicalIndex:
         found = np.flatnonzero(scores)
         if len(found) > limit:
             found = found[np.argpartition(-scores[found], limit - 1)[:limit]]
-        order = sorted(found.tolist(), key=lambda d: (-scores[d], self._paths[d], self._starts[d]))
-        return [
-            LexicalHit(
-                self._paths[d], self._starts[d], self._ends[d], self._symbols[d], self._kinds[d],
-                self._languages[d], float(scores[d]), float(held[d] / total_idf),
-            )
-            for d in order
-        ]  # fmt: skip
+        rows = {d: self._row(d) for d in found.tolist()}
+        order = sorted(rows, key=lambda d: (-scores[d], rows[d][0], rows[d][1]))
+        return [LexicalHit(*rows[d], float(scores[d]), float(held[d] / total_idf)) for d in order]
 
     def files_holding(
         self, words: Sequence[Sequence[str]], *, allow: np.ndarray | None = None
@@ -464,3 +804,12 @@ class LexicalIndex:
 
     def _df(self, tid: int) -> int:
         return int(self._offsets[tid + 1] - self._offsets[tid])
+
+
+#: What an index is made of (copied by ``__init__`` from what :meth:`LexicalIndex.build` made).
+_STATE = (
+    "size", "_vocab", "_files", "_doc_file", "_starts", "_ends", "_kind_codes", "_kind_names",
+    "_language_codes", "_language_names", "_symbols", "_hashes", "_doc_offsets", "_doc_tokens",
+    "_doc_tf", "_doc_len", "_offsets", "_docs", "_tf", "_avg_len", "_norm", "_file_language",
+    "_file_no",
+)  # fmt: skip

@@ -1,4 +1,4 @@
-"""The saved BM25 index of an index on object storage: ``<uri>/lexical/chunks-v<N>.npz``, beside its tables.
+"""The saved BM25 index of an index on object storage: ``<uri>/lexical/chunks-v<N>.bm25``, beside its tables.
 
 A local index saves its BM25 index in its own folder (:mod:`indexer.bm25_store`); without this, every
 process reading an index on object storage tokenised all its chunks on its first text search (2.2 s
@@ -29,11 +29,11 @@ log = logging.getLogger(__name__)
 
 PREFIX = "lexical/"
 MAX_BYTES = 1 << 30  # a file larger than this is not downloaded (the index is rebuilt instead)
-_NAME = re.compile(r"lexical/chunks-v(\d+)\.npz")
+_NAME = re.compile(r"lexical/chunks-v(\d+)\.(bm25|npz)")  # .npz: an older plait's
 
 
 def key(version: int) -> str:
-    return f"{PREFIX}chunks-v{version}.npz"
+    return f"{PREFIX}chunks-v{version}.bm25"
 
 
 def _store(uri: str) -> Any:
@@ -44,7 +44,7 @@ def _store(uri: str) -> Any:
 
 def load(uri: str, version: int, table: pa.Table) -> LexicalIndex | None:
     """The BM25 index saved at ``uri`` for chunks ``version``, checked against ``table`` (the chunks'
-    columns but ``text``); ``None`` when there is none, or it is unreadable or for other chunks."""
+    ``content_hash`` column); ``None`` when there is none, or it is unreadable or for other chunks."""
     import obstore
 
     from indexer.lexical import LexicalIndex
@@ -59,10 +59,7 @@ def load(uri: str, version: int, table: pa.Table) -> LexicalIndex | None:
     except Exception as exc:  # obstore's own errors (network, credentials): the index is rebuilt
         log.info("could not read the saved BM25 index at %s: %s", uri, exc)
         return None
-    with tempfile.TemporaryDirectory(prefix="plait-bm25-") as tmp:
-        path = Path(tmp) / "chunks.npz"
-        path.write_bytes(data)
-        return LexicalIndex.load(path, table)
+    return LexicalIndex.load(data, table)
 
 
 def save(uri: str, version: int, index: LexicalIndex) -> bool:
@@ -72,14 +69,14 @@ def save(uri: str, version: int, index: LexicalIndex) -> bool:
     store = _store(uri)
     try:
         with tempfile.TemporaryDirectory(prefix="plait-bm25-") as tmp:
-            path = Path(tmp) / "chunks.npz"
+            path = Path(tmp) / "chunks.bm25"
             index.save(path)
             obstore.put(store, key(version), path.read_bytes())
         for batch in obstore.list(store, prefix=PREFIX):
             for entry in batch:
                 name = str(entry["path"])
                 match = _NAME.fullmatch(name)
-                if match is not None and int(match.group(1)) != version:
+                if match is not None and name != key(version):
                     obstore.delete(store, name)
     except Exception as exc:  # best effort: readers then build the index themselves
         log.warning("could not save the BM25 index at %s: %s", uri, exc)

@@ -15,7 +15,7 @@ and whether they carry a vector index. An index written before snapshots existed
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import pyarrow as pa
@@ -58,6 +58,12 @@ class Snapshot:
         if not self.has(name):
             return pa.table({})
         return self.store.read_from(self.table(name), name, columns, where, limit)
+
+    def scan(self, name: str, columns: Sequence[str], *, batch_size: int) -> Iterator[pa.RecordBatch]:
+        """The rows of ``name`` in this snapshot (its ``columns``), streamed in batches of at most
+        ``batch_size``."""
+        if self.has(name):
+            yield from self.store.scan_from(self.table(name), name, columns, batch_size=batch_size)
 
     def count(self, name: str) -> int:
         """Rows of ``name`` in this snapshot (remembered per pinned version)."""

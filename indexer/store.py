@@ -140,6 +140,11 @@ def batched(values: Sequence[str], size: int = 400) -> Iterator[Sequence[str]]:
         yield values[i : i + size]
 
 
+#: The vector index a large table gets. IVF_HNSW_SQ (before) built a graph per partition: over the
+#: Linux kernel's million chunks it had not finished after 32 minutes, at 2.28 GB (BENCHMARKS §9).
+ANN_INDEX_TYPE = "IVF_SQ"
+
+
 class Store:
     """Typed access to one index location. Opening is cheap; tables open lazily.
 
@@ -290,12 +295,20 @@ class Store:
     def scan(self, name: str, columns: Sequence[str], *, batch_size: int) -> Iterator[pa.RecordBatch]:
         """The rows of ``name`` (its ``columns``) streamed in batches of at most ``batch_size``, for
         reading a table too large to hold at once."""
-        if not self.has(name):
-            return
+        if self.has(name):
+            yield from self.scan_from(self.table(name), name, columns, batch_size=batch_size)
+
+    def scan_from(
+        self, tbl: Any, name: str, columns: Sequence[str], *, batch_size: int
+    ) -> Iterator[pa.RecordBatch]:
+        """:meth:`scan` on an open handle (the latest one or one checked out at a version). Read a
+        page of ``batch_size`` rows per query: LanceDB's streamed scan reads far ahead (~800 MB held
+        while scanning the texts of the Linux kernel's million chunks; pages held ~150 MB)."""
         try:
-            reader = self.table(name).search().select(list(columns)).limit(None).to_batches(batch_size)
-            for batch in reader:
-                yield batch.select(list(columns))
+            total = int(tbl.count_rows())
+            for start in range(0, total, batch_size):
+                page = tbl.search().select(list(columns)).offset(start).limit(batch_size).to_arrow()
+                yield from page.select(list(columns)).combine_chunks().to_batches()
         except Exception as exc:
             raise IndexCorruptError(self.location, f"reading {name}: {exc}") from exc
 
@@ -365,9 +378,9 @@ class Store:
 
     # -- vector index ----------------------------------------------------------------------------
     def ensure_ann(self, name: str, *, min_rows: int) -> str | None:
-        """Build an IVF-HNSW-SQ index on ``name`` once it has ``min_rows`` rows, and rebuild it when
-        over a fifth of the rows arrived after it was built. Below ``min_rows`` searches stay exact.
-        Returns what was done (for the build report), or None."""
+        """Build an :data:`ANN_INDEX_TYPE` index on ``name`` once it has ``min_rows`` rows, and rebuild
+        it when over a fifth of the rows arrived after it was built. Below ``min_rows`` searches stay
+        exact. Returns what was done (for the build report), or None."""
         rows = self.count(name)
         if rows < min_rows:
             return None
@@ -383,7 +396,7 @@ class Store:
             partitions = max(1, min(256, rows // 4096))
             tbl.create_index(
                 metric="cosine",
-                index_type="IVF_HNSW_SQ",
+                index_type=ANN_INDEX_TYPE,
                 num_partitions=partitions,
                 vector_column_name="vector",
                 replace=True,
@@ -391,7 +404,7 @@ class Store:
         except Exception as exc:  # an index is an optimisation: exact search still answers
             log.warning("building the vector index of %s failed: %s", name, exc)
             return None
-        return f"IVF_HNSW_SQ over {rows:,} vectors, {partitions} partitions"
+        return f"{ANN_INDEX_TYPE} over {rows:,} vectors, {partitions} partitions"
 
     # -- meta -----------------------------------------------------------------------------------
     def get_meta(self) -> dict[str, Any]:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 VIEW_FILE = "published.json"
 VIEW_FORMAT = 1
+SAVED_SUFFIX = ".bm25"  # the BM25 index's file (:mod:`indexer.bm25_file`); ``.npz`` before
 _U64 = 1 << 64
 
 
@@ -38,7 +39,7 @@ def view_path(location: Path) -> Path:
 
 def lexical_path(location: Path, version: int) -> Path:
     """Where the BM25 index of a chunks version is saved."""
-    return location / "lexical" / f"chunks-v{version}.npz"
+    return location / "lexical" / f"chunks-v{version}{SAVED_SUFFIX}"
 
 
 def meta_version(location: Path) -> int | None:
@@ -107,11 +108,7 @@ class TextView:
         self.meta = meta  # the meta version it belongs to
         self._lexical = lexical
         self._manifest = manifest
-        self._spans: dict[str, list[ChunkSpan]] = {}
-        for path, start, end, symbol, kind, language in lexical.rows():
-            self._spans.setdefault(path, []).append(ChunkSpan(start, end, symbol, kind, language))
-        for spans in self._spans.values():
-            spans.sort(key=lambda c: (c.start_line, c.end_line))
+        self._spans: dict[str, list[ChunkSpan]] = {}  # read from the mapped arrays per file, once
 
     def is_current(self) -> bool:
         """Whether nothing was published since this view was opened (a directory listing)."""
@@ -134,7 +131,12 @@ class TextView:
         return self._lexical
 
     def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[ChunkSpan]]:
-        return {p: self._spans.get(p, []) for p in paths}
+        out = {}
+        for p in paths:
+            if p not in self._spans:
+                self._spans[p] = [ChunkSpan(*row) for row in self._lexical.spans_of(p)]
+            out[p] = self._spans[p]
+        return out
 
     def whole_manifest(self) -> Mapping[str, tuple[str, int, int]]:
         return self._manifest

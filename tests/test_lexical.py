@@ -53,13 +53,15 @@ def test_index_tokens_equal_the_tokenizer_on_each_chunk() -> None:
         for t in code_tokens(text):
             expected[t] = expected.get(t, 0) + 1
         got = {}
-        for token, tid in lex._vocab.items():
+        every = {t for other in texts for t in code_tokens(other)}
+        for token, tid in ((t, lex._vocab[t]) for t in every):
             lo, hi = lex._offsets[tid], lex._offsets[tid + 1]
             for d, tf in zip(lex._docs[lo:hi], lex._tf[lo:hi], strict=True):
                 if d == doc:
                     got[token] = int(tf)
         assert got == expected
         assert lex._doc_len[doc] == len(code_tokens(text))
+    assert len(lex._vocab) == len({t for text in texts for t in code_tokens(text)})
 
 
 def test_bm25_scores_by_hand() -> None:
@@ -220,7 +222,7 @@ def test_the_bm25_index_is_saved_for_the_next_process_and_checked_on_load(make_r
     settings = settings_for(make_repo(DOCS))
     Index(settings).build()
     built = Index(settings).lexical()
-    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.npz"))
+    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.bm25"))
     assert len(saved) == 1
     columns = [c for c in COLUMNS if c != "text"]
     table_now = Index(settings).snapshot().read("chunks", columns)
@@ -261,7 +263,7 @@ def test_a_new_process_reuses_the_saved_tokens_of_the_previous_version(
     monkeypatch.setattr(lexical_module, "_tokenise_distinct", counted)
     Index(settings).build(paths=["src/m3.py"])  # a fresh Index, as the daemon makes one per batch
     assert seen and max(seen) < 15  # only the changed chunk's pieces, not all 30 files'
-    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.npz"))
+    saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.bm25"))
     assert len(saved) == 1  # the older version's file is gone
     hits = Index(settings).lexical().search("drain the pending queue", 3)
     assert hits[0].path == "src/m3.py"

@@ -223,7 +223,7 @@ def test_the_writer_saves_the_bm25_index_beside_the_tables_and_a_fresh_reader_lo
     uri = f"s3://{aws.bucket}/bm25"
     Index(settings_for(root, uri)).build()
     first = Index(settings_for(root, uri)).snapshot().versions["chunks"]
-    assert stored_keys(aws, "bm25/lexical/") == [f"bm25/lexical/chunks-v{first}.npz"]
+    assert stored_keys(aws, "bm25/lexical/") == [f"bm25/lexical/chunks-v{first}.bm25"]
     retry = root / "pkg/retry.py"
     retry.write_text(retry.read_text() + NEW_DEF)
     Index(settings_for(root, uri)).build()
@@ -231,11 +231,11 @@ def test_the_writer_saves_the_bm25_index_beside_the_tables_and_a_fresh_reader_lo
     snap = reader.snapshot()
     version = snap.versions["chunks"]
     assert version != first  # the new version's file replaced the old one's
-    assert stored_keys(aws, "bm25/lexical/") == [f"bm25/lexical/chunks-v{version}.npz"]
+    assert stored_keys(aws, "bm25/lexical/") == [f"bm25/lexical/chunks-v{version}.bm25"]
     requests.lines.clear()
     loaded = reader.lexical()
     fetched = [line for line in requests.lines if "/lexical/" in line]
-    assert len(fetched) == 1 and f"GET /{aws.bucket}/bm25/lexical/chunks-v{version}.npz" in fetched[0]
+    assert len(fetched) == 1 and f"GET /{aws.bucket}/bm25/lexical/chunks-v{version}.bm25" in fetched[0]
     assert not [line for line in requests.lines if '"PUT ' in line or '"DELETE ' in line]  # a reader
     built = LexicalIndex(snap.read("chunks", COLUMNS))
     for query in ("jitter backoff attempt", "retry policy", "fetch the page"):

@@ -1,0 +1,232 @@
+"""The saved BM25 index at scale: saved by a build before its vectors, one file read memory-mapped,
+built a window at a time with the same results as in one pass, and an older format rebuilt."""
+
+from __future__ import annotations
+
+import mmap
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import indexer.lexical as lexical_module
+import indexer.vector_build as vector_build
+from indexer import Index, bm25_file, bm25_store
+from indexer.lexical import COLUMNS, LexicalIndex, phrase_tokens
+from models import HashingEmbedder
+
+QUERIES = [
+    "retry the failed upload",
+    "drain pending queue items",
+    "handler_7",
+    "UploadQueue retries",
+    "journal commit",
+    "nothing matches zebra",
+]
+
+
+def chunk_table(n: int) -> pa.Table:
+    """``n`` chunks over ``n // 3`` files, symbols and kinds present and missing, repeated contents."""
+    texts = [
+        f"def handler_{i % 40}(request):\n    return retry_upload(request, {i % 7})\n# journal commit {i % 11}"
+        if i % 5
+        else f"class UploadQueue{i % 9}:\n    retries = {i}\n    # drain the pending items"
+        for i in range(n)
+    ]
+    return pa.table(
+        {
+            "path": [f"src/m{i // 3:03d}.py" if i % 4 else f"docs/p{i // 3}.md" for i in range(n)],
+            "start_line": [1 + 10 * (i % 3) for i in range(n)],
+            "end_line": [9 + 10 * (i % 3) for i in range(n)],
+            "symbol": [f"handler_{i}" if i % 2 else None for i in range(n)],
+            "kind": ["function" if i % 2 else None for i in range(n)],
+            "language": ["python" if i % 4 else "markdown" for i in range(n)],
+            "content_hash": [f"h{i}:{texts[i]}" for i in range(n)],
+            "text": texts,
+        }
+    )
+
+
+def mapped(array: np.ndarray) -> bool:
+    """Whether ``array`` is a view of a file mapping."""
+    base = array.base
+    while base is not None and not isinstance(base, mmap.mmap):
+        base = getattr(base, "obj", None) if isinstance(base, memoryview) else getattr(base, "base", None)
+    return base is not None
+
+
+def same_answers(a: LexicalIndex, b: LexicalIndex) -> None:
+    for query in QUERIES:
+        assert a.search(query, 25) == b.search(query, 25), query
+    mask_a = a.file_mask(lambda p, lang: p.startswith("docs/"))
+    mask_b = b.file_mask(lambda p, lang: p.startswith("docs/"))
+    assert a.search("drain pending", 10, allow=mask_a) == b.search("drain pending", 10, allow=mask_b)
+    for phrase in ("retry_upload request", "journal commit", "pending zebra items"):
+        assert a.files_holding(phrase_tokens(phrase)) == b.files_holding(phrase_tokens(phrase))
+    for path in ("src/m001.py", "docs/p4.md", "src/absent.py"):
+        assert a.spans_of(path) == b.spans_of(path)
+    assert a.rows() == b.rows()
+
+
+@pytest.mark.parametrize("spill", [1 << 30, 100])
+def test_windows_and_postings_buckets_give_the_one_pass_index(
+    monkeypatch: pytest.MonkeyPatch, spill: int, tmp_path: Path
+) -> None:
+    table = chunk_table(300)
+    whole = LexicalIndex(table)
+    monkeypatch.setattr(lexical_module, "POSTINGS_BUCKET", 50)  # many token ranges, sorted apart
+    monkeypatch.setattr(lexical_module, "SPILL_BYTES", spill)  # 100: token lists through a temporary file
+    windowed = LexicalIndex.build(table.to_batches(max_chunksize=37))
+    assert len(table.to_batches(max_chunksize=37)) > 5
+    assert whole.search("handler_7", 3)  # the queries find something
+    same_answers(windowed, whole)
+    windowed.save(tmp_path / "chunks-v1.bm25")  # the token lists copied from the temporary file
+    saved = LexicalIndex.load(tmp_path / "chunks-v1.bm25", table)
+    assert saved is not None
+    same_answers(saved, whole)
+    grown = pa.concat_tables([table, chunk_table(305).slice(300)])
+    reused = LexicalIndex(grown, windowed)  # the previous index's token lists read from the file
+    assert reused.search("retry upload", 30) == LexicalIndex(grown).search("retry upload", 30)
+
+
+def test_the_saved_file_is_mapped_and_answers_as_the_index_it_was_saved_from(tmp_path: Path) -> None:
+    table = chunk_table(200)
+    built = LexicalIndex(table)
+    path = tmp_path / "chunks-v7.bm25"
+    built.save(path)
+    loaded = LexicalIndex.load(path, table.select(["content_hash"]))
+    assert loaded is not None
+    assert mapped(loaded._docs) and mapped(loaded._doc_tokens)  # read in place, not copied
+    same_answers(loaded, built)
+    again = LexicalIndex.load(path.read_bytes(), table)  # from the bytes, as a reader of object storage
+    assert again is not None
+    same_answers(again, built)
+    # for other chunks (a content hash differs, or one row more) the file is not trusted
+    changed = table.set_column(
+        6, "content_hash", pa.array(["x", *table.column("content_hash").to_pylist()[1:]])
+    )
+    assert LexicalIndex.load(path, changed) is None
+    assert LexicalIndex.load(path, chunk_table(201)) is None
+    # a new version reuses the mapped tokens of the unchanged chunks and scores as a fresh build
+    grown = pa.concat_tables([table, chunk_table(203).slice(200)])
+    assert LexicalIndex(grown, loaded).search("handler_7", 20) == LexicalIndex(grown).search("handler_7", 20)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.write_bytes(b""),
+        lambda p: p.write_bytes(b"not a bm25 file"),
+        lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]),  # cut short
+        lambda p: bm25_file.write(p, {"docs": np.zeros(3, "int32")}, {"format": 3}),
+    ],
+)
+def test_an_unreadable_or_older_file_is_refused(tmp_path: Path, damage) -> None:
+    table = chunk_table(50)
+    path = tmp_path / "chunks-v1.bm25"
+    LexicalIndex(table).save(path)
+    damage(path)
+    assert LexicalIndex.load_saved(path) is None
+    assert LexicalIndex.load(path, table) is None
+
+
+FILES = {
+    f"src/m{i}.py": f"def handler_{i}(request):\n    return retry_upload(request, {i})\n" for i in range(24)
+}
+
+
+def count_tokenising(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the tokenizer's calls in this process from now on (it still tokenises)."""
+    seen: list[int] = []
+    real = lexical_module._tokenise_distinct
+
+    def counted(pieces: list[str]) -> list[list[str]]:
+        seen.append(len(pieces))
+        return real(pieces)
+
+    monkeypatch.setattr(lexical_module, "_tokenise_distinct", counted)
+    return seen
+
+
+class Stopped(Exception):
+    """The build was stopped (a kill, in real life) after its chunks were published."""
+
+
+def test_a_build_stopped_in_its_vectors_has_saved_the_bm25_file(
+    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = settings_for(make_repo(FILES))
+    monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)  # 24 chunks: a long vectors phase
+    monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
+
+    def stop(self, texts):
+        raise Stopped
+
+    monkeypatch.setattr(HashingEmbedder, "embed_documents", stop)
+    with pytest.raises(Stopped):
+        Index(settings).build()
+    monkeypatch.undo()
+    reader = Index(settings)
+    snap = reader.snapshot()
+    version = snap.versions["chunks"]
+    assert snap.count("chunks") == 24 and reader.coverage()[0] == 0  # chunks published, no vector
+    saved = Path(settings.index_dir) / "lexical" / f"chunks-v{version}.bm25"
+    assert saved.exists()
+    tokenised = count_tokenising(monkeypatch)
+    hits = reader.lexical().search("handler_7", 3)
+    assert not tokenised  # mapped from the file, nothing tokenised
+    assert hits == LexicalIndex(snap.read("chunks", COLUMNS)).search("handler_7", 3)
+    assert hits[0].path == "src/m7.py"
+
+
+def test_a_whole_build_tokenises_once_though_compaction_makes_a_new_chunks_version(
+    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = settings_for(make_repo(FILES))
+    monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)
+    monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.COMPACT_FILES", 1)  # compacts: the chunks get a new version
+    tokenised = count_tokenising(monkeypatch)
+    index = Index(settings)
+    index.build()
+    version = index.snapshot().versions["chunks"]
+    saved = sorted((Path(settings.index_dir) / "lexical").glob("chunks-v*"))
+    assert [p.name for p in saved] == [f"chunks-v{version}.bm25"]  # the final version's, only
+    assert len(tokenised) == 1  # before the vectors; after compaction the same file, linked
+    assert Index(settings).lexical().search("handler_7", 1)[0].path == "src/m7.py"
+    assert len(tokenised) == 1
+
+
+def test_an_older_plaits_npz_file_is_rebuilt_and_removed(make_repo, settings_for) -> None:
+    settings = settings_for(make_repo(FILES))
+    Index(settings).build()
+    lexical = Path(settings.index_dir) / "lexical"
+    version = Index(settings).snapshot().versions["chunks"]
+    for p in lexical.glob("chunks-v*"):
+        p.unlink()
+    old = lexical / f"chunks-v{version}.npz"
+    old.write_bytes(b"PK\x03\x04 an older plait's zip of arrays")
+    assert Index(settings).lexical().search("handler_7", 1)[0].path == "src/m7.py"
+    assert [p.name for p in lexical.glob("chunks-v*")] == [f"chunks-v{version}.bm25"]
+
+
+def test_a_large_build_saves_the_bm25_file_in_a_child_process(
+    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = settings_for(make_repo(FILES))
+    monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)
+    monkeypatch.setattr(bm25_store, "CHILD_MIN_CHUNKS", 10)  # 24 chunks: "large"
+    tokenised = count_tokenising(monkeypatch)
+    index = Index(settings)
+    index.build()
+    assert not tokenised  # not in this process: the child built it
+    version = index.snapshot().versions["chunks"]
+    saved = Path(settings.index_dir) / "lexical" / f"chunks-v{version}.bm25"
+    assert saved.exists()
+    assert Index(settings).lexical().search("handler_7", 1)[0].path == "src/m7.py"
+    assert not tokenised
