@@ -203,6 +203,9 @@ def token_hashes(tokens: Sequence[str]) -> np.ndarray:
     )
 
 
+_FOUND_CACHE = 4096  # query tokens whose vocabulary positions a _Vocab keeps
+
+
 class _Vocab:
     """Token → id, by hash (:func:`token_hashes`): ``keys`` sorted, ``ids`` alongside. Ids are given
     in order of first sight and never change, so a new version built on this one keeps them."""
@@ -210,14 +213,25 @@ class _Vocab:
     def __init__(self, keys: np.ndarray | None = None, ids: np.ndarray | None = None) -> None:
         self.keys = keys if keys is not None else np.zeros(0, np.uint64)
         self.ids = ids if ids is not None else np.zeros(0, np.int32)
+        # Positions of the tokens searches asked for: a lookup hashes the token and searches the keys
+        # (~10 µs with numpy's per-call cost), and a query's tokens are asked for several times per
+        # search and again by the next searches. Emptied by add() and when full.
+        self._found: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self.keys)
 
     def _find(self, token: str) -> int:
+        at = self._found.get(token)
+        if at is not None:
+            return at
         key = token_hashes([token])[0]
         at = int(np.searchsorted(self.keys, key))
-        return at if at < len(self.keys) and self.keys[at] == key else -1
+        at = at if at < len(self.keys) and self.keys[at] == key else -1
+        if len(self._found) >= _FOUND_CACHE:
+            self._found = {}
+        self._found[token] = at
+        return at
 
     def __contains__(self, token: object) -> bool:
         return isinstance(token, str) and self._find(token) >= 0
@@ -233,6 +247,7 @@ class _Vocab:
 
     def add(self, tokens: Sequence[str]) -> np.ndarray:
         """The ids of ``tokens``; those not known yet get the next ids."""
+        self._found = {}  # positions move when keys are inserted
         hashes = token_hashes(tokens)
         keys = self.keys
         at = np.searchsorted(keys, hashes)
