@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from indexer import symbol_reads
 from indexer.chunks import CHUNKER_VERSION
 from indexer.config import Settings
 from indexer.embedding import search_tier_of, tier_entries
@@ -181,6 +182,8 @@ class Builder:
         plan = plan_changes(self.settings, manifest, full=full, paths=paths, stats=stats)
         report.unchanged = plan.unchanged
         self._apply(plan, manifest, report)
+        # Before anything is published: a reader pins the version that holds the index.
+        self.store.ensure_scalar_index("symbols", "name_norm", min_rows=symbol_reads.MAX_MEMORY_SYMBOLS)
         report.symbol_seconds = time.perf_counter() - t0
         self.store.set_meta(
             fingerprint=fp,

@@ -24,6 +24,7 @@ import os
 import threading
 import time
 import typing
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
@@ -405,6 +406,28 @@ class Store:
             log.warning("building the vector index of %s failed: %s", name, exc)
             return None
         return f"{ANN_INDEX_TYPE} over {rows:,} vectors, {partitions} partitions"
+
+    def ensure_scalar_index(self, name: str, column: str, *, min_rows: int) -> str | None:
+        """Build a B-tree index on ``name``'s ``column`` once the table has ``min_rows`` rows, and
+        rebuild it when over a fifth of the rows arrived after it was built (rows added since are
+        still found, by a scan of those alone). Returns what was done (for the build report), or None."""
+        rows = self.count(name)
+        if rows < min_rows:
+            return None
+        tbl = self.table(name)
+        try:
+            index = next((i for i in tbl.list_indices() if list(getattr(i, "columns", [])) == [column]), None)
+            if index is not None:
+                stats = tbl.index_stats(index.name)
+                if int(getattr(stats, "num_unindexed_rows", 0) or 0) <= rows // 5:
+                    return None
+            with warnings.catch_warnings():  # create_index(config=BTree()) is for vector columns here
+                warnings.simplefilter("ignore")
+                tbl.create_scalar_index(column, index_type="BTREE", replace=True)
+        except Exception as exc:  # an index is an optimisation: the scan still answers
+            log.warning("building the index of %s.%s failed: %s", name, column, exc)
+            return None
+        return f"BTREE on {name}.{column} over {rows:,} rows"
 
     # -- meta -----------------------------------------------------------------------------------
     def get_meta(self) -> dict[str, Any]:

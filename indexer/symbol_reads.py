@@ -2,14 +2,19 @@
 
 Up to :data:`MAX_MEMORY_SYMBOLS` rows, the whole table is read once per published version into a
 :class:`~indexer.lookup.SymbolTable` and every lookup runs in memory. Above it, each lookup first
-asks LanceDB for the candidate rows (one SQL filter on ``name_norm`` for all the names at once),
-then ranks those in memory; both paths return the same matches.
+asks LanceDB for the candidate rows, then ranks those in memory; both paths return the same matches.
+The names matched only exactly (up to case and separators: a sentence's plain words) are asked for
+with ``name_norm IN (…)``, which the B-tree index a build keeps on ``name_norm`` of such a table
+answers (:meth:`~indexer.store.Store.ensure_scalar_index`: on 2.8M generated rows, 4–9 ms against
+230–330 ms for the scan); the other names need substring filters (``LIKE '%…%'``), one scan for all.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+
+import pyarrow as pa
 
 from indexer.filters import path_filter, path_prefix_sql
 from indexer.lookup import SYMBOL_COLUMNS, SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
@@ -102,7 +107,9 @@ class SymbolReader:
         snap: Snapshot, names: Sequence[tuple[str, bool]], language: str | None, path_prefix: str | None
     ) -> SymbolTable:
         """Rows that could match any of ``names`` (``(name, strict)``: strict names match only exactly,
-        up to case and separators), filtered in LanceDB in one query (no full table in Python)."""
+        up to case and separators), filtered in LanceDB (no full table in Python): the exact names in
+        one query the B-tree answers, the others in one scan."""
+        exact: list[str] = []
         ors: list[str] = []
         fuzzy: list[str] = []
         for name, strict in names:
@@ -111,7 +118,7 @@ class SymbolReader:
             if not norm:
                 continue
             if strict:
-                ors.append(f"name_norm = '{norm}'")
+                exact.append(norm)
                 continue
             ors.append(f"name_norm LIKE '%{norm}%'")
             tokens = [normalise(t) for t in name_tokens(last)]
@@ -119,17 +126,24 @@ class SymbolReader:
                 ors.append("(" + " AND ".join(f"name_norm LIKE '%{t}%'" for t in tokens if t) + ")")
             if len(norm) >= 4:
                 fuzzy.append(norm)
-        if not ors:
-            return SymbolTable([])
         filters = []
         if language:
             filters.append(f"language = {sql_str(language)}")
         if path_prefix:
             filters.append(path_prefix_sql(path_prefix))
-        where = " AND ".join([f"({' OR '.join(ors)})", *filters])
-        table = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES)
-        if table.num_rows == 0 and fuzzy:  # fuzzy fallback: names sharing the first letters
-            prefixes = " OR ".join(f"name_norm LIKE '{n[:2]}%'" for n in dict.fromkeys(fuzzy))
-            where = " AND ".join([f"({prefixes})", *filters])
-            table = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
-        return SymbolTable.from_arrow(table)
+        parts: list[pa.Table] = []
+        if exact:  # the B-tree on name_norm answers these without a scan
+            where = " AND ".join(
+                [f"name_norm IN ({', '.join(sql_str(n) for n in dict.fromkeys(exact))})", *filters]
+            )
+            parts.append(snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES))
+        if ors:
+            where = " AND ".join([f"({' OR '.join(ors)})", *filters])
+            found = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES)
+            if found.num_rows == 0 and fuzzy:  # fuzzy fallback: names sharing the first letters
+                prefixes = " OR ".join(f"name_norm LIKE '{n[:2]}%'" for n in dict.fromkeys(fuzzy))
+                where = " AND ".join([f"({prefixes})", *filters])
+                found = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
+            parts.append(found)
+        rows = [r for t in parts if t.num_rows for r in SymbolTable.from_arrow(t).rows]
+        return SymbolTable(list(dict.fromkeys(rows)))  # a row both queries found counts once

@@ -39,6 +39,21 @@ def test_symbol_lookups_match_between_memory_and_store(make_repo, settings_for, 
     assert lookups(Index(settings), **filters) == in_memory
 
 
+def test_a_large_symbols_table_gets_a_name_index_and_answers_as_in_memory(
+    make_repo, settings_for, monkeypatch
+) -> None:
+    settings = settings_for(make_repo(FILES))
+    monkeypatch.setattr(symbol_reads_module, "MAX_MEMORY_SYMBOLS", 0)  # every table counts as large
+    Index(settings).build()
+    index = Index(settings)
+    indices = index.store.table("symbols").list_indices()
+    assert [list(i.columns) for i in indices] == [["name_norm"]]
+    from_store = lookups(index)
+    assert any(from_store)
+    monkeypatch.setattr(symbol_reads_module, "MAX_MEMORY_SYMBOLS", 250_000)
+    assert lookups(Index(settings)) == from_store
+
+
 def test_chunk_spans_match_between_memory_and_store(make_repo, settings_for, monkeypatch) -> None:
     settings = settings_for(make_repo(FILES))
     Index(settings).build()
