@@ -2,7 +2,8 @@
 
 Takes the vectors of a built plait index, grows tables of several sizes from them (each extra copy is
 the originals with small Gaussian noise, re-normalised, so the neighbourhood structure stays
-realistic), and for each size measures exact-search latency, the IVF-HNSW-SQ build time, ANN latency
+realistic), and for each size measures exact-search latency, the build time of plait's ANN index
+(``indexer.ANN_INDEX_TYPE``, searched as plait searches it), ANN latency
 and recall@10 against exact search on the same table, for queries embedded with the index's model.
 """
 
@@ -22,7 +23,16 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from indexer import ANN_REFINE, Index, ann_ef, find_root, load_settings, vector_matrix
+from indexer import (
+    ANN_INDEX_TYPE,
+    ANN_NPROBES,
+    ANN_REFINE,
+    Index,
+    ann_ef,
+    find_root,
+    load_settings,
+    vector_matrix,
+)
 
 
 def _grow(base: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -36,7 +46,10 @@ def _grow(base: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
 def _search(tbl: Any, q: np.ndarray, exact: bool) -> tuple[list[int], float]:
     t = time.perf_counter()
     query = tbl.search(q.tolist()).metric("cosine").limit(10).select(["id", "_distance"])
-    query = query.bypass_vector_index() if exact else query.ef(ann_ef(10)).refine_factor(ANN_REFINE)
+    if exact:
+        query = query.bypass_vector_index()
+    else:
+        query = query.ef(ann_ef(10)).refine_factor(ANN_REFINE).nprobes(ANN_NPROBES)
     ids = [r["id"] for r in query.to_list()]
     return ids, (time.perf_counter() - t) * 1000
 
@@ -57,7 +70,7 @@ def measure(
             tbl = db.create_table(f"t{size}", table, mode="overwrite")
             exact = [_search(tbl, q, True) for q in queries]
             t = time.perf_counter()
-            tbl.create_index(metric="cosine", index_type="IVF_HNSW_SQ",
+            tbl.create_index(metric="cosine", index_type=ANN_INDEX_TYPE,
                              num_partitions=max(1, min(256, size // 4096)), vector_column_name="vector")  # fmt: skip
             build_s = time.perf_counter() - t
             ann = [_search(tbl, q, False) for q in queries]

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from indexer.imports import IMPORT_LANGUAGES as IMPORT_LANGUAGES
     from indexer.imports import ImportRef as ImportRef
     from indexer.imports import extract_imports as extract_imports
+    from indexer.index import ANN_INDEX_TYPE as ANN_INDEX_TYPE
     from indexer.index import ANN_NPROBES as ANN_NPROBES
     from indexer.index import ANN_REFINE as ANN_REFINE
     from indexer.index import Index as Index
@@ -157,7 +158,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "run_fleet_on_ray",
     ),
     "indexer.imports": ("IMPORT_LANGUAGES", "ImportRef", "extract_imports"),
-    "indexer.index": ("ANN_NPROBES", "ANN_REFINE", "Index", "ann_ef"),
+    "indexer.index": ("ANN_INDEX_TYPE", "ANN_NPROBES", "ANN_REFINE", "Index", "ann_ef"),
     "indexer.languages": ("EXTENSIONS", "FILENAMES", "SYMBOL_LANGUAGES", "detect_language"),
     "indexer.lexical": (
         "B",

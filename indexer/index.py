@@ -53,12 +53,13 @@ from indexer.nearest import ANN_NPROBES, ANN_REFINE, VectorHit, VectorSearch, an
 from indexer.snapshot import Snapshot, current
 from indexer.spans import ChunkSpan, ChunkSpans
 from indexer.status import IndexState, IndexStatus, read_status
-from indexer.store import Store, batched, in_filter, model_slug
+from indexer.store import ANN_INDEX_TYPE, Store, batched, in_filter, model_slug
 from indexer.symbol_reads import SymbolReader
 from models import Embedder
 
 # Names that moved to the modules above, importable from here as before.
 __all__ = [
+    "ANN_INDEX_TYPE",
     "ANN_NPROBES",
     "ANN_REFINE",
     "ChunkSpan",

@@ -27,7 +27,7 @@ import typing
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 import pyarrow as pa
 
@@ -143,7 +143,7 @@ def batched(values: Sequence[str], size: int = 400) -> Iterator[Sequence[str]]:
 
 #: The vector index a large table gets. IVF_HNSW_SQ (before) built a graph per partition: over the
 #: Linux kernel's million chunks it had not finished after 32 minutes, at 2.28 GB (BENCHMARKS §9).
-ANN_INDEX_TYPE = "IVF_SQ"
+ANN_INDEX_TYPE: Final = "IVF_SQ"
 
 
 class Store:
