@@ -100,3 +100,24 @@ def aws(s3: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     for name, value in s3.env().items():
         monkeypatch.setenv(name, value)
     return s3
+
+
+@pytest.fixture
+def count_tokenising(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[int]]:
+    """Call it to record, from then on, the size of each call of the BM25 tokenizer in this process
+    (which still tokenises); returns the list the sizes go to."""
+
+    def start() -> list[int]:
+        import indexer.lexical as lexical
+
+        seen: list[int] = []
+        real = lexical._tokenise_distinct
+
+        def counted(pieces: list[str]) -> list[list[str]]:
+            seen.append(len(pieces))
+            return real(pieces)
+
+        monkeypatch.setattr(lexical, "_tokenise_distinct", counted)
+        return seen
+
+    return start

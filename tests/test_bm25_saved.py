@@ -136,25 +136,12 @@ FILES = {
 }
 
 
-def count_tokenising(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The sizes of the tokenizer's calls in this process from now on (it still tokenises)."""
-    seen: list[int] = []
-    real = lexical_module._tokenise_distinct
-
-    def counted(pieces: list[str]) -> list[list[str]]:
-        seen.append(len(pieces))
-        return real(pieces)
-
-    monkeypatch.setattr(lexical_module, "_tokenise_distinct", counted)
-    return seen
-
-
 class Stopped(Exception):
     """The build was stopped (a kill, in real life) after its chunks were published."""
 
 
 def test_a_build_stopped_in_its_vectors_has_saved_the_bm25_file(
-    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch
+    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch, count_tokenising
 ) -> None:
     settings = settings_for(make_repo(FILES))
     monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)  # 24 chunks: a long vectors phase
@@ -174,7 +161,7 @@ def test_a_build_stopped_in_its_vectors_has_saved_the_bm25_file(
     assert snap.count("chunks") == 24 and reader.coverage()[0] == 0  # chunks published, no vector
     saved = Path(settings.index_dir) / "lexical" / f"chunks-v{version}.bm25"
     assert saved.exists()
-    tokenised = count_tokenising(monkeypatch)
+    tokenised = count_tokenising()
     hits = reader.lexical().search("handler_7", 3)
     assert not tokenised  # mapped from the file, nothing tokenised
     assert hits == LexicalIndex(snap.read("chunks", COLUMNS)).search("handler_7", 3)
@@ -182,14 +169,14 @@ def test_a_build_stopped_in_its_vectors_has_saved_the_bm25_file(
 
 
 def test_a_whole_build_tokenises_once_though_compaction_makes_a_new_chunks_version(
-    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch
+    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch, count_tokenising
 ) -> None:
     settings = settings_for(make_repo(FILES))
     monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)
     monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
     monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
     monkeypatch.setattr("indexer.build.COMPACT_FILES", 1)  # compacts: the chunks get a new version
-    tokenised = count_tokenising(monkeypatch)
+    tokenised = count_tokenising()
     index = Index(settings)
     index.build()
     version = index.snapshot().versions["chunks"]
@@ -214,14 +201,14 @@ def test_an_older_plaits_npz_file_is_rebuilt_and_removed(make_repo, settings_for
 
 
 def test_a_large_build_saves_the_bm25_file_in_a_child_process(
-    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch
+    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch, count_tokenising
 ) -> None:
     settings = settings_for(make_repo(FILES))
     monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
     monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
     monkeypatch.setattr(vector_build, "VECTOR_BATCH", 4)
     monkeypatch.setattr(bm25_store, "CHILD_MIN_CHUNKS", 10)  # 24 chunks: "large"
-    tokenised = count_tokenising(monkeypatch)
+    tokenised = count_tokenising()
     index = Index(settings)
     index.build()
     assert not tokenised  # not in this process: the child built it

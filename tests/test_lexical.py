@@ -9,7 +9,6 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-import indexer.lexical as lexical_module
 from indexer import Index
 from indexer.lexical import COLUMNS, K1, B, LexicalIndex, code_tokens, phrase_tokens
 from search import Engine, Query, Scope
@@ -244,7 +243,7 @@ def test_the_bm25_index_is_saved_for_the_next_process_and_checked_on_load(make_r
 
 
 def test_a_new_process_reuses_the_saved_tokens_of_the_previous_version(
-    make_repo, settings_for, monkeypatch
+    make_repo, settings_for, count_tokenising
 ) -> None:
     files = {
         f"src/m{i}.py": f"def handler_{i}(request):\n    return retry_upload(request, {i})\n"
@@ -253,14 +252,7 @@ def test_a_new_process_reuses_the_saved_tokens_of_the_previous_version(
     settings = settings_for(make_repo(files))
     Index(settings).build()  # saves the BM25 index of this version
     (settings.root / "src/m3.py").write_text("def drain_pending_queue():\n    return 'drained'\n")
-    seen: list[int] = []
-    real = lexical_module._tokenise_distinct
-
-    def counted(pieces: list[str]) -> list[list[str]]:
-        seen.append(len(pieces))
-        return real(pieces)
-
-    monkeypatch.setattr(lexical_module, "_tokenise_distinct", counted)
+    seen = count_tokenising()
     Index(settings).build(paths=["src/m3.py"])  # a fresh Index, as the daemon makes one per batch
     assert seen and max(seen) < 15  # only the changed chunk's pieces, not all 30 files'
     saved = list((Path(settings.index_dir) / "lexical").glob("chunks-v*.bm25"))
