@@ -387,13 +387,8 @@ class Store:
             return None
         tbl = self.table(name)
         try:
-            indices = list(tbl.list_indices())
-            vector_index = next((i for i in indices if "vector" in list(getattr(i, "columns", []))), None)
-            if vector_index is not None:
-                stats = tbl.index_stats(vector_index.name)
-                unindexed = int(getattr(stats, "num_unindexed_rows", 0) or 0)
-                if unindexed <= rows // 5:
-                    return None
+            if _index_covers(tbl, "vector", rows):
+                return None
             partitions = max(1, min(256, rows // 4096))
             tbl.create_index(
                 metric="cosine",
@@ -416,11 +411,8 @@ class Store:
             return None
         tbl = self.table(name)
         try:
-            index = next((i for i in tbl.list_indices() if list(getattr(i, "columns", [])) == [column]), None)
-            if index is not None:
-                stats = tbl.index_stats(index.name)
-                if int(getattr(stats, "num_unindexed_rows", 0) or 0) <= rows // 5:
-                    return None
+            if _index_covers(tbl, column, rows):
+                return None
             with warnings.catch_warnings():  # create_index(config=BTree()) is for vector columns here
                 warnings.simplefilter("ignore")
                 tbl.create_scalar_index(column, index_type="BTREE", replace=True)
@@ -466,6 +458,16 @@ class Store:
         )
         self.upsert("meta", "key", rows, META_SCHEMA)
         self._meta = None  # this process's own publish is seen by its next read
+
+
+def _index_covers(tbl: Any, column: str, rows: int) -> bool:
+    """Whether ``tbl`` (of ``rows`` rows) has an index on ``column`` that at most a fifth of its rows
+    arrived after: one worth keeping (rows added since are still found, by a scan of those alone)."""
+    index = next((i for i in tbl.list_indices() if column in list(getattr(i, "columns", []))), None)
+    if index is None:
+        return False
+    stats = tbl.index_stats(index.name)
+    return int(getattr(stats, "num_unindexed_rows", 0) or 0) <= rows // 5
 
 
 def _decoded(table: pa.Table) -> dict[str, Any]:
