@@ -86,8 +86,9 @@ def rendered(engine: Any, text: str, *, limit: int, max_tokens: int, more: int =
     out = []
     for i, (r, snip) in enumerate(focused, start=1):
         ranks = " ".join(f"{k}#{v}" for k, v in r.sources.items() if v is not None)
-        sym = f"  {r.symbol} ({r.kind})" if r.symbol else ""
-        head = f"{i}. {r.path}:{r.start_line}-{r.end_line}{sym}  score {r.score:.4f}  via {ranks}"
+        head = (
+            location_line(i, r.path, r.start_line, r.end_line, r.symbol, r.kind, r.score) + f"  via {ranks}"
+        )
         out.append((r, head + "\n" + snip.numbered() + "\n"))
     for i, r in enumerate(ranked[limit:], start=limit + 1):
         line = location_line(i, r.path, r.start_line, r.end_line, r.symbol, r.kind, r.score) + "\n"

@@ -277,6 +277,7 @@ def monotonic_scores(results: Sequence[Result]) -> list[Result]:
 def location_line(
     rank: int, path: str, start: int, end: int, symbol: str | None, kind: str | None, score: float
 ) -> str:
-    """A result named without its snippet: ``11. src/retry.py:40-72  backoff (function)  score 0.0123``."""
+    """A result's heading: ``11. src/retry.py:40-72  backoff (function)  score 0.0123``; the whole line
+    of a result listed without its snippet, the start of one shown with it."""
     sym = f"  {symbol} ({kind})" if symbol else ""
     return f"{rank}. {path}:{start}-{end}{sym}  score {score:.4f}"

@@ -352,9 +352,10 @@ def _render_search(state: ServerState, out: SearchOutput) -> str:
     parts: list[str] = []
     for i, r in enumerate(out.results, start=1):
         ranks = " ".join(f"{k}#{v}" for k, v in r.sources.items() if v is not None)
-        sym = f"  {r.symbol} ({r.kind})" if r.symbol else ""
         stale = "  [stale]" if r.stale else ""
-        head = f"{i}. {state.display(r.root, r.path)}:{r.start_line}-{r.end_line}{sym}  score {r.score:.4f}"
+        head = location_line(
+            i, state.display(r.root, r.path), r.start_line, r.end_line, r.symbol, r.kind, r.score
+        )
         body = "\n".join("  " + line for line in r.snippet.split("\n"))
         parts.append(f"{head}  via {ranks}{stale}\n{body}")
     if out.more:
