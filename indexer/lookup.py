@@ -59,6 +59,14 @@ class SymbolMatch:
     match: str  # exact | qualified | case | normalised | prefix | substring | tokens | fuzzy
 
 
+def symbol_rows(table: pa.Table) -> list[SymbolRow]:
+    """The rows of a table of :data:`SYMBOL_COLUMNS`."""
+    if table.num_rows == 0:
+        return []
+    cols = [table.column(c).to_pylist() for c in SYMBOL_COLUMNS]
+    return [SymbolRow(*vals) for vals in zip(*cols, strict=True)]
+
+
 class SymbolTable:
     """An in-memory index over symbol rows."""
 
@@ -120,10 +128,7 @@ class SymbolTable:
 
     @classmethod
     def from_arrow(cls, table: pa.Table) -> SymbolTable:
-        if table.num_rows == 0:
-            return cls([])
-        cols = [table.column(c).to_pylist() for c in SYMBOL_COLUMNS]
-        return cls([SymbolRow(*vals) for vals in zip(*cols, strict=True)])
+        return cls(symbol_rows(table))
 
     def __len__(self) -> int:
         return len(self.rows)

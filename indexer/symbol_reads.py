@@ -17,7 +17,15 @@ from collections.abc import Callable, Iterable, Sequence
 import pyarrow as pa
 
 from indexer.filters import path_filter, path_prefix_sql
-from indexer.lookup import SYMBOL_COLUMNS, SymbolMatch, SymbolRow, SymbolTable, name_tokens, normalise
+from indexer.lookup import (
+    SYMBOL_COLUMNS,
+    SymbolMatch,
+    SymbolRow,
+    SymbolTable,
+    name_tokens,
+    normalise,
+    symbol_rows,
+)
 from indexer.memo import VersionMemo
 from indexer.snapshot import Snapshot
 from indexer.store import sql_str
@@ -145,5 +153,5 @@ class SymbolReader:
                 where = " AND ".join([f"({prefixes})", *filters])
                 found = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
             parts.append(found)
-        rows = [r for t in parts if t.num_rows for r in SymbolTable.from_arrow(t).rows]
+        rows = [r for t in parts for r in symbol_rows(t)]
         return SymbolTable(list(dict.fromkeys(rows)))  # a row both queries found counts once
