@@ -74,7 +74,7 @@ def fuse(
                 cluster.ranks[name] = rank
             if hit.exact:
                 cluster.exact = True
-    weight = dict.fromkeys(names, 1.0) | dict(weights or {})
+    weight = weights or {}
     fused = []
     for c in order:
         ranks = c.ranks
