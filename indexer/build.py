@@ -48,6 +48,7 @@ from indexer.snapshot import publish
 from indexer.store import (
     CHUNKS_SCHEMA,
     FILES_SCHEMA,
+    META_KEEP,
     SCHEMA_VERSION,
     SYMBOLS_SCHEMA,
     Store,
@@ -163,6 +164,7 @@ class Builder:
         self.tier = tier
         self.progress = progress or NullProgress()
         self.chunks_ready = chunks_ready
+        self._emptied = False  # the tables were emptied (a full build): their old versions go too
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
         t0 = time.perf_counter()
@@ -216,9 +218,12 @@ class Builder:
         publish(self.store, ["files", "symbols", "chunks", *names])
 
     def _reset(self) -> None:
+        """Start afresh: every table but the embedding cache emptied, as a new version of it (see
+        :meth:`Store.empty`), so searches in other processes never mistake the new rows for the old."""
         for name in self.store.table_names():
             if not name.startswith("embcache_"):
-                self.store.drop(name)
+                self.store.empty(name)
+        self._emptied = True
 
     # -- symbols half ---------------------------------------------------------------------------
     def _apply(self, plan: _Plan, manifest: Manifest, report: BuildReport) -> None:
@@ -356,9 +361,16 @@ class Builder:
         meta = self.store.get_meta()
         since = int(meta.get("builds_since_compact") or 0) + 1
         big = report.changed + report.deleted >= COMPACT_FILES or report.embedded >= COMPACT_CHUNKS
-        if not big and since < COMPACT_EVERY:
+        if not big and since < COMPACT_EVERY and not self._emptied:
             self.store.set_meta(builds_since_compact=since)
             return
-        for name in ("files", "symbols", "chunks", *extra):
-            self.store.compact(name)
+        # After a full build the rows of before are no snapshot's any more: their disk goes back now,
+        # as it did when a full build dropped the tables (a reader still pinned to one reads the latest).
+        names = ["files", "symbols", "chunks", *extra]
+        if self._emptied:
+            names += sorted(
+                n for n in self.store.table_names() if n.startswith("vectors_") and n not in names
+            )
+        for name in names:
+            self.store.compact(name, keep=META_KEEP if self._emptied else None)
         self.store.set_meta(builds_since_compact=0)

@@ -115,6 +115,14 @@ def vectors_schema(dimension: int) -> pa.Schema:
     return pa.schema([*CHUNK_FIELDS, pa.field("vector", pa.list_(pa.float32(), dimension))])
 
 
+_RESET_SCHEMAS = {
+    "files": FILES_SCHEMA,
+    "symbols": SYMBOLS_SCHEMA,
+    "chunks": CHUNKS_SCHEMA,
+    "meta": META_SCHEMA,
+}
+
+
 def cache_schema(dimension: int) -> pa.Schema:
     return pa.schema(
         [
@@ -243,6 +251,26 @@ class Store:
                 raise IndexStoreError(f"cannot drop table {name} at {self.location}: {exc}") from exc
         self._tables.clear()
         self._forget()
+
+    def empty(self, name: str) -> None:
+        """Make ``name`` empty as a new version of it, with this plait's schema for it (a vector
+        table keeps its dimension). Not a drop: a table made again starts its versions over, and what
+        readers keep per version (their memos, the saved BM25 file, the text view) would then answer
+        for the old rows. A table whose schema plait does not know is dropped."""
+        if name not in self.table_names():
+            return
+        schema = _RESET_SCHEMAS.get(name)
+        if schema is None and name.startswith("vectors_"):
+            vector = self.table(name).schema.field("vector").type
+            schema = vectors_schema(vector.list_size) if pa.types.is_fixed_size_list(vector) else None
+        if schema is None:
+            self.drop(name)
+            return
+        try:
+            self._tables[name] = self.db.create_table(name, schema=schema, mode="overwrite")
+        except Exception as exc:
+            raise IndexStoreError(f"cannot empty table {name} at {self.location}: {exc}") from exc
+        self._forget(name)
 
     def drop(self, name: str) -> None:
         if name in self.table_names():

@@ -127,3 +127,29 @@ def test_a_long_lived_engine_keeps_its_view_until_a_build_publishes(
         assert found and found[0].path == "src/totals.py" and not found[0].stale
     finally:
         engine.close()
+
+
+def test_a_full_rebuild_is_what_every_text_search_reads_after_it(
+    make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
+) -> None:
+    """A full build empties the tables as new versions of them: the view and BM25 file saved for the
+    rows before it, and a long-lived engine's memo of them, never answer for the rows after it."""
+    root = make_repo(FILES)
+    settings = settings_for(root)
+    Index(settings).build(vectors=False)
+    long_lived = Engine(settings, index=Index(settings))
+    assert long_lived.search(Query("pending_count", mode="text")).results
+    (root / "src" / "queue.py").write_text(
+        "class WorkQueue:\n    def waiting_total(self):\n        return len(self.items)\n"
+    )
+    Index(settings).build(full=True, vectors=False)
+    fresh_view, fresh_index = Engine(settings), Engine(settings, index=Index(settings))
+    for engine in (long_lived, fresh_view, fresh_index):
+        try:
+            found = [(r.path, r.snippet) for r in engine.search(Query("waiting_total", mode="text")).results]
+            assert found and found[0][0] == "src/queue.py" and "waiting_total" in found[0][1], found
+            gone = [r.snippet for r in engine.search(Query("pending_count", mode="text")).results]
+            assert not any("pending_count" in s for s in gone), gone
+        finally:
+            engine.close()
+    assert fresh_view._index is None  # the fresh text search read the saved view
