@@ -201,6 +201,42 @@ def test_the_text_retrievers_top_hit_keeps_a_place_on_the_first_page() -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+def test_a_function_sentence_keeps_the_dense_retrievers_top_hit_on_the_first_page_too() -> None:
+    both = [fused(f"b{i}.py", 1, 0.05 - i * 0.001, text=i + 1, vector=i + 3) for i in range(12)]
+    dense = fused("dense.py", 1, 0.002, vector=1)
+    rare = fused("rare.py", 1, 0.001, text=20)
+    sentence = analyse("Return the running event loop.")
+    assert sentence.form == "function"
+    config = _only(keep_text_top=True, keep_dense_top=1)
+    ranked = rank([*both, dense, rare], sentence, config, text_top=rare, dense_top=[dense], limit=10)
+    # 14 candidates: dense.py 13th, rare.py 14th; both move, in their order, to slots 9 and 10.
+    assert paths(ranked)[8:10] == [("dense.py", 1), ("rare.py", 1)]
+    assert ranked[8].steps[-1] == ("keep", "moved from 13 to 9")
+    assert ranked[9].steps[-1] == ("keep", "moved from 14 to 10")
+    assert paths(ranked)[10:] == [("b8.py", 1), ("b9.py", 1), ("b10.py", 1), ("b11.py", 1)]
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)
+    # A topic question keeps only the text retriever's top hit; 0 switches the dense one off.
+    topic = rank([*both, dense, rare], analyse("where are uploads retried"), config, text_top=rare,
+                 dense_top=[dense], limit=10)  # fmt: skip
+    assert paths(topic)[9] == ("rare.py", 1) and ("dense.py", 1) not in paths(topic)[:10]
+    off = rank([*both, dense], sentence, _only(keep_dense_top=0), dense_top=[dense], limit=10)
+    assert ("dense.py", 1) not in paths(off)[:10]
+
+
+def test_a_kept_hit_never_takes_a_verified_results_place() -> None:
+    places = [fused(f"p{i}.py", 1, 0.01, exact=True, text=i + 1) for i in range(9)]
+    others = [fused(f"o{i}.py", 1, 0.05, vector=i + 2) for i in range(3)]
+    dense = fused("dense.py", 1, 0.001, vector=1)
+    rare = fused("rare.py", 1, 0.0005, text=30)
+    config = _only(keep_text_top=True, keep_dense_top=1, phrase_rule=True, phrase_places=9)
+    ranked = rank([*places, *others, dense, rare], analyse("Return the running event loop."), config,
+                  text_top=rare, dense_top=[dense], limit=10)  # fmt: skip
+    # The phrase's nine places come first (tier 1); one slot is left, and the first kept hit takes it.
+    assert [r.tier for r in ranked[:9]] == [1] * 9
+    assert paths(ranked)[9] == ("dense.py", 1) and ("rare.py", 1) not in paths(ranked)[:10]
+
+
 def test_ranking_is_deterministic_under_ties() -> None:
     cands = [fused(p, 1, 0.02) for p in ("c.py", "a.py", "b.py")]
     first = paths(rank(cands, analyse("parse config"), RankingConfig()))
@@ -224,6 +260,11 @@ def test_ranking_config_rejects_unknown_keys_and_bad_values() -> None:
         RankingConfig.from_table({"enabled": 1})
     with pytest.raises(ConfigError, match="number"):
         RankingConfig.from_table({"path": -1})
+    assert RankingConfig.from_table({"keep_dense_top": 0}).keep_dense_top == 0
+    with pytest.raises(ConfigError, match="integer ≥ 0"):
+        RankingConfig.from_table({"keep_dense_top": -1})
+    with pytest.raises(ConfigError, match="positive integer"):
+        RankingConfig.from_table({"pool": 0})
 
 
 def test_a_sentences_text_top_keeps_its_place_whatever_share_of_the_words_it_holds(tmp_path) -> None:

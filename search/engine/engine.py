@@ -336,8 +336,15 @@ class Engine:
         if query.shape == "natural" and rankings.get("text"):
             first = rankings["text"][0]
             text_top = next((f for f in fused if f.span.overlaps(first.span)), None)
+        dense_top = [
+            f
+            for h in rankings.get("vector", ())[: config.keep_dense_top]
+            if (f := next((f for f in fused if f.span.overlaps(h.span)), None)) is not None
+        ]
         generated = self._generated() if config.enabled else None  # only the ranking's rules read it
-        return rank(fused, query, config, generated=generated, text_top=text_top, limit=limit)[:limit]
+        return rank(
+            fused, query, config, generated=generated, text_top=text_top, dense_top=dense_top, limit=limit
+        )[:limit]
 
     def _generated(self) -> Callable[[str], bool] | None:
         """Paths that the guard's ``generated`` rules name (demoted by the ranking)."""

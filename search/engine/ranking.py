@@ -30,7 +30,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    (the *phrase rule*). Within a tier the score decides.
 7. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: the
    dense retriever leads sentences, and its ten best can otherwise push out the one chunk that holds
-   the most of the query's rare words.
+   the most of the query's rare words. For a function sentence, where the text retriever weighs as
+   much as the dense one, the dense retriever's best hit (``keep_dense_top``) keeps one too: two
+   middling ranks in both lists otherwise outscore it when its words are not the code's.
 
 Scores stay monotonic in rank: a tier adds a whole number to the score (1 per tier above the rest),
 and within a tier a result shows at least the score of any result below it.
@@ -52,6 +54,8 @@ from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name
 
 # --- configuration -------------------------------------------------------------------------------
+
+_COUNTS_FROM_ZERO = frozenset({"keep_dense_top"})  # integer settings that 0 switches off
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,7 @@ class RankingConfig:
     phrase_rule: bool = True
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
     keep_text_top: bool = True
+    keep_dense_top: int = 1  # for a function sentence: the dense retriever's first n (0: none)
     # A sentence that documents one function ("Return the running loop.") asks for that definition:
     # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
     function_sentences_by_span: bool = True
@@ -96,8 +101,10 @@ class RankingConfig:
                 if not isinstance(value, bool):
                     raise ConfigError(f"[ranking] {key} must be true or false, got {value!r}")
             elif isinstance(default, int):
-                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                    raise ConfigError(f"[ranking] {key} must be a positive integer, got {value!r}")
+                least = 0 if key in _COUNTS_FROM_ZERO else 1
+                if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                    kind = "an integer ≥ 0" if least == 0 else "a positive integer"
+                    raise ConfigError(f"[ranking] {key} must be {kind}, got {value!r}")
             elif isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ConfigError(f"[ranking] {key} must be a number ≥ 0, got {value!r}")
             values[key] = float(value) if isinstance(default, float) else value
@@ -268,6 +275,7 @@ def rank(
     *,
     generated: Callable[[str], bool] | None = None,
     text_top: Fused | None = None,
+    dense_top: Sequence[Fused] = (),
     limit: int = 10,
 ) -> list[Ranked]:
     """Order fused candidates by the rules of the module docstring. Deterministic: ties go by span."""
@@ -287,8 +295,11 @@ def rank(
     ranked.sort(key=_order)
     if config.enabled and by_file and config.saturation < 1.0:
         ranked = _saturate(ranked, config)
-    if config.enabled and config.keep_text_top and text_top is not None:
-        _keep(ranked, text_top, limit)
+    if config.enabled:
+        kept = [text_top] if config.keep_text_top and text_top is not None else []
+        if config.keep_dense_top and query.form == "function":
+            kept += dense_top[: config.keep_dense_top]
+        _keep(ranked, kept, limit)
     _monotonic(ranked)
     return ranked
 
@@ -449,17 +460,20 @@ def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
     return sorted(ranked, key=_order)
 
 
-def _keep(ranked: list[Ranked], text_top: Fused, limit: int) -> None:
-    """The text retriever's best hit keeps a place in the first ``limit``: moved to the last slot."""
-    at = next((i for i, r in enumerate(ranked) if r.fused.span == text_top.span), None)
-    if at is None or at < limit or limit < 1:
+def _keep(ranked: list[Ranked], kept: Sequence[Fused], limit: int) -> None:
+    """Each of ``kept`` keeps a place in the first ``limit``: those below it move to its last slots,
+    in their order, never in place of a verified (tiered) result."""
+    spans = {f.span for f in kept}
+    below = [i for i, r in enumerate(ranked) if i >= limit and r.fused.span in spans]
+    free = limit - sum(1 for r in ranked[:limit] if r.tier)
+    movers = below[: max(0, free)]
+    if not movers:
         return
-    kept = ranked.pop(at)
-    slot = limit - 1
-    if slot >= 1 and ranked[slot - 1].tier:
-        ranked.insert(at, kept)  # the first page is all verified results: they stay
-        return
-    kept.score = max(kept.score, ranked[slot].score)  # ranked[slot] will follow it
-    kept.tier = 0
-    kept.steps.append(("keep", f"moved from {at + 1} to {slot + 1}"))
-    ranked.insert(slot, kept)
+    moved = [ranked[i] for i in movers]
+    for i in reversed(movers):
+        ranked.pop(i)
+    first = limit - len(moved)
+    for n, (r, at) in enumerate(zip(moved, movers, strict=True)):
+        r.score = max(r.score, ranked[first + n].score)  # what it displaces will follow it
+        r.steps.append(("keep", f"moved from {at + 1} to {first + n + 1}"))
+        ranked.insert(first + n, r)
