@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Mode = Literal["hybrid", "text", "symbol", "semantic"]
 #: The retrievers each mode asks (a search whose retrievers all failed is an error, not "no match").
@@ -15,8 +15,10 @@ MODE_RETRIEVERS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Span:
+class Span(NamedTuple):
+    """Lines of a file. A named tuple, not a dataclass: a search hashes, compares and sorts a few
+    hundred of these, and a tuple does that in C (fusion took half the time with a dataclass's)."""
+
     path: str  # relative to the workspace root, forward slashes
     start_line: int  # 1-based, inclusive
     end_line: int

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from search.types import Hit, Span
 
@@ -28,8 +29,9 @@ def rrf(rankings: Iterable[Sequence[Span]], *, k: int = DEFAULT_K) -> list[tuple
     return sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-@dataclass(frozen=True, slots=True)
-class Fused:
+class Fused(NamedTuple):
+    """One fused result (a named tuple: a search makes a hundred of these, a tuple is made in C)."""
+
     span: Span
     score: float
     ranks: dict[str, int | None]  # retriever -> 1-based rank, None if absent
@@ -64,8 +66,11 @@ def fuse(
                 group = by_path.setdefault(span.path, [])
                 start, end = span.start_line, span.end_line
                 # The first cluster of the file that the span overlaps (a later one never comes first).
-                cluster = next((c for c in group if c.start <= end and start <= c.end), None)
-                if cluster is None:
+                for c in group:
+                    if c.start <= end and start <= c.end:
+                        cluster = c
+                        break
+                else:
                     cluster = _Cluster(span, hit, {}, start, end)
                     group.append(cluster)
                     order.append(cluster)
