@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import Index, load_settings
+from indexer import Index, load_settings, shared_lexical
 from indexer.errors import IndexLockedError, IndexStoreError
 from indexer.lease import ObjectLease
 from indexer.lock import writer_active
@@ -58,6 +58,26 @@ def test_an_index_published_to_s3_is_searched_by_a_second_process(aws: S3, tmp_p
     assert json.loads(status.stdout)["state"] == "fresh"
     # nothing of the lease is left behind once the writer is done
     assert not writer_active(uri)
+
+
+def test_a_full_rebuild_on_s3_is_what_the_next_text_search_reads(aws: S3, tmp_path: Path) -> None:
+    """The BM25 file kept beside the tables is named by the chunks version: a full build must not
+    start the versions over, or the next process would take the old file for the new chunks."""
+    root = make_workspace(tmp_path)
+    uri = f"s3://{aws.bucket}/rebuilt"
+    assert plait(["index", str(root), "--index-dir", uri], aws.env(), root).returncode == 0
+    (root / "pkg" / "extra.py").write_text("def marmalade_quota():\n    return 'zebra crossing'\n")
+    rebuilt = plait(["index", str(root), "--index-dir", uri, "--full"], aws.env(), root)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    args = ["--mode", "text", "--index-dir", uri, "--no-daemon", "--json"]
+    found = plait(["search", "marmalade quota", *args], aws.env(), root)
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)[0]["path"] == "pkg/extra.py"
+    # The file the writer keeps for the published chunks version is that version's, not the old one's
+    # (a reader would otherwise re-tokenise every chunk at its first search).
+    snap = Index(load_settings(root, env={}, overrides={"index_dir": uri, "model_name": "hashing"})).snapshot()
+    hashes = snap.read("chunks", ["content_hash"])
+    assert shared_lexical.load(uri, snap.versions["chunks"], hashes) is not None
 
 
 def test_missing_bucket_and_refused_credentials_are_clear_errors(s3: S3, tmp_path: Path) -> None:
