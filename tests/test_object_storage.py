@@ -75,7 +75,9 @@ def test_a_full_rebuild_on_s3_is_what_the_next_text_search_reads(aws: S3, tmp_pa
     assert json.loads(found.stdout)[0]["path"] == "pkg/extra.py"
     # The file the writer keeps for the published chunks version is that version's, not the old one's
     # (a reader would otherwise re-tokenise every chunk at its first search).
-    snap = Index(load_settings(root, env={}, overrides={"index_dir": uri, "model_name": "hashing"})).snapshot()
+    snap = Index(
+        load_settings(root, env={}, overrides={"index_dir": uri, "model_name": "hashing"})
+    ).snapshot()
     hashes = snap.read("chunks", ["content_hash"])
     assert shared_lexical.load(uri, snap.versions["chunks"], hashes) is not None
 
