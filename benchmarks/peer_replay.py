@@ -88,7 +88,11 @@ def _recorded(engine: Any, tasks: list[Any], path: Path | None) -> list[tuple[An
     for the same queries, else asked of the engine (and written to ``path``)."""
     queries = [t.query for t in tasks]
     if path is not None and path.is_file():
-        saved = pickle.loads(path.read_bytes())
+        try:
+            saved = pickle.loads(path.read_bytes())
+        except Exception as exc:  # written by another plait (its types changed since): record again
+            print(f"peer-replay: {path} is unreadable ({exc}); recording it again", file=sys.stderr)
+            saved = {"queries": None}
         if saved["queries"] == queries:
             return list(zip(tasks, saved["rankings"], strict=True))
     rankings = [engine.rankings(q) for q in queries]

@@ -41,6 +41,17 @@ def test_fuse_merges_overlapping_spans_and_reports_ranks() -> None:
     assert fused[1].score == pytest.approx(1 / 62) and fused[2].score == pytest.approx(1 / 62)
 
 
+def test_fused_keeps_the_name_the_symbol_retriever_found_in_a_chunk_labelled_otherwise() -> None:
+    chunk = Span("command.go", 1401, 1462)  # RemoveCommand, ..., PrintErrf
+    text = [Hit(chunk, 5.0, "Command.RemoveCommand")]
+    symbol = [Hit(Span("command.go", 1460, 1462), 1.0, "Command.PrintErrf", exact=True)]
+    (only,) = fuse({"text": text, "symbol": symbol})
+    assert only.hit.symbol == "Command.RemoveCommand"  # the representative: the text retriever's hit
+    assert only.defines == "Command.PrintErrf" and only.exact
+    assert only.ranks == {"text": 1, "symbol": 1}
+    assert fuse({"text": text})[0].defines is None
+
+
 def test_weighted_fusion_uses_weights_per_retriever() -> None:
     fused = fuse({"text": [Hit(A, 1.0)], "vector": [Hit(B, 1.0)]}, weights={"text": 0.5, "vector": 2.0})
     assert [f.span for f in fused] == [B, A]

@@ -88,6 +88,33 @@ def test_definition_boost_counts_the_file_stem_named_after_the_identifier() -> N
     assert ranked[0].steps[0][0] == "definition+stem"
 
 
+def test_definition_reads_the_name_the_symbol_index_found_and_prefers_it_as_written() -> None:
+    span = Span("command.go", 1401, 1462)
+    labelled_otherwise = Fused(span, 0.02, {"text": 1, "symbol": 1}, Hit(span, 1.0, "RemoveCommand"),
+                               defines="Command.PrintErrf")  # fmt: skip
+    plain = fused("util.go", 1, 0.05)
+    sentence = analyse("PrintErrf is a convenience method to Printf to the Err output.")
+    assert sentence.names == ("PrintErrf",)
+    ranked = rank([plain, labelled_otherwise], sentence, _only(definition=3.0))
+    # top 0.05; a sentence naming it: half the definition weight
+    assert paths(ranked)[0] == ("command.go", 1401)
+    assert ranked[0].score == pytest.approx(0.02 + 3.0 * 0.05 * 0.5)
+    # genBashCompletion is not GenBashCompletion: once one is defined as written, the other gains half.
+    exported = Fused(Span("bash.go", 683, 698), 0.03, {"symbol": 1}, Hit(Span("bash.go", 683, 698), 1.0,
+                     "Command.GenBashCompletion"))  # fmt: skip
+    private = Fused(Span("bash_v2.go", 24, 29), 0.04, {"symbol": 2}, Hit(Span("bash_v2.go", 24, 29), 1.0,
+                    "Command.genBashCompletion"))  # fmt: skip
+    asked = analyse("GenBashCompletion generates bash completion file and writes to the writer.")
+    ranked = rank([private, exported], asked, _only(definition=3.0))
+    assert paths(ranked) == [("bash.go", 683), ("bash_v2.go", 24)]
+    assert ranked[0].score == pytest.approx(0.03 + 3.0 * 0.04 * 0.5)
+    assert ranked[1].score == pytest.approx(0.04 + 3.0 * 0.04 * 0.5 * 0.5)
+    assert ranked[1].steps[0][0] == "definition (case differs)"
+    # Typed in another case than every definition: no candidate is preferred for its case.
+    lower = rank([private, exported], analyse("genbashcompletion"), _only(definition=3.0))
+    assert [r.score for r in lower] == pytest.approx([0.04 + 3.0 * 0.04, 0.03 + 3.0 * 0.04])
+
+
 def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     cands = [fused("tests/test_retry.py", 1, 0.05), fused("src/retry.py", 1, 0.03)]
     demoted = rank(cands, analyse("retry logic with backoff"), _only())

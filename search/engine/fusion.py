@@ -16,6 +16,7 @@ from typing import NamedTuple
 from search.types import Hit, Span
 
 DEFAULT_K = 60
+SYMBOL = "symbol"  # the retriever whose hits are definitions (see Fused.defines)
 
 
 def rrf(rankings: Iterable[Sequence[Span]], *, k: int = DEFAULT_K) -> list[tuple[Span, float]]:
@@ -37,6 +38,9 @@ class Fused(NamedTuple):
     ranks: dict[str, int | None]  # retriever -> 1-based rank, None if absent
     hit: Hit  # representative hit (symbol, kind, language) from the best-ranked retriever
     exact: bool = False  # some member hit holds the query itself (see Hit.exact)
+    # The name the symbol retriever found defined here: a chunk of several definitions is labelled
+    # with its first (``hit.symbol``), the definition asked for may be its third.
+    defines: str | None = None
 
 
 def fuse(
@@ -79,12 +83,14 @@ def fuse(
                 cluster.ranks[name] = rank
             if hit.exact:
                 cluster.exact = True
+            if name == SYMBOL and hit.symbol and cluster.defines is None:
+                cluster.defines = hit.symbol
     weight = weights or {}
     fused = []
     for c in order:
         ranks = c.ranks
         score = sum(weight.get(n, 1.0) / (k + r) for n, r in ranks.items())
-        fused.append(Fused(c.span, score, {n: ranks.get(n) for n in names}, c.hit, c.exact))
+        fused.append(Fused(c.span, score, {n: ranks.get(n) for n in names}, c.hit, c.exact, c.defines))
     fused.sort(key=lambda f: (-f.score, f.span))
     return fused
 
@@ -97,3 +103,4 @@ class _Cluster:
     start: int  # the span's lines, read in the overlap test of every later hit in the file
     end: int
     exact: bool = False
+    defines: str | None = None

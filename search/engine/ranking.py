@@ -344,21 +344,41 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     if not config.definition or query.shape not in ("identifier", "natural") or not query.names:
         return
     scale = 1.0 if query.shape == "identifier" else 0.5
-    wanted = {bare_name(n).lower() for n in query.names}
-    for r in ranked:
-        symbol = r.fused.hit.symbol
+    exact = {bare_name(n) for n in query.names}
+    folded = {n.lower() for n in exact}
+    match = [_defines(r, exact, folded) for r in ranked]
+    # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
+    # as written, one that defines it only in another case gains half.
+    other_case = 0.5 if 2 in match else 1.0
+    for r, m in zip(ranked, match, strict=True):
         stem = any(_stem_is(r.fused.span.path, n) for n in query.names)
-        verified = r.fused.exact or r.fused.ranks.get("symbol") is not None
-        if symbol and verified and bare_name(symbol).lower() in wanted:
-            gain = config.definition * top * scale * (1.5 if stem else 1.0)
+        if m:
+            gain = config.definition * top * scale * (1.5 if stem else 1.0) * (1.0 if m == 2 else other_case)
             r.score += gain
-            r.steps.append(("definition" + ("+stem" if stem else ""), f"+{gain:.4f}"))
+            rule = (
+                "definition"
+                + ("+stem" if stem else "")
+                + ("" if m == 2 or other_case == 1.0 else " (case differs)")
+            )
+            r.steps.append((rule, f"+{gain:.4f}"))
         elif stem and query.shape == "identifier":
             # A file named after the name (tokenizer.py for Tokenizer) is its module even where no
             # single definition there carries the name.
             gain = config.definition * top * 0.5
             r.score += gain
             r.steps.append(("file named after it", f"+{gain:.4f}"))
+
+
+def _defines(r: Ranked, exact: set[str], folded: set[str]) -> int:
+    """2: a verified definition of a name asked for, as written; 1: in another case only; 0: neither.
+    Verified: the symbol index found it (or it holds the query); the name is the one the symbol index
+    found there or the chunk's label (a chunk of several definitions is labelled with its first)."""
+    if not (r.fused.exact or r.fused.ranks.get("symbol") is not None):
+        return 0
+    names = [bare_name(s) for s in (r.fused.defines, r.fused.hit.symbol) if s]
+    if any(n in exact for n in names):
+        return 2
+    return 1 if any(n.lower() in folded for n in names) else 0
 
 
 def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
