@@ -272,3 +272,22 @@ def test_snippets_follow_the_span_and_the_file_end(make_repo, settings_for) -> N
         assert engine._snippet("gone.py", 1, 3) == ("", 3)
     finally:
         engine.close()
+
+
+def test_a_topic_finds_and_ranks_the_definition_its_adjacent_words_spell(indexed_engine) -> None:
+    engine = indexed_engine(
+        {
+            "gson/JsonElement.java": "public abstract class JsonElement {\n  public boolean isArray() {\n"
+            "    return false;\n  }\n}\n",
+            "gson/TreeWalker.java": "class TreeWalker {\n  // walks each element of the json tree\n"
+            "  void walk(Object element) {}\n}\n",
+        }
+    )
+    query = "JSON element hierarchy and tree model"
+    symbol = engine.rankings(query)["symbol"]
+    assert [h.symbol for h in symbol] == ["JsonElement"], (
+        symbol
+    )  # "json element" spells it; no word alone does
+    top = engine.search(Query(query, explain=True)).results[0]
+    assert top.path == "gson/JsonElement.java"
+    assert any(step["rule"].startswith("definition") for step in top.explain["rules"])

@@ -349,6 +349,8 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("It encodes a string by replacing unsafe characters", "function"),
         ("middleware composition and dispatch", "area"),
         ("how routes are registered", "area"),
+        ("Erase all content from the cursor position to the end of that line", "function"),  # quantifier
+        ("freeing all resources when closing a handle", "area"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:
@@ -376,6 +378,22 @@ def test_a_go_style_doc_sentence_names_the_definition_the_symbol_index_confirms(
     assert named_in_sentence(imperative, ["nodes.Add"]).names == ()  # "Add one": a verb, not a name
     question = analyse("how does Usage print the usage")
     assert named_in_sentence(question, ["cobra.Command.Usage"]) is question  # only function sentences
+
+
+def test_adjacent_words_of_a_topic_that_spell_a_definitions_name_name_it() -> None:
+    from search.engine.query import named_in_sentence
+
+    topic = analyse("JSON element hierarchy and tree model")
+    assert topic.form == "area" and topic.names == ()
+    assert topic.compounds == ("jsonelement", "elementhierarchy", "treemodel", "jsonelementhierarchy")
+    named = named_in_sentence(topic, ["com.google.gson.JsonObject", "com.google.gson.JsonElement"])
+    assert named.names == ("JsonElement",)  # the definition rule and the symbol weight now apply
+    assert named_in_sentence(topic, ["com.google.gson.JsonObject"]) is topic
+    own = analyse("where are json_element values merged into element trees")
+    assert named_in_sentence(own, ["ElementTrees"]) is own  # a sentence with its own identifiers
+    # A function sentence spells what its definition takes or returns, not the definition itself.
+    assert analyse("Return the running event loop.").compounds == ()
+    assert analyse("Erase all content from the cursor position").compounds == ()
 
 
 def test_a_confirmed_name_in_a_doc_sentence_puts_its_definition_first(tmp_path) -> None:

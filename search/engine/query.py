@@ -28,6 +28,7 @@ _QUESTION_WORDS = frozenset(
 )
 _DETERMINERS = frozenset("the a an this that these those its their each every given".split())  # noqa: SIM905
 _CONDITIONS = frozenset({"if", "whether"})  # "Determine if …", "Check whether …"
+_QUANTIFIERS = frozenset({"all", "any", "some", "both", "every", "each", "no"})  # "Erase all content …"
 # Verbs that documentation of one function opens with (imperative, or third person: "Returns …").
 _DOC_VERBS = frozenset(
     "return get set create check determine convert parse trim resolve remove add build make find read"  # noqa: SIM905
@@ -42,6 +43,7 @@ _PARTICLES = frozenset("up down out off on in into for to from with of over back
 _IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TERMS = 12
+MAX_COMPOUNDS = 8
 
 # Words that ask for a kind of file the ranking otherwise demotes ("tests for the retry logic").
 ROLE_WORDS: dict[str, frozenset[str]] = {
@@ -71,6 +73,9 @@ class AnalysedQuery:
     words: tuple[str, ...]  # content words (three letters or more, no stop word), lower-cased
     wants: frozenset[str]  # roles the query asks for (test, docs, example, …)
     form: Form | None = None  # natural language only: what the sentence asks for (see Form)
+    # Topics and questions only: runs of two or three adjacent plain words, joined, lower-cased ("json
+    # element" → ``jsonelement``): the name a definition would take (``JsonElement``, ``json_element``).
+    compounds: tuple[str, ...] = ()
 
     @property
     def phrase(self) -> str:
@@ -147,16 +152,46 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     if len(spaced) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced):
         return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, per_word, words, wants)
     form = sentence_form(q)
+    # A function sentence spells what its definition takes or returns ("Return the running event
+    # loop"), not the definition: compounds are looked for in topics and questions only.
+    joined = compounds(spaced) if form == "area" else ()
     return AnalysedQuery(
-        q, "natural", None, tuple(terms[:MAX_TERMS]), identifiers, tokens, per_word, words, wants, form
+        q,
+        "natural",
+        None,
+        tuple(terms[:MAX_TERMS]),
+        identifiers,
+        tokens,
+        per_word,
+        words,
+        wants,
+        form,
+        joined,
     )
+
+
+def compounds(spaced: Sequence[str]) -> tuple[str, ...]:
+    """Runs of two or three adjacent plain words of a sentence (letters only, no stop word, none an
+    identifier already), joined and lower-cased, at most :data:`MAX_COMPOUNDS`."""
+    plain = [w.strip(".,;:!?()`'\"") for w in spaced]
+    ok = [
+        w.isalpha() and len(w) >= 2 and w.lower() not in STOP_WORDS and not looks_like_identifier(w)
+        for w in plain
+    ]
+    out: list[str] = []
+    for size in (2, 3):
+        for i in range(len(plain) - size + 1):
+            if all(ok[i : i + size]):
+                out.append("".join(plain[i : i + size]).lower())
+    return tuple(dict.fromkeys(out))[:MAX_COMPOUNDS]
 
 
 def sentence_form(text: str) -> Form:
     """``function`` for a sentence written as one piece of code's documentation: it opens with a verb
     (not a question word, not a gerund naming a topic: "parsing a JSON field") and reads as a full
-    sentence — ending with a period, with a determiner or a condition right after the verb ("Return
-    the …", "Wake up the …", "Determine if a value is a Buffer"), opening with one of the verbs doc
+    sentence — ending with a period, with a determiner, a quantifier or a condition right after the
+    verb ("Return the …", "Wake up the …", "Erase all content …", "Determine if a value is a Buffer"),
+    opening with one of the verbs doc
     comments open with ("Trim excess whitespace …", "Returns a string …") or with "It" ("It encodes a
     string …"), as JSDoc first lines often do without a period; ``area`` for questions ("how does …")
     and topics ("cookie persistence")."""
@@ -167,7 +202,7 @@ def sentence_form(text: str) -> Form:
     if text.rstrip().endswith("."):
         return "function"
     after_verb = low[2] if low[1] in _PARTICLES else low[1]
-    if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[0] == "it":
+    if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[1] in _QUANTIFIERS or low[0] == "it":
         return "function"
     return "function" if _doc_verb(low[0]) else "area"
 
@@ -183,9 +218,16 @@ def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> Analy
     convenience method …"): a function sentence whose first word is, exactly, the bare name of one of
     ``definitions`` (the symbol retriever's best, qualified names) and whose second is a verb in the
     third person. Imperatives are not: "Add one or more newlines" does not name the class ``Add``. A
-    sentence with identifiers of its own, or of another form, is returned as it is."""
+    sentence with identifiers of its own, or of another form, is returned as it is. A topic or question
+    whose adjacent words spell one of ``definitions`` ("JSON element hierarchy": ``JsonElement``, see
+    :attr:`AnalysedQuery.compounds`) names it too."""
+    if query.identifiers:
+        return query
+    named = _compound_names(query, definitions)
+    if named:
+        return replace(query, identifiers=named)
     words = query.text.split()
-    if query.form != "function" or query.identifiers or len(words) < 3:
+    if query.form != "function" or len(words) < 3:
         return query
     first = words[0]
     second = words[1].strip(".,;:!?()`'\"").lower()
@@ -194,6 +236,17 @@ def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> Analy
     if not any(bare_name(d) == first for d in definitions):
         return query
     return replace(query, identifiers=(first,))
+
+
+def _compound_names(query: AnalysedQuery, definitions: Sequence[str]) -> tuple[str, ...]:
+    """The bare names of ``definitions`` that adjacent words of the sentence spell ("JSON element
+    hierarchy" names ``JsonElement``), in the order of the sentence."""
+    if not query.compounds:
+        return ()
+    by_norm: dict[str, str] = {}
+    for d in definitions:
+        by_norm.setdefault(re.sub(r"[^0-9a-z]", "", bare_name(d).lower()), bare_name(d))
+    return tuple(dict.fromkeys(by_norm[c] for c in query.compounds if c in by_norm))
 
 
 def bare_name(name: str) -> str:

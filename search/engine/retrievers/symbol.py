@@ -2,7 +2,8 @@
 
 An identifier query is looked up as a name (exact, qualified, case/underscore-insensitive, prefix,
 fuzzy). In a natural-language query, identifier-like tokens are looked up the same way and plain
-words only by exact or normalised name, so a sentence does not flood results with prefix matches.
+words only by exact or normalised name, so a sentence does not flood results with prefix matches;
+so are a topic's runs of adjacent words, joined ("json element" finds ``JsonElement``).
 Each definition maps to the chunk holding its first line, so it fuses with the other retrievers.
 For an identifier query, a definition of exactly that name (case included) is marked ``exact``: the
 engine puts such definitions above mere mentions.
@@ -41,6 +42,7 @@ class SymbolRetriever:
             names = [(i, False) for i in query.identifiers]
             lowered = {i.lower() for i in query.identifiers}
             names += [(w, True) for w in query.words if w not in lowered]
+            names += [(c, True) for c in query.compounds]  # "json element": JsonElement
         if not names:
             return []
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
