@@ -115,6 +115,20 @@ def test_definition_reads_the_name_the_symbol_index_found_and_prefers_it_as_writ
     assert [r.score for r in lower] == pytest.approx([0.04 + 3.0 * 0.04, 0.03 + 3.0 * 0.04])
 
 
+def test_a_topic_naming_an_identifier_lifts_the_file_named_after_it() -> None:
+    cands = [fused("Core.hs", 1, 0.05), fused("ManageHook.hs", 1, 0.02)]
+    topic = analyse("how ManageHook routes new windows to workspaces")
+    assert topic.form == "area" and topic.names == ("ManageHook",)
+    ranked = rank(cands, topic, _only(definition=3.0))
+    # a sentence: half the definition weight; a file named after it, no definition seen: half again
+    assert paths(ranked)[0] == ("ManageHook.hs", 1)
+    assert ranked[0].score == pytest.approx(0.02 + 3.0 * 0.05 * 0.5 * 0.5)
+    assert ranked[0].steps[0][0] == "file named after it"
+    # A function sentence names what its definition takes or returns: no gain for the file.
+    doc = rank(cands, analyse("Apply the ManageHook to a new window."), _only(definition=3.0))
+    assert paths(doc)[0] == ("Core.hs", 1) and not doc[1].steps
+
+
 def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     cands = [fused("tests/test_retry.py", 1, 0.05), fused("src/retry.py", 1, 0.03)]
     demoted = rank(cands, analyse("retry logic with backoff"), _only())

@@ -11,7 +11,10 @@ in the candidate's explanation (``plait search --explain``). In order:
 2. **definition** — for an identifier query, a chunk that defines the name asked for gains
    ``definition × top score`` (half as much for an identifier inside a sentence); ×1.5 when the
    file's stem is the name too (``router.go`` for ``Router``); a chunk of a file named after the
-   identifier that defines nothing of that name gains half.
+   identifier that defines nothing of that name gains half (for an identifier, or a topic naming
+   one: not for a function sentence, which names what its definition takes or returns). The name
+   defined is the one the symbol index found in the chunk, or the chunk's label; once a candidate
+   defines it as written, one defining it in another case only gains half.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -361,10 +364,11 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
                 + ("" if m == 2 or other_case == 1.0 else " (case differs)")
             )
             r.steps.append((rule, f"+{gain:.4f}"))
-        elif stem and query.shape == "identifier":
+        elif stem and query.form != "function":
             # A file named after the name (tokenizer.py for Tokenizer) is its module even where no
-            # single definition there carries the name.
-            gain = config.definition * top * 0.5
+            # single definition there carries the name: what a topic naming it asks for, not what a
+            # function sentence naming what its definition takes or returns does.
+            gain = config.definition * top * 0.5 * scale
             r.score += gain
             r.steps.append(("file named after it", f"+{gain:.4f}"))
 
