@@ -129,6 +129,27 @@ def test_a_topic_naming_an_identifier_lifts_the_file_named_after_it() -> None:
     assert paths(doc)[0] == ("Core.hs", 1) and not doc[1].steps
 
 
+def test_of_two_definitions_of_a_name_the_one_nearer_the_root_comes_first() -> None:
+    def definition(path: str, symbol_rank: int, score: float) -> Fused:
+        span = Span(path, 10, 40)
+        return Fused(span, score, {"symbol": symbol_rank}, Hit(span, 1.0, "Request"), True)
+
+    client = definition("src/Http/Client/Request.php", 1, 0.05)
+    http = definition("src/Http/Request.php", 2, 0.03)
+    facade = definition("src/Support/Facades/Request.php", 3, 0.04)
+    test = definition("tests/Request.php", 4, 0.06)
+    ranked = rank([client, facade, test, http], analyse("Request"), _only())
+    # all named after it; tests after real code; then by depth, then by the symbol index's order
+    assert [p for p, _ in paths(ranked)] == [
+        "src/Http/Request.php", "src/Http/Client/Request.php", "src/Support/Facades/Request.php",
+        "tests/Request.php",
+    ]  # fmt: skip
+    # A literal's verified chunks keep ripgrep's order whatever their depth.
+    found = [Fused(Span(p, 1, 9), 0.01, {"text": i + 1}, Hit(Span(p, 1, 9), 1.0), True)
+             for i, p in enumerate(["a/b/c.py", "d.py"])]  # fmt: skip
+    assert [p for p, _ in paths(rank(found, analyse('"x y"'), _only()))] == ["a/b/c.py", "d.py"]
+
+
 def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     cands = [fused("tests/test_retry.py", 1, 0.05), fused("src/retry.py", 1, 0.03)]
     demoted = rank(cands, analyse("retry logic with backoff"), _only())

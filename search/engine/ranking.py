@@ -253,11 +253,8 @@ class Ranked:
     fused: Fused
     score: float
     tier: int = 0  # 0: ordinary; 1 and up: holds the query itself (see the module docstring)
-    lead: tuple[int, int, int] = (
-        0,
-        0,
-        0,
-    )  # order within a tier: (demoted role, stem is the name, verifier's rank)
+    # order within a tier: (demoted role, stem is the name, depth of the file, verifier's rank)
+    lead: tuple[int, int, int, int] = (0, 0, 0, 0)
     roles: tuple[str, ...] = ()  # the demoting roles of its file that the query does not ask for
     steps: list[tuple[str, str]] = field(default_factory=list)  # (rule, effect) in the order applied
 
@@ -307,8 +304,8 @@ def rank(
     return ranked
 
 
-def _order(r: Ranked) -> tuple[int, tuple[int, int, int], float, Any]:
-    return (-r.tier, r.lead if r.tier else (0, 0, 0), -r.score, r.fused.span)
+def _order(r: Ranked) -> tuple[int, tuple[int, int, int, int], float, Any]:
+    return (-r.tier, r.lead if r.tier else (0, 0, 0, 0), -r.score, r.fused.span)
 
 
 def _monotonic(ranked: list[Ranked]) -> None:
@@ -449,8 +446,11 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                     _stem_is(r.fused.span.path, n) for n in query.names
                 )
                 demoted = query.shape == "identifier" and bool(r.roles)
+                # Of two definitions of one name, the one nearer the root is the one a project is
+                # organised around (http/Request.php, not http/client/Request.php).
+                depth = r.fused.span.path.count("/") if query.shape == "identifier" else 0
                 r.tier = 1
-                r.lead = (int(demoted), 0 if stem else 1, r.fused.ranks.get(leader) or unranked)
+                r.lead = (int(demoted), 0 if stem else 1, depth, r.fused.ranks.get(leader) or unranked)
                 r.steps.append(
                     (
                         "exact",
@@ -465,7 +465,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     if 0 < len({(r.fused.span.path, r.fused.span.start_line) for r in places}) <= config.phrase_places:
         for r in places:
             r.tier = 1
-            r.lead = (0, 0, r.fused.ranks.get("text") or unranked)
+            r.lead = (0, 0, 0, r.fused.ranks.get("text") or unranked)
             r.steps.append(("phrase", "first"))
 
 
