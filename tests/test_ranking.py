@@ -68,6 +68,16 @@ def test_path_words_of_a_sentence_add_the_share_matched_times_the_top_score() ->
     assert path_words("src/http/RetryPolicy.py") == {"http", "retrypolicy", "retry", "policy"}
 
 
+def test_path_words_match_a_query_word_of_the_same_stem() -> None:
+    cands = [fused(p, 1, 0.01) for p in ("lib/core.bash", "lib/tracing.bash", "lib/warnings.bash")]
+    cands += [fused("lib/preprocessing.bash", 1, 0.02), fused("lib/test_functions.bash", 1, 0.025)]
+    ranked = rank(cands, analyse("how the preprocessed source is evaluated"), _only(path=1.0))
+    # words: preprocessed, source, evaluated; "preprocessed" and "preprocessing" share the stem
+    # "preprocess" (no prefix of four letters or more joins them); one stem of five files
+    assert paths(ranked)[0] == ("lib/preprocessing.bash", 1)
+    assert ranked[0].score == pytest.approx(0.02 + 0.025 * 0.8 / 3)
+
+
 def test_path_words_apply_to_sentences_only() -> None:
     cands = [fused("core/engine.py", 1, 0.04), fused("retry/retry.py", 1, 0.03)]
     assert paths(rank(cands, analyse("retry_upload"), _only(path=1.0)))[0] == ("core/engine.py", 1)

@@ -51,7 +51,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import identifier_parts
+from indexer import identifier_parts, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name
@@ -217,9 +217,11 @@ def path_words(path: str) -> frozenset[str]:
 
 
 def _word_matches(word: str, parts: frozenset[str]) -> bool:
-    """``word`` is one of ``parts``, or one is a prefix (3+ letters) of the other (``config`` and
-    ``configuration``, ``dependency`` and ``dependencies`` through ``dependenc``)."""
-    if word in parts:
+    """``word`` is one of ``parts``, or has the same stem as one (the lexical pipeline's stemmer:
+    ``quantize`` and ``quantization``, ``validates`` and ``validator``), or one is a prefix (4+
+    letters) of the other (``config`` and ``configuration``, ``dependency`` and ``dependencies``
+    through ``dependenc``)."""
+    if word in parts or _stem(word) in _stems(parts):
         return True
     for part in parts:
         short, long = (word, part) if len(word) <= len(part) else (part, word)
@@ -228,6 +230,16 @@ def _word_matches(word: str, parts: frozenset[str]) -> bool:
         if len(short) >= 5 and long.startswith(short[:-1]) and len(long) - len(short) <= 3:
             return True  # dependency / dependencies, query / queries
     return False
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
+    return stem_words([word])[0]
+
+
+@lru_cache(maxsize=1 << 16)
+def _stems(parts: frozenset[str]) -> frozenset[str]:
+    return frozenset(stem_words(list(parts)))
 
 
 def _stem_is(path: str, name: str) -> bool:
