@@ -80,7 +80,7 @@ def rendered(engine: Any, text: str, *, limit: int, max_tokens: int, more: int =
     tool's "more results" line."""
     from search import Query, Scope, focus_results, location_line, monotonic_scores
 
-    response = engine.search(Query(text, mode="hybrid", limit=limit + more), Scope())
+    response = engine.search(Query(text, mode="hybrid", limit=limit + more, page=limit), Scope())
     ranked = monotonic_scores(response.results)
     focused = focus_results(ranked[:limit], str(engine.settings.root), text, max_tokens=max_tokens)
     out = []

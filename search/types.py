@@ -98,6 +98,9 @@ class Query:
     limit: int = 10
     regex: bool = False
     explain: bool = False  # attach to each result why it ranks where it does
+    # The first results shown in full (the MCP tool lists the rest by location): the page on which the
+    # ranking keeps a place for each retriever's best hit. None: all ``limit``.
+    page: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from models.errors import ConfigError
+from search import Query, QueryError
 from search.engine.fusion import Fused
 from search.engine.query import analyse
 from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
@@ -353,6 +354,20 @@ def test_a_sentences_text_top_keeps_its_place_whatever_share_of_the_words_it_hol
         )
         assert len(ranked) == 10 and paths(ranked)[9] == ("rare.py", 1)
         assert ranked[9].steps[-1][0] == "keep"
+        # Twenty asked for, ten shown in full (the MCP tool lists the rest by location): the kept hit
+        # is on the first ten, which are those of a search for ten.
+        longer = engine.order(
+            analyse("where are partial uploads resumed"),
+            {"vector": dense, "text": [partial]},
+            limit=20,
+            page=10,
+        )
+        assert len(longer) == 13 and paths(longer)[:10] == paths(ranked)
+        unpaged = engine.order(analyse("where are partial uploads resumed"), {"vector": dense, "text": [partial]},
+                               limit=20)  # fmt: skip
+        assert paths(unpaged)[9] != ("rare.py", 1)  # without a page the first page of twenty is twenty
+        with pytest.raises(QueryError, match="page must be between 1 and the limit"):
+            engine.search(Query("partial uploads", limit=5, page=6))
     finally:
         engine.close()
 

@@ -222,6 +222,8 @@ class Engine:
             raise QueryError(f"unknown mode {query.mode!r}; use hybrid, text, symbol or semantic.")
         if not 1 <= query.limit <= MAX_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_LIMIT}, got {query.limit}.")
+        if query.page is not None and not 1 <= query.page <= query.limit:
+            raise QueryError(f"page must be between 1 and the limit ({query.limit}), got {query.page}.")
         if fusion not in ("weighted", "rrf"):
             raise QueryError(f"unknown fusion {fusion!r}; use weighted or rrf.")
         resolved = self.resolve_scope(scope or Scope())
@@ -245,7 +247,9 @@ class Engine:
         depth = max(query.limit * 3, config.pool if config.enabled else 30)
         rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
         rankings = self._answerable(rankings)
-        ranked = self.order(analysed, rankings, mode=query.mode, limit=query.limit, k=k, config=config)
+        ranked = self.order(
+            analysed, rankings, mode=query.mode, limit=query.limit, page=query.page, k=k, config=config
+        )
         coverage = None
         if index is not None and "vector" in MODE_RETRIEVERS[query.mode]:
             try:
@@ -320,12 +324,15 @@ class Engine:
         *,
         mode: str = "hybrid",
         limit: int = 10,
+        page: int | None = None,
         k: int = DEFAULT_K,
         config: RankingConfig | None = None,
     ) -> list[Ranked]:
         """The first ``limit`` results from the retrievers' ``rankings``: weighted RRF (hybrid mode, with
-        the ranking on), then the file-aware rules of :mod:`search.engine.ranking`. Pure but for the guard's
-        generated-file rules, so that benchmarks can replay recorded rankings through it."""
+        the ranking on), then the file-aware rules of :mod:`search.engine.ranking`, whose kept hits take
+        their places within the first ``page`` (default ``limit``): the first ``page`` are the same
+        whatever ``limit``. Pure but for the guard's generated-file rules, so that benchmarks can
+        replay recorded rankings through it."""
         config = config or self.ranking
         if config.enabled and mode == "hybrid":
             named = [h.symbol for h in rankings.get("symbol", ())[:NAMING_HITS] if h.symbol]
@@ -343,7 +350,13 @@ class Engine:
         ]
         generated = self._generated() if config.enabled else None  # only the ranking's rules read it
         return rank(
-            fused, query, config, generated=generated, text_top=text_top, dense_top=dense_top, limit=limit
+            fused,
+            query,
+            config,
+            generated=generated,
+            text_top=text_top,
+            dense_top=dense_top,
+            limit=page or limit,
         )[:limit]
 
     def _generated(self) -> Callable[[str], bool] | None:

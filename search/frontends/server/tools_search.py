@@ -133,7 +133,8 @@ def search(
     coverage: list[str] = []
     wanted = min(MAX_LIMIT, limit + more)
     for ws, where in plan:
-        resp = ws.engine.search(Query(query, mode=mode, limit=wanted, regex=regex, explain=explain), where)
+        asked = Query(query, mode=mode, limit=wanted, regex=regex, explain=explain, page=limit)
+        resp = ws.engine.search(asked, where)
         name = state.repo(ws)
         # Scores that fall with the rank: each engine's order is what the fusion across roots reads.
         per_root.append(
