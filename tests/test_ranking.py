@@ -272,6 +272,11 @@ def test_the_text_retrievers_top_hit_keeps_a_place_on_the_first_page() -> None:
     assert ranked[9].steps[-1] == ("keep", "moved from 13 to 10")
     scores = [r.score for r in ranked]
     assert scores == sorted(scores, reverse=True)
+    # Kept hits take places in the second half of the page only: a search for one gets the best one.
+    one = rank([*cands, rare], analyse("some rare words"), _only(keep_text_top=True), text_top=rare, limit=1)
+    assert paths(one)[0] == ("v0.py", 1)
+    two = rank([*cands, rare], analyse("some rare words"), _only(keep_text_top=True), text_top=rare, limit=2)
+    assert paths(two)[:2] == [("v0.py", 1), ("rare.py", 1)]
 
 
 def test_a_function_sentence_keeps_the_dense_retrievers_top_hit_on_the_first_page_too() -> None:

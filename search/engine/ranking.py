@@ -498,10 +498,11 @@ def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
 
 def _keep(ranked: list[Ranked], kept: Sequence[Fused], limit: int) -> None:
     """Each of ``kept`` keeps a place in the first ``limit``: those below it move to its last slots,
-    in their order, never in place of a verified (tiered) result."""
+    in their order, never in place of a verified (tiered) result, and into its second half only (a
+    search for one result gets the best one)."""
     spans = {f.span for f in kept}
     below = [i for i, r in enumerate(ranked) if i >= limit and r.fused.span in spans]
-    free = limit - sum(1 for r in ranked[:limit] if r.tier)
+    free = min(limit - sum(1 for r in ranked[:limit] if r.tier), limit // 2)
     movers = below[: max(0, free)]
     if not movers:
         return
