@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import NamedTuple
 
 from search.types import Hit, Span
@@ -56,43 +57,61 @@ def fuse(
     by_path: dict[str, list[_Cluster]] = {}  # path -> its clusters, in the order they were made
     joined: dict[Span, _Cluster] = {}  # a span already placed -> its cluster (clusters never move)
     order: list[_Cluster] = []
-    lists = [(name, rankings[name]) for name in names]
-    # Visit hits round-robin by rank so that a cluster's representative comes from the best rank.
-    depth = max((len(v) for v in rankings.values()), default=0)
-    for rank in range(1, depth + 1):
-        for name, hits in lists:
-            if rank > len(hits):
-                continue
-            hit = hits[rank - 1]
-            span = hit.span
-            cluster = joined.get(span)
-            if cluster is None:
-                group = by_path.setdefault(span.path, [])
-                start, end = span.start_line, span.end_line
-                # The first cluster of the file that the span overlaps (a later one never comes first).
-                for c in group:
-                    if c.start <= end and start <= c.end:
-                        cluster = c
-                        break
-                else:
-                    cluster = _Cluster(span, hit, {}, start, end)
-                    group.append(cluster)
-                    order.append(cluster)
-                joined[span] = cluster
-            if name not in cluster.ranks:
-                cluster.ranks[name] = rank
-            if hit.exact:
-                cluster.exact = True
-            if name == SYMBOL and hit.symbol and cluster.defines is None:
-                cluster.defines = hit.symbol
-    weight = weights or {}
+    # Visit hits by rank, then by retriever, so that a cluster's representative comes from the best
+    # rank (the visiting order of a round-robin over the lists, without visiting the short lists' ends).
+    visits = (
+        sorted(
+            (rank, i, hit) for i, name in enumerate(names) for rank, hit in enumerate(rankings[name], start=1)
+        )
+        if len(names) > 1
+        else [(rank, 0, hit) for rank, hit in enumerate(rankings[names[0]], start=1)]
+        if names
+        else []
+    )
+    for rank, i, hit in visits:
+        name = names[i]
+        span = hit.span
+        cluster = joined.get(span)
+        if cluster is None:
+            group = by_path.get(span.path)
+            if group is None:
+                group = by_path[span.path] = []
+            start, end = span.start_line, span.end_line
+            # The first cluster of the file that the span overlaps (a later one never comes first).
+            for c in group:
+                if c.start <= end and start <= c.end:
+                    cluster = c
+                    break
+            else:
+                cluster = _Cluster(span, hit, {}, start, end)
+                group.append(cluster)
+                order.append(cluster)
+            joined[span] = cluster
+        ranks = cluster.ranks
+        if name not in ranks:
+            ranks[name] = rank
+        if hit.exact:
+            cluster.exact = True
+        if name == SYMBOL and hit.symbol and cluster.defines is None:
+            cluster.defines = hit.symbol
+    weight = {n: (weights or {}).get(n, 1.0) for n in names}
+    absent = dict.fromkeys(names)
     fused = []
     for c in order:
-        ranks = c.ranks
-        score = sum(weight.get(n, 1.0) / (k + r) for n, r in ranks.items())
-        fused.append(Fused(c.span, score, {n: ranks.get(n) for n in names}, c.hit, c.exact, c.defines))
-    fused.sort(key=lambda f: (-f.score, f.span))
+        score = 0.0
+        for n, r in c.ranks.items():
+            score += weight[n] / (k + r)
+        ranks_of = absent.copy()
+        ranks_of.update(c.ranks)
+        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.defines))
+    # Best score first, ties by span: sorted by span, then (stably) by score.
+    fused.sort(key=_SPAN)
+    fused.sort(key=_SCORE, reverse=True)
     return fused
+
+
+_SPAN = itemgetter(0)
+_SCORE = itemgetter(1)
 
 
 @dataclass(slots=True)
