@@ -126,6 +126,15 @@ def test_definition_reads_the_name_the_symbol_index_found_and_prefers_it_as_writ
     assert [r.score for r in lower] == pytest.approx([0.04 + 3.0 * 0.04, 0.03 + 3.0 * 0.04])
 
 
+def test_a_plain_word_names_the_file_of_its_stem() -> None:
+    cands = [fused("model.py", 1, 0.05), fused("quantization.py", 1, 0.02)]
+    ranked = rank(cands, analyse("quantize"), _only(definition=3.0))
+    # "quantize" and "quantization" share the lexical stemmer's stem: the file is named after it
+    assert paths(ranked)[0] == ("quantization.py", 1)
+    assert ranked[0].score == pytest.approx(0.02 + 3.0 * 0.05 * 0.5)
+    assert paths(rank(cands, analyse("quantum"), _only(definition=3.0)))[0] == ("model.py", 1)
+
+
 def test_a_topic_naming_an_identifier_lifts_the_file_named_after_it() -> None:
     cands = [fused("Core.hs", 1, 0.05), fused("ManageHook.hs", 1, 0.02)]
     topic = analyse("how ManageHook routes new windows to workspaces")

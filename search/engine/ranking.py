@@ -244,7 +244,8 @@ def _stems(parts: frozenset[str]) -> frozenset[str]:
 
 def _stem_is(path: str, name: str) -> bool:
     bare = name.rsplit(".", 1)[-1].rsplit("::", 1)[-1].rsplit("->", 1)[-1].lstrip("$").lower()
-    return bare in _stem_forms(path)
+    forms = _stem_forms(path)
+    return bare in forms or (bare.isalpha() and _stem(bare) == forms[-1])
 
 
 @lru_cache(maxsize=1 << 16)
@@ -252,7 +253,8 @@ def _stem_forms(path: str) -> tuple[str, ...]:
     """A file's stem as a name may match it: ``retry_policy.py`` → retry_policy, retrypolicy, …"""
     stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
     flat = stem.replace("_", "").replace("-", "")
-    return (stem, flat, stem.rstrip("s"), flat.rstrip("s"))
+    # last: the lexical stemmer's stem of a one-word file name (quantization.py: "quantiz")
+    return (stem, flat, stem.rstrip("s"), flat.rstrip("s"), _stem(stem) if stem.isalpha() else "\0")
 
 
 # --- the ranking ----------------------------------------------------------------------------------
