@@ -291,3 +291,15 @@ def test_a_topic_finds_and_ranks_the_definition_its_adjacent_words_spell(indexed
     top = engine.search(Query(query, explain=True)).results[0]
     assert top.path == "gson/JsonElement.java"
     assert any(step["rule"].startswith("definition") for step in top.explain["rules"])
+
+
+def test_a_result_is_labelled_with_the_definition_found_in_it_not_its_first(indexed_engine) -> None:
+    small = "".join(
+        f"def helper_{n}(x):\n    return x + {i}\n\n\n" for i, n in enumerate(["one", "two", "three"])
+    )
+    engine = indexed_engine({"util.py": small, "other.py": "def unrelated():\n    return 1\n"})
+    top = engine.search(Query("helper_three", explain=True)).results[0]
+    # one chunk holds all three (its label is helper_one), found first by the text retriever too
+    assert top.path == "util.py" and top.start_line < 9 <= top.end_line
+    assert top.explain is not None and top.explain["ranks"]["text"] == 1 == top.explain["ranks"]["symbol"]
+    assert top.symbol == "helper_three" and top.kind == "function"

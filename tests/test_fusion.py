@@ -48,6 +48,7 @@ def test_fused_keeps_the_name_the_symbol_retriever_found_in_a_chunk_labelled_oth
     (only,) = fuse({"text": text, "symbol": symbol})
     assert only.hit.symbol == "Command.RemoveCommand"  # the representative: the text retriever's hit
     assert only.defines == "Command.PrintErrf" and only.exact
+    assert only.label.symbol == "Command.PrintErrf"  # what a result is labelled with
     assert only.ranks == {"text": 1, "symbol": 1}
     assert fuse({"text": text})[0].defines is None
 

@@ -102,7 +102,7 @@ def test_definition_boost_counts_the_file_stem_named_after_the_identifier() -> N
 def test_definition_reads_the_name_the_symbol_index_found_and_prefers_it_as_written() -> None:
     span = Span("command.go", 1401, 1462)
     labelled_otherwise = Fused(span, 0.02, {"text": 1, "symbol": 1}, Hit(span, 1.0, "RemoveCommand"),
-                               defines="Command.PrintErrf")  # fmt: skip
+                               definition=Hit(span, 1.0, "Command.PrintErrf"))  # fmt: skip
     plain = fused("util.go", 1, 0.05)
     sentence = analyse("PrintErrf is a convenience method to Printf to the Err output.")
     assert sentence.names == ("PrintErrf",)

@@ -438,9 +438,10 @@ class Engine:
             f = r.fused
             snippet, end = self._snippet(f.span.path, f.span.start_line, f.span.end_line)
             stale = index.is_stale(f.span.path, manifest) if index is not None else False
+            name = f.label  # the definition the symbol index found here, else the chunk's first
             out.append(
                 Result(
-                    f.span.path, f.span.start_line, end, r.score, f.hit.symbol, f.hit.kind, f.hit.language,
+                    f.span.path, f.span.start_line, end, r.score, name.symbol, name.kind, name.language,
                     snippet, dict(f.ranks), stale, r.explain() if explain else None,
                 )
             )  # fmt: skip

@@ -39,9 +39,20 @@ class Fused(NamedTuple):
     ranks: dict[str, int | None]  # retriever -> 1-based rank, None if absent
     hit: Hit  # representative hit (symbol, kind, language) from the best-ranked retriever
     exact: bool = False  # some member hit holds the query itself (see Hit.exact)
-    # The name the symbol retriever found defined here: a chunk of several definitions is labelled
-    # with its first (``hit.symbol``), the definition asked for may be its third.
-    defines: str | None = None
+    # The symbol retriever's hit here: the definition it found, where a chunk of several definitions
+    # is labelled with its first (``hit.symbol``) and the one asked for may be its third.
+    definition: Hit | None = None
+
+    @property
+    def defines(self) -> str | None:
+        """The name the symbol retriever found defined here (``None``: it found nothing here)."""
+        return self.definition.symbol if self.definition is not None else None
+
+    @property
+    def label(self) -> Hit:
+        """The hit whose symbol, kind and language name this result: the definition the symbol
+        retriever found here, else the representative."""
+        return self.definition if self.definition is not None else self.hit
 
 
 def fuse(
@@ -92,8 +103,8 @@ def fuse(
             ranks[name] = rank
         if hit.exact:
             cluster.exact = True
-        if name == SYMBOL and hit.symbol and cluster.defines is None:
-            cluster.defines = hit.symbol
+        if name == SYMBOL and hit.symbol and cluster.definition is None:
+            cluster.definition = hit
     weight = {n: (weights or {}).get(n, 1.0) for n in names}
     absent = dict.fromkeys(names)
     fused = []
@@ -103,7 +114,7 @@ def fuse(
             score += weight[n] / (k + r)
         ranks_of = absent.copy()
         ranks_of.update(c.ranks)
-        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.defines))
+        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition))
     # Best score first, ties by span: sorted by span, then (stably) by score.
     fused.sort(key=_SPAN)
     fused.sort(key=_SCORE, reverse=True)
@@ -122,4 +133,4 @@ class _Cluster:
     start: int  # the span's lines, read in the overlap test of every later hit in the file
     end: int
     exact: bool = False
-    defines: str | None = None
+    definition: Hit | None = None
