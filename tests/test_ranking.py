@@ -425,6 +425,10 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("how routes are registered", "area"),
         ("Erase all content from the cursor position to the end of that line", "function"),  # quantifier
         ("freeing all resources when closing a handle", "area"),
+        # Go's "Name verbs …" without a period; a name ending in "ing" is not a gerund
+        ("OnlyValidArgs returns an error if there are any positional args", "function"),
+        ("UsageString returns usage string.", "function"),
+        ("parsing a JSON object field", "area"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

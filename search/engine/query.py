@@ -197,8 +197,12 @@ def sentence_form(text: str) -> Form:
     and topics ("cookie persistence")."""
     spaced = text.split()
     low = [w.strip(".,;:!?()`'\"").lower() for w in spaced]
-    if len(low) < 3 or low[0] in _QUESTION_WORDS or low[0].endswith("ing") or text.rstrip().endswith("?"):
+    named = looks_like_identifier(spaced[0].strip(".,;:!?()`'\"")) if spaced else False
+    gerund = low[0].endswith("ing") and not named if low else False  # "UsageString" is a name, not a gerund
+    if len(low) < 3 or low[0] in _QUESTION_WORDS or gerund or text.rstrip().endswith("?"):
         return "area"
+    if named and low[1].endswith("s") and _doc_verb(low[1]):
+        return "function"  # "OnlyValidArgs returns an error if …": a name, then what it does
     if text.rstrip().endswith("."):
         return "function"
     after_verb = low[2] if low[1] in _PARTICLES else low[1]
