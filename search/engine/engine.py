@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from indexer import ConfigGlobs, IndexStoreError, Settings, has_tables, read_beneath
 from models import PlaitError
-from search.engine.fusion import DEFAULT_K, fuse
+from search.engine.fusion import DEFAULT_K, Fused, fuse
 from search.engine.query import AnalysedQuery, analyse, named_in_sentence
 from search.engine.ranking import Ranked, RankingConfig, rank
 from search.engine.retrievers import ResolvedScope, Retriever
@@ -27,7 +27,7 @@ from search.engine.retrievers.symbol import SymbolRetriever
 from search.engine.retrievers.text import TextRetriever
 from search.engine.retrievers.vector import VectorRetriever
 from search.errors import QueryError
-from search.types import MODE_RETRIEVERS, Coverage, Hit, Query, Result, Scope, SearchResponse
+from search.types import MODE_RETRIEVERS, Coverage, Hit, Query, Result, Scope, SearchResponse, Span
 from search.workspace.scope import parse_scope, resolve_scope
 
 if TYPE_CHECKING:
@@ -341,13 +341,11 @@ class Engine:
         fused = fuse(rankings, k=k, weights=weights)
         text_top = None
         if query.shape == "natural" and rankings.get("text"):
-            first = rankings["text"][0]
-            text_top = next((f for f in fused if f.span.overlaps(first.span)), None)
-        dense_top = [
-            f
-            for h in rankings.get("vector", ())[: config.keep_dense_top]
-            if (f := next((f for f in fused if f.span.overlaps(h.span)), None)) is not None
-        ]
+            text_top = _fused_at(fused, rankings["text"][0].span)
+        dense_top: list[Fused] = []
+        if config.enabled and query.form == "function":  # the only sentences whose dense top is kept
+            found = (_fused_at(fused, h.span) for h in rankings.get("vector", ())[: config.keep_dense_top])
+            dense_top = [f for f in found if f is not None]
         generated = self._generated() if config.enabled else None  # only the ranking's rules read it
         return rank(
             fused,
@@ -464,6 +462,11 @@ class Engine:
         elif end - start + 1 > SNIPPET_LINES:
             text += "\n…"
         return text, end
+
+
+def _fused_at(fused: Sequence[Fused], span: Span) -> Fused | None:
+    """The fused result that holds ``span`` (the cluster it joined), or ``None``."""
+    return next((f for f in fused if f.span.overlaps(span)), None)
 
 
 def _vanished(path: str) -> bool:

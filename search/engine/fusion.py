@@ -70,15 +70,9 @@ def fuse(
     order: list[_Cluster] = []
     # Visit hits by rank, then by retriever, so that a cluster's representative comes from the best
     # rank (the visiting order of a round-robin over the lists, without visiting the short lists' ends).
-    visits = (
-        sorted(
-            (rank, i, hit) for i, name in enumerate(names) for rank, hit in enumerate(rankings[name], start=1)
-        )
-        if len(names) > 1
-        else [(rank, 0, hit) for rank, hit in enumerate(rankings[names[0]], start=1)]
-        if names
-        else []
-    )
+    visits = sorted(
+        (rank, i, hit) for i, name in enumerate(names) for rank, hit in enumerate(rankings[name], start=1)
+    )  # (rank, retriever) is unique: hits themselves are never compared
     for rank, i, hit in visits:
         name = names[i]
         span = hit.span

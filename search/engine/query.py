@@ -191,10 +191,10 @@ def sentence_form(text: str) -> Form:
     (not a question word, not a gerund naming a topic: "parsing a JSON field") and reads as a full
     sentence — ending with a period, with a determiner, a quantifier or a condition right after the
     verb ("Return the …", "Wake up the …", "Erase all content …", "Determine if a value is a Buffer"),
-    opening with one of the verbs doc
-    comments open with ("Trim excess whitespace …", "Returns a string …") or with "It" ("It encodes a
-    string …"), as JSDoc first lines often do without a period; ``area`` for questions ("how does …")
-    and topics ("cookie persistence")."""
+    opening with one of the verbs doc comments open with ("Trim excess whitespace …", "Returns a
+    string …"), with "It" ("It encodes a string …"), as JSDoc first lines often do without a period,
+    or with a name and a verb in the third person ("OnlyValidArgs returns an error if …");
+    ``area`` for questions ("how does …") and topics ("cookie persistence")."""
     spaced = text.split()
     low = [w.strip(".,;:!?()`'\"").lower() for w in spaced]
     named = looks_like_identifier(spaced[0].strip(".,;:!?()`'\"")) if spaced else False
@@ -247,9 +247,11 @@ def _compound_names(query: AnalysedQuery, definitions: Sequence[str]) -> tuple[s
     hierarchy" names ``JsonElement``), in the order of the sentence."""
     if not query.compounds:
         return ()
+    from indexer import normalise  # the symbol index's module (pyarrow): hybrid searches only
+
     by_norm: dict[str, str] = {}
     for d in definitions:
-        by_norm.setdefault(re.sub(r"[^0-9a-z]", "", bare_name(d).lower()), bare_name(d))
+        by_norm.setdefault(normalise(bare_name(d)), bare_name(d))  # as the symbol index compares names
     return tuple(dict.fromkeys(by_norm[c] for c in query.compounds if c in by_norm))
 
 
