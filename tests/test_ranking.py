@@ -267,8 +267,22 @@ def test_phrase_rule_puts_the_few_verbatim_places_first() -> None:
         [*cands[:2], *many], analyse("checksum mismatch"), _only(phrase_rule=True, phrase_places=5)
     )
     assert paths(crowded)[0] == ("a.py", 1)  # six places: not rare, no tier
-    one_word = rank(cands, analyse("check-sum"), _only(phrase_rule=True))
-    assert paths(one_word)[0] == ("a.py", 1)  # a phrase is two words or more
+    arrow = rank(cands, analyse("->"), _only(phrase_rule=True))
+    assert paths(arrow)[0] == ("a.py", 1)  # punctuation alone is no text to find
+
+
+@pytest.mark.parametrize(
+    "pasted", ["name:endblock", "[blue]Title", "$Version=%s", "check-sum", "t.Reversible[V]"]
+)
+def test_phrase_rule_takes_one_token_of_code_joined_by_punctuation(pasted: str) -> None:
+    cands = [
+        fused("a.py", 1, 0.06, vector=1),
+        fused("b.py", 1, 0.05, vector=2),
+        fused("lexer.py", 40, 0.01, exact=True, text=1),
+    ]
+    ranked = rank(cands, analyse(pasted), _only(phrase_rule=True))
+    assert paths(ranked)[0] == ("lexer.py", 40)
+    assert ("phrase", "first") in ranked[0].steps
 
 
 def test_the_text_retrievers_top_hit_keeps_a_place_on_the_first_page() -> None:

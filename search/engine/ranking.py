@@ -29,8 +29,9 @@ in the candidate's explanation (``plait search --explain``). In order:
 6. **tiers** — results that hold the query itself come first: for literal and regex queries the
    chunks ripgrep verified; for identifiers the definitions of that exact name (those in files of a
    demoted role after the others, then those in a file named after it first); for an unquoted
-   phrase of two words or more that occurs verbatim in a few places (``phrase_places``), those places
-   (the *phrase rule*). Within a tier the score decides.
+   phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
+   occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*). Within a
+   tier the score decides.
 7. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: the
    dense retriever leads sentences, and its ten best can otherwise push out the one chunk that holds
    the most of the query's rare words. For a function sentence, where the text retriever weighs as
@@ -473,7 +474,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                     )
                 )
         return
-    if not config.phrase_rule or len(query.phrase.split()) < 2:
+    if not config.phrase_rule or not _pasted(query.phrase):
         return
     places = [r for r in ranked if r.fused.exact]
     if 0 < len({(r.fused.span.path, r.fused.span.start_line) for r in places}) <= config.phrase_places:
@@ -481,6 +482,19 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             r.tier = 1
             r.lead = (0, 0, 0, r.fused.ranks.get("text") or unranked)
             r.steps.append(("phrase", "first"))
+
+
+def _pasted(phrase: str) -> bool:
+    """Whether an unquoted query reads as text copied from the code: two words or more ("checksum
+    mismatch"), or one token that is not a plain word or name, its pieces joined by punctuation
+    (``name:endblock``, ``[blue]Title``, ``$Version=%s``, ``text-align:center``)."""
+    return len(phrase.split()) >= 2 or (
+        _JOINED.search(phrase) is not None and _WORDISH.search(phrase) is not None
+    )
+
+
+_JOINED = re.compile(r"[^\w\s]")  # punctuation: what a plain word or a name does not hold
+_WORDISH = re.compile(r"[^\W_]")  # a letter or a digit: "->" alone is no text to find
 
 
 def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
