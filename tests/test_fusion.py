@@ -102,11 +102,13 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     assert fusion_weights(analyse("UploadSession"), {})[0] == "identifier"
     documented = analyse("Return the current item.")  # a sentence that documents one function
     assert documented.form == "function" and sentence.form == "area"
-    kind, w = fusion_weights(documented, {"text": [_hit("a.py", 1, coverage=0.6)]})
+    evidence = {"text": [_hit("a.py", 1, coverage=0.6)]}
+    kind, w = fusion_weights(documented, evidence)
+    # Every sentence, a topic or one function's documentation: the text retriever counts as much as
+    # the dense one times the share of the query its best hits match.
     assert kind == "natural" and w["text"] == pytest.approx(WEIGHTS["natural"]["vector"] * 0.6)
-    assert (
-        w["vector"] == WEIGHTS["natural"]["vector"]
-    )  # its words are the definition's: as much as the dense leg
+    assert w["vector"] == WEIGHTS["natural"]["vector"]
+    assert fusion_weights(sentence, evidence) == (kind, w)
     assert analyse("$ZodType").shape == analyse("$this->db").shape == "identifier"  # $ is part of a name
     assert analyse("$").shape == analyse("$1").shape == "natural"
 

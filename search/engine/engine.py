@@ -51,10 +51,10 @@ WEIGHTS: dict[str, dict[str, float]] = {
     "literal": {"text": 1.5, "symbol": 0.5, "vector": 0.5},
     "regex": {"text": 1.5, "symbol": 0.3, "vector": 0.3},
     "identifier": {"text": 0.8, "symbol": 1.6, "vector": 0.6},
-    # Sentences: the dense retriever leads. A plain word that happens to name a definition is weak
-    # evidence (symbol 0.05) unless the sentence holds an identifier; the text retriever's weight is
-    # scaled by how much of the query's term weight its best hits match (see fusion_weights).
-    "natural": {"text": 1.0, "symbol": 0.05, "vector": 2.0},
+    # Sentences: the text and dense retrievers count alike, the text one scaled by how much of the
+    # query's term weight its best hits match (see fusion_weights). A plain word that happens to name a
+    # definition is weak evidence (symbol 0.05) unless the sentence holds an identifier.
+    "natural": {"text": 2.0, "symbol": 0.05, "vector": 2.0},
 }
 NATURAL_IDENTIFIER_SYMBOL = 0.4
 NAMING_HITS = 10  # symbol hits a "Name verbs …" sentence's first word is looked up in
@@ -67,11 +67,9 @@ def fusion_weights(
     """The effective query kind and the weighted-RRF weights for it.
 
     A natural-language query that the text retriever found verbatim is fused as a literal. For other
-    sentences the text weight is scaled by the best idf-weighted share of the query's terms among the
-    text retriever's first hits: lexical hits that match one word in five do not outvote the dense ones.
-    A *function* sentence (documentation of one definition: "Return the running loop.") shares its
-    words with that definition's names and parameters, so there the text retriever counts as much as
-    the dense one (times the same share); a topic question ("how are cookies stored") does not.
+    sentences the text retriever counts as much as the dense one times the best idf-weighted share of
+    the query's terms among its first hits: lexical hits that match one word in five do not outvote
+    the dense ones, and hits that match them all count as much.
     """
     kind = query.shape
     text_hits = rankings.get("text", ())[:COVERAGE_HITS]
@@ -79,8 +77,6 @@ def fusion_weights(
         return "literal", dict(WEIGHTS["literal"])
     weights = dict(WEIGHTS[kind])
     if kind == "natural":
-        if query.form == "function":
-            weights["text"] = weights["vector"]
         weights["text"] *= max((h.coverage for h in text_hits), default=0.0)
         if query.identifiers:
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL

@@ -32,11 +32,11 @@ in the candidate's explanation (``plait search --explain``). In order:
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*). Within a
    tier the score decides.
-7. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: the
-   dense retriever leads sentences, and its ten best can otherwise push out the one chunk that holds
-   the most of the query's rare words. For a function sentence, where the text retriever weighs as
-   much as the dense one, the dense retriever's best hit (``keep_dense_top``) keeps one too: two
-   middling ranks in both lists otherwise outscore it when its words are not the code's.
+7. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
+   its hits match little of the query the dense retriever outweighs it, and the dense ten best can
+   otherwise push out the one chunk that holds the most of the query's rare words. For a function
+   sentence the dense retriever's best hit (``keep_dense_top``) keeps one too: two middling ranks in
+   both lists otherwise outscore it when its words are not the code's.
 
 Scores stay monotonic in rank: a tier adds a whole number to the score (1 per tier above the rest),
 and within a tier a result shows at least the score of any result below it.
