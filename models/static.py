@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -181,15 +182,19 @@ class StaticEncoder:
         # encode_batch_fast (tokenizers >= 0.20) gives the same ids without tracking character offsets
         encode = getattr(self._tokenizer, "encode_batch_fast", self._tokenizer.encode_batch)
         encodings = encode([t[: self._max_chars] for t in texts], add_special_tokens=False)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        per_text = [e.ids for e in encodings]  # each access copies the ids out of the tokenizer: once
+        lengths = [len(ids) for ids in per_text]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        if not lengths.any():
+        total = sum(lengths)
+        if not total:
             return out
-        ids = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int64, count=int(lengths.sum()))
-        rows = lengths > 0
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[rows]
-        sums = np.add.reduceat(self._table[ids], starts, axis=0)
-        out[rows] = sums / lengths[rows, None]
+        rows = self._table[np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=total)]
+        # One slice sum per text: numpy's reduceat along the rows is several times slower than this.
+        start = 0
+        for k, n in enumerate(lengths):
+            if n:
+                out[k] = rows[start : start + n].sum(axis=0) / n
+                start += n
         return out
 
 
