@@ -19,7 +19,7 @@ import pytest
 from indexer.embedding import tier_config
 from models import ModelConfig, load_embedder
 from models.loader import LazyEmbedder
-from models.static import STATIC_MAX_TOKENS, _pca, _sif_weights
+from models.static import STATIC_MAX_TOKENS, StaticEncoder, _pca, _sif_weights
 
 pytestmark = pytest.mark.timeout(900)
 REPO = Path(__file__).resolve().parents[1]
@@ -60,6 +60,18 @@ def test_static_vectors_are_unit_length_and_rank_each_query_to_its_code(fast: La
     assert (np.argmax(queries @ docs[:3].T, axis=1) == np.arange(3)).all()
     one_by_one = np.concatenate([fast.embed_documents([t]) for t in CODE])
     assert np.allclose(one_by_one, docs[:3], atol=1e-6)  # a text's vector does not depend on its batch
+
+
+def test_a_static_vector_is_the_mean_of_its_tokens_rows(fast: LazyEmbedder) -> None:
+    encoder = fast._encoder
+    assert isinstance(encoder, StaticEncoder)
+    texts = [*CODE, "", "retry " * 400, "ünïcödé façade"]
+    got = encoder.encode(texts)
+    for text, row in zip(texts, got, strict=True):
+        ids = encoder._tokenizer.encode(text[: encoder._max_chars], add_special_tokens=False).ids
+        assert len(ids) <= STATIC_MAX_TOKENS
+        want = encoder._table[ids].mean(axis=0) if ids else np.zeros(encoder.dimension, np.float32)
+        assert np.allclose(row, want, atol=1e-6)
 
 
 def test_the_fast_tier_loads_offline_in_a_fresh_process_without_torch(fast: LazyEmbedder) -> None:
