@@ -328,7 +328,9 @@ def _monotonic(ranked: list[Ranked]) -> None:
     < 1), and within a tier ordered by its verifier a result shows at least the score of any below it."""
     floor = 0.0
     for r in reversed(ranked):
-        floor = max(floor, r.score + r.tier)
+        score = r.score + r.tier
+        if score > floor:
+            floor = score
         r.score = floor
 
 
@@ -431,6 +433,8 @@ def _roles(
             if path in older and "compat" not in roles:
                 roles += ("compat",)
             cache[path] = roles
+        if not roles:
+            continue  # most candidates: r.roles stays ()
         r.roles = tuple(
             role
             for role in roles
