@@ -443,10 +443,22 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("OnlyValidArgs returns an error if there are any positional args", "function"),
         ("UsageString returns usage string.", "function"),
         ("parsing a JSON object field", "area"),
+        # a plural role noun and a preposition asks for files of that role; a verb documents one
+        ("tests for the retry logic", "area"),
+        ("examples of streaming uploads", "area"),
+        ("Test for executable file.", "function"),
+        ("Tests whether the value is a Buffer", "function"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:
     assert analyse(text).form == form
+
+
+def test_a_role_word_that_opens_a_function_sentence_is_its_verb_not_a_role_asked_for() -> None:
+    assert analyse("tests for the retry logic").wants == {"test"}
+    assert analyse("Test for executable file.").wants == frozenset()
+    assert analyse("Tests whether the value is a Buffer").wants == frozenset()
+    assert analyse("Mock the clock used by tests.").wants == {"test"}  # "Mock" is the verb, tests are asked
 
 
 def test_a_function_sentence_is_ranked_by_span_not_by_file() -> None:

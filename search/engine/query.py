@@ -37,6 +37,8 @@ _DOC_VERBS = frozenset(
     " print render emit clear reset copy clone extract split join sort compare append insert push pop"
     " wait run execute dispatch transform serialize deserialize escape strip replace iterate yield".split()
 )
+# Words that make a role word before them a noun asking for files of that role ("tests for …").
+_ABOUT = frozenset("for of about on covering around".split())  # noqa: SIM905
 _PARTICLES = frozenset("up down out off on in into for to from with of over back all".split())  # noqa: SIM905
 
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
@@ -152,6 +154,8 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     if len(spaced) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced):
         return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, per_word, words, wants)
     form = sentence_form(q)
+    if form == "function" and _roles(all_words[:1]):
+        wants = _roles(all_words[1:])  # "Test for executable file.", "Mock the clock": a verb, no role asked
     # A function sentence spells what its definition takes or returns ("Return the running event
     # loop"), not the definition: compounds are looked for in topics and questions only.
     joined = compounds(spaced) if form == "area" else ()
@@ -194,13 +198,16 @@ def sentence_form(text: str) -> Form:
     opening with one of the verbs doc comments open with ("Trim excess whitespace …", "Returns a
     string …"), with "It" ("It encodes a string …"), as JSDoc first lines often do without a period,
     or with a name and a verb in the third person ("OnlyValidArgs returns an error if …");
-    ``area`` for questions ("how does …") and topics ("cookie persistence")."""
+    ``area`` for questions ("how does …"), topics ("cookie persistence") and requests for files of a
+    role ("tests for the retry logic", where "tests" is no verb)."""
     spaced = text.split()
     low = [w.strip(".,;:!?()`'\"").lower() for w in spaced]
     named = looks_like_identifier(spaced[0].strip(".,;:!?()`'\"")) if spaced else False
     gerund = low[0].endswith("ing") and not named if low else False  # "UsageString" is a name, not a gerund
     if len(low) < 3 or low[0] in _QUESTION_WORDS or gerund or text.rstrip().endswith("?"):
         return "area"
+    if _asks_for_role(low, text):
+        return "area"  # "tests for the retry logic", "examples of streaming": files of that role
     if named and low[1].endswith("s") and _doc_verb(low[1]):
         return "function"  # "OnlyValidArgs returns an error if …": a name, then what it does
     if text.rstrip().endswith("."):
@@ -209,6 +216,14 @@ def sentence_form(text: str) -> Form:
     if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[1] in _QUANTIFIERS or low[0] == "it":
         return "function"
     return "function" if _doc_verb(low[0]) else "area"
+
+
+def _asks_for_role(low: list[str], text: str) -> bool:
+    """A plural role noun and a preposition, not a documented verb: "tests for the retry logic" asks
+    for test files, where "Test for executable file." and "Tests for equality." document a function
+    (singular imperative, or a sentence with its period)."""
+    plural = low[0].endswith("s") and any(low[0] in words for words in ROLE_WORDS.values())
+    return plural and low[1] in _ABOUT and not text.rstrip().endswith(".")
 
 
 def _doc_verb(word: str) -> bool:
