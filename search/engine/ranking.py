@@ -488,6 +488,10 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             r.steps.append(("phrase", "first"))
 
 
+_JOINED = re.compile(r"[^\w\s]")  # punctuation: what a plain word or a name does not hold
+_WORDISH = re.compile(r"[^\W_]")  # a letter or a digit: "->" alone is no text to find
+
+
 def _pasted(phrase: str) -> bool:
     """Whether an unquoted query reads as text copied from the code: two words or more ("checksum
     mismatch"), or one token that is not a plain word or name, its pieces joined by punctuation
@@ -495,10 +499,6 @@ def _pasted(phrase: str) -> bool:
     return len(phrase.split()) >= 2 or (
         _JOINED.search(phrase) is not None and _WORDISH.search(phrase) is not None
     )
-
-
-_JOINED = re.compile(r"[^\w\s]")  # punctuation: what a plain word or a name does not hold
-_WORDISH = re.compile(r"[^\W_]")  # a letter or a digit: "->" alone is no text to find
 
 
 def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
