@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from indexer.lookup import SymbolMatch as SymbolMatch
     from indexer.lookup import SymbolRow as SymbolRow
     from indexer.lookup import SymbolTable as SymbolTable
-    from indexer.lookup import normalise as normalise
+    from indexer.names import normalise as normalise
     from indexer.nearest import VectorHit as VectorHit
     from indexer.ownership import has_tables as has_tables
     from indexer.parse_jobs import Parsed as Parsed
@@ -171,7 +171,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "phrase_tokens",
         "stem_words",
     ),
-    "indexer.lookup": ("SymbolMatch", "SymbolRow", "SymbolTable", "normalise"),
+    "indexer.lookup": ("SymbolMatch", "SymbolRow", "SymbolTable"),
+    "indexer.names": ("normalise",),
     "indexer.nearest": ("VectorHit",),
     "indexer.ownership": ("has_tables",),
     "indexer.parse_jobs": ("Parsed", "parse_file"),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from indexer.names import name_tokens, normalise
 from indexer.types import STORED_SYMBOL_FIELDS, Symbol
 
 TIER_EXACT = 1.0
@@ -34,19 +35,6 @@ KIND_WEIGHT = {
     "constant": 0.94, "variable": 0.9, "field": 0.88,
     "reexport": 0.85,  # a crate's public name for another crate's definition (Rust `pub use`)
 }  # fmt: skip
-
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-def normalise(name: str) -> str:
-    """Case- and separator-insensitive form: ``get_HTTP_client`` and ``getHttpClient`` → ``gethttpclient``."""
-    return re.sub(r"[^0-9a-z]", "", name.lower())
-
-
-def name_tokens(name: str) -> list[str]:
-    """``parseHTTPResponse_v2`` → ``['parse', 'http', 'response', 'v', '2']``."""
-    return [t.lower() for t in _CAMEL.findall(name)]
-
 
 SymbolRow = Symbol  # a symbol read back from the index (``name_line`` 0); the name of earlier releases
 SYMBOL_COLUMNS: list[str] = list(STORED_SYMBOL_FIELDS)  # the columns of ``symbols`` a lookup reads

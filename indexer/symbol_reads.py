@@ -17,16 +17,9 @@ from collections.abc import Callable, Iterable, Sequence
 import pyarrow as pa
 
 from indexer.filters import path_filter, path_prefix_sql
-from indexer.lookup import (
-    SYMBOL_COLUMNS,
-    SymbolMatch,
-    SymbolRow,
-    SymbolTable,
-    name_tokens,
-    normalise,
-    symbol_rows,
-)
+from indexer.lookup import SYMBOL_COLUMNS, SymbolMatch, SymbolRow, SymbolTable, symbol_rows
 from indexer.memo import VersionMemo
+from indexer.names import name_tokens, normalise
 from indexer.snapshot import Snapshot
 from indexer.store import sql_str
 

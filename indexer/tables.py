@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from indexer.lookup import normalise
+from indexer.names import normalise
 from indexer.store import CHUNKS_SCHEMA, FILES_SCHEMA, SYMBOLS_SCHEMA, TableReader
 from indexer.types import STORED_SYMBOL_FIELDS, Chunk, FileRecord, Symbol
 

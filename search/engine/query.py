@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from indexer import STOP_WORDS, phrase_tokens, stem_words
+from indexer import STOP_WORDS, normalise, phrase_tokens, stem_words
 
 Shape = Literal["literal", "regex", "identifier", "natural"]
 # What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies
@@ -262,8 +262,6 @@ def _compound_names(query: AnalysedQuery, definitions: Sequence[str]) -> tuple[s
     hierarchy" names ``JsonElement``), in the order of the sentence."""
     if not query.compounds:
         return ()
-    from indexer import normalise  # the symbol index's module (pyarrow): hybrid searches only
-
     by_norm: dict[str, str] = {}
     for d in definitions:
         by_norm.setdefault(normalise(bare_name(d)), bare_name(d))  # as the symbol index compares names

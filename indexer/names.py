@@ -1,0 +1,19 @@
+"""How the symbol index compares names: pure string functions, no heavy import, so that the query
+analysis of a text-only search can use them too."""
+
+from __future__ import annotations
+
+import re
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_NOT_NAME = re.compile(r"[^0-9a-z]")
+
+
+def normalise(name: str) -> str:
+    """Case- and separator-insensitive form: ``get_HTTP_client`` and ``getHttpClient`` → ``gethttpclient``."""
+    return _NOT_NAME.sub("", name.lower())
+
+
+def name_tokens(name: str) -> list[str]:
+    """``parseHTTPResponse_v2`` → ``['parse', 'http', 'response', 'v', '2']``."""
+    return [t.lower() for t in _CAMEL.findall(name)]
