@@ -448,6 +448,11 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("examples of streaming uploads", "area"),
         ("Test for executable file.", "function"),
         ("Tests whether the value is a Buffer", "function"),
+        # "do", "does" and "when" open statements too, when the sentence ends with its period
+        ("Do basic configuration for the logging system.", "function"),
+        ("When the key is unset, use the default.", "function"),
+        ("when is the config loaded", "area"),
+        ("do we retry failed uploads", "area"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

@@ -37,6 +37,8 @@ _DOC_VERBS = frozenset(
     " print render emit clear reset copy clone extract split join sort compare append insert push pop"
     " wait run execute dispatch transform serialize deserialize escape strip replace iterate yield".split()
 )
+# Question words that open statements too, when the sentence ends with a period.
+_STATEMENT_OPENERS = frozenset({"do", "does", "when"})
 # Words that make a role word before them a noun asking for files of that role ("tests for …").
 _ABOUT = frozenset("for of about on covering around".split())  # noqa: SIM905
 _PARTICLES = frozenset("up down out off on in into for to from with of over back all".split())  # noqa: SIM905
@@ -198,13 +200,18 @@ def sentence_form(text: str) -> Form:
     opening with one of the verbs doc comments open with ("Trim excess whitespace …", "Returns a
     string …"), with "It" ("It encodes a string …"), as JSDoc first lines often do without a period,
     or with a name and a verb in the third person ("OnlyValidArgs returns an error if …");
-    ``area`` for questions ("how does …"), topics ("cookie persistence") and requests for files of a
-    role ("tests for the retry logic", where "tests" is no verb)."""
+    ``area`` for questions ("how does …"; "Do basic configuration …." and "When X, Y." with their
+    period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
+    the retry logic", where "tests" is no verb)."""
     spaced = text.split()
     low = [w.strip(".,;:!?()`'\"").lower() for w in spaced]
     named = looks_like_identifier(spaced[0].strip(".,;:!?()`'\"")) if spaced else False
     gerund = low[0].endswith("ing") and not named if low else False  # "UsageString" is a name, not a gerund
-    if len(low) < 3 or low[0] in _QUESTION_WORDS or gerund or text.rstrip().endswith("?"):
+    # "Do basic configuration …." and "When the key is unset, … ." end as statements: an imperative
+    # or a condition that documents code, not a question.
+    stated = text.rstrip().endswith(".") and low[0] in _STATEMENT_OPENERS if low else False
+    asked = low[0] in _QUESTION_WORDS and not stated if low else False
+    if len(low) < 3 or asked or gerund or text.rstrip().endswith("?"):
         return "area"
     if _asks_for_role(low, text):
         return "area"  # "tests for the retry logic", "examples of streaming": files of that role
