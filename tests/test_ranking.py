@@ -452,6 +452,7 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("Do basic configuration for the logging system.", "function"),
         ("When the key is unset, use the default.", "function"),
         ("when is the config loaded", "area"),
+        ("Applies various processing to a raw code string", "function"),  # apply → applies
         ("do we retry failed uploads", "area"),
     ],
 )

@@ -234,8 +234,17 @@ def _asks_for_role(low: list[str], text: str) -> bool:
 
 
 def _doc_verb(word: str) -> bool:
-    """``word`` is one of :data:`_DOC_VERBS`, bare or in the third person (``returns``, ``fetches``)."""
-    return word in _DOC_VERBS or (word.endswith("s") and (word[:-1] in _DOC_VERBS or word[:-2] in _DOC_VERBS))
+    """``word`` is one of :data:`_DOC_VERBS`, bare or in the third person (``returns``, ``fetches``,
+    ``applies``)."""
+    if word in _DOC_VERBS:
+        return True
+    if not word.endswith("s"):
+        return False
+    return (
+        word[:-1] in _DOC_VERBS
+        or word[:-2] in _DOC_VERBS
+        or (word.endswith("ies") and word[:-3] + "y" in _DOC_VERBS)
+    )
 
 
 def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> AnalysedQuery:
