@@ -87,18 +87,30 @@ def _recorded(engine: Any, tasks: list[Any], path: Path | None) -> list[tuple[An
     """Each task with every retriever's ranking for its query: read from ``path`` when it was recorded
     for the same queries, else asked of the engine (and written to ``path``)."""
     queries = [t.query for t in tasks]
+    layout = _hit_layout()
     if path is not None and path.is_file():
         try:
             saved = pickle.loads(path.read_bytes())
         except Exception as exc:  # written by another plait (its types changed since): record again
             print(f"peer-replay: {path} is unreadable ({exc}); recording it again", file=sys.stderr)
             saved = {"queries": None}
-        if saved["queries"] == queries:
+        if saved["queries"] == queries and saved.get("layout") == layout:
             return list(zip(tasks, saved["rankings"], strict=True))
+        if saved["queries"] == queries:  # a hit of another shape would load with fields unset
+            print(f"peer-replay: {path} holds hits of another plait; recording it again", file=sys.stderr)
     rankings = [engine.rankings(q) for q in queries]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps({"queries": queries, "rankings": rankings}))
+        tmp.write_bytes(pickle.dumps({"queries": queries, "rankings": rankings, "layout": layout}))
         tmp.replace(path)
     return list(zip(tasks, rankings, strict=True))
+
+
+def _hit_layout() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields of the recorded types: a recording made with others is made again."""
+    from dataclasses import fields
+
+    from search import Hit, Span
+
+    return tuple(f.name for f in fields(Hit)), tuple(Span._fields)

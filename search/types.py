@@ -44,6 +44,7 @@ class Hit:
         False  # holds the query itself: verbatim (text) or a definition of exactly that name (symbol)
     )
     coverage: float = 1.0  # text retriever: share of the query's term weight (idf) matched here
+    exact_case: bool = False  # text retriever: holds the query verbatim as written, case included
 
 
 ScopeKind = Literal["ws", "changed", "dir", "file"]

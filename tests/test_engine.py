@@ -303,3 +303,24 @@ def test_a_result_is_labelled_with_the_definition_found_in_it_not_its_first(inde
     assert top.path == "util.py" and top.start_line < 9 <= top.end_line
     assert top.explain is not None and top.explain["ranks"]["text"] == 1 == top.explain["ranks"]["symbol"]
     assert top.symbol == "helper_three" and top.kind == "function"
+
+
+def test_a_pasted_phrase_with_capitals_puts_its_text_as_written_first(indexed_engine) -> None:
+    engine = indexed_engine(
+        {
+            "loop/proactor.py": "def close(self):\n    # forbidden when the event loop is closed by now\n"
+            "    self._loop = None\n",
+            "loop/base.py": "def _check_closed(self):\n    if self._closed:\n"
+            "        raise RuntimeError('Event loop is closed')\n",
+        }
+    )
+    text = engine.rankings("Event loop is closed")["text"]
+    marks = {h.span.path: (h.exact, h.exact_case) for h in text}
+    assert marks == {"loop/base.py": (True, True), "loop/proactor.py": (True, False)}
+    pasted = engine.search(Query("Event loop is closed", explain=True)).results
+    assert [r.path for r in pasted[:2]] == ["loop/base.py", "loop/proactor.py"]
+    assert {"rule": "phrase", "effect": "first (case differs)"} in pasted[1].explain["rules"]
+    # All lowercase is typed, not pasted (ripgrep's smart case): no place is preferred for its case.
+    typed = engine.search(Query("event loop is closed", explain=True)).results
+    assert {r.path for r in typed[:2]} == {"loop/base.py", "loop/proactor.py"}
+    assert all({"rule": "phrase", "effect": "first"} in r.explain["rules"] for r in typed[:2])

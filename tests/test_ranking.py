@@ -271,6 +271,19 @@ def test_phrase_rule_puts_the_few_verbatim_places_first() -> None:
     assert paths(arrow)[0] == ("a.py", 1)  # punctuation alone is no text to find
 
 
+def test_phrase_rule_puts_the_phrase_as_written_first_when_it_has_capitals() -> None:
+    def place(path: str, score: float, text: int, cased: bool) -> Fused:
+        f = fused(path, 1, score, exact=True, text=text)
+        return f._replace(exact_case=cased)
+
+    cands = [place("comment.py", 0.05, 1, False), place("errors.py", 0.01, 2, True), fused("a.py", 1, 0.06)]
+    pasted = rank(cands, analyse("Event loop is closed"), _only(phrase_rule=True))
+    assert paths(pasted) == [("errors.py", 1), ("comment.py", 1), ("a.py", 1)]
+    assert pasted[1].steps == [("phrase", "first (case differs)")]
+    typed = rank(cands, analyse("event loop is closed"), _only(phrase_rule=True))
+    assert paths(typed) == [("comment.py", 1), ("errors.py", 1), ("a.py", 1)]  # BM25's order: no case asked
+
+
 @pytest.mark.parametrize(
     "pasted", ["name:endblock", "[blue]Title", "$Version=%s", "check-sum", "t.Reversible[V]"]
 )
@@ -278,7 +291,7 @@ def test_phrase_rule_takes_one_token_of_code_joined_by_punctuation(pasted: str) 
     cands = [
         fused("a.py", 1, 0.06, vector=1),
         fused("b.py", 1, 0.05, vector=2),
-        fused("lexer.py", 40, 0.01, exact=True, text=1),
+        fused("lexer.py", 40, 0.01, exact=True, text=1)._replace(exact_case=True),
     ]
     ranked = rank(cands, analyse(pasted), _only(phrase_rule=True))
     assert paths(ranked)[0] == ("lexer.py", 40)

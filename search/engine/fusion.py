@@ -42,6 +42,7 @@ class Fused(NamedTuple):
     # The symbol retriever's hit here: the definition it found, where a chunk of several definitions
     # is labelled with its first (``hit.symbol``) and the one asked for may be its third.
     definition: Hit | None = None
+    exact_case: bool = False  # some member hit holds the query as written, case included
 
     @property
     def defines(self) -> str | None:
@@ -97,6 +98,8 @@ def fuse(
             ranks[name] = rank
         if hit.exact:
             cluster.exact = True
+            if hit.exact_case:
+                cluster.exact_case = True
         if name == SYMBOL and hit.symbol and cluster.definition is None:
             cluster.definition = hit
     weight = {n: (weights or {}).get(n, 1.0) for n in names}
@@ -108,7 +111,7 @@ def fuse(
             score += weight[n] / (k + r)
         ranks_of = absent.copy()
         ranks_of.update(c.ranks)
-        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition))
+        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition, c.exact_case))
     # Best score first, ties by span: sorted by span, then (stably) by score.
     fused.sort(key=_SPAN)
     fused.sort(key=_SCORE, reverse=True)
@@ -128,3 +131,4 @@ class _Cluster:
     end: int
     exact: bool = False
     definition: Hit | None = None
+    exact_case: bool = False

@@ -268,7 +268,8 @@ class Ranked:
     fused: Fused
     score: float
     tier: int = 0  # 0: ordinary; 1 and up: holds the query itself (see the module docstring)
-    # order within a tier: (demoted role, stem is the name, depth of the file, verifier's rank)
+    # order within a tier: (demoted role, stem is the name or the phrase as written, depth of the
+    # file, verifier's rank)
     lead: tuple[int, int, int, int] = (0, 0, 0, 0)
     roles: tuple[str, ...] = ()  # the demoting roles of its file that the query does not ask for
     steps: list[tuple[str, str]] = field(default_factory=list)  # (rule, effect) in the order applied
@@ -482,10 +483,15 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         return
     places = [r for r in ranked if r.fused.exact]
     if 0 < len({(r.fused.span.path, r.fused.span.start_line) for r in places}) <= config.phrase_places:
+        # A phrase with a capital letter asks for its case, as ripgrep's smart case reads it: the text as
+        # written before the places that hold it in another case (an error message pasted from a log
+        # before a comment that repeats its words). An all-lowercase phrase is typed, not pasted.
+        cased = any(c.isupper() for c in query.phrase)
         for r in places:
+            differs = cased and not r.fused.exact_case
             r.tier = 1
-            r.lead = (0, 0, 0, r.fused.ranks.get("text") or unranked)
-            r.steps.append(("phrase", "first"))
+            r.lead = (0, int(differs), 0, r.fused.ranks.get("text") or unranked)
+            r.steps.append(("phrase", "first (case differs)" if differs else "first"))
 
 
 _JOINED = re.compile(r"[^\w\s]")  # punctuation: what a plain word or a name does not hold

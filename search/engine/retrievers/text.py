@@ -187,7 +187,7 @@ class TextRetriever:
         self, phrase: str, tokens: tuple[str, ...], matches: list[RgLine], index: Index | None, limit: int
     ) -> list[Hit]:
         n_files = index.snapshot().count("files") if index is not None else 0
-        return self._rank_terms(phrase.lower(), tokens, matches, self._mapper(index, matches), limit, n_files)
+        return self._rank_terms(phrase, tokens, matches, self._mapper(index, matches), limit, n_files)
 
     def _mapper(self, index: Index | None, matches: list[RgLine]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
@@ -213,7 +213,10 @@ class TextRetriever:
     ) -> list[Hit]:
         """BM25 over chunk spans from ripgrep's matches (the matched words tokenised by
         :func:`code_tokens`, tf per span, df per file; the indexed chunks' k1 and b), plus a boost for
-        tokens in the chunk's definition name and for a verbatim occurrence of the whole query."""
+        tokens in the chunk's definition name and for a verbatim occurrence of the whole query (in any
+        case; ``exact_case`` marks the spans that hold it as written)."""
+        written = phrase
+        phrase = phrase.lower()
         keys = tokens or tuple(code_tokens(phrase))  # none at all for "%s <%s>": only verbatim counts
         wanted = frozenset(keys)
         verbatim = phrase if keys != (phrase,) else None  # a one-token query has no phrase to find
@@ -222,7 +225,9 @@ class TextRetriever:
         tf: dict[Key, dict[str, int]] = {}
         meta: dict[Key, tuple[str | None, str | None, str | None]] = {}
         exact: set[Key] = set()
-        found: dict[str, tuple[str, ...]] = {}  # matched text → the query tokens it holds
+        as_written: set[Key] = set()
+        # matched text → (the query tokens it holds, it is the whole query, as written, case included)
+        found: dict[str, tuple[tuple[str, ...], bool, bool]] = {}
         for m in matches:
             span, sym, kind, lang = mapper.locate(m.path, m.line)
             counts = tf.get(span)
@@ -230,16 +235,21 @@ class TextRetriever:
                 counts = tf[span] = defaultdict(int)
                 meta[span] = (sym, kind, lang)
             for sub in m.submatches:
-                held = found.get(sub)
-                if held is None:
-                    held = tuple(t for t in code_tokens(sub) if t in wanted)
-                    if verbatim is not None and " ".join(sub.lower().split()) == verbatim:
-                        held = (*held, "")  # "" marks the whole query
-                    found[sub] = held
+                seen = found.get(sub)
+                if seen is None:
+                    whole = verbatim is not None and " ".join(sub.lower().split()) == verbatim
+                    seen = found[sub] = (
+                        tuple(t for t in code_tokens(sub) if t in wanted),
+                        whole,
+                        whole and " ".join(sub.split()) == written,
+                    )
+                held, whole, cased = seen
+                if whole:
+                    exact.add(span)
+                if cased:
+                    as_written.add(span)
                 for t in held:
-                    if not t:
-                        exact.add(span)
-                    elif t in files_with:
+                    if t in files_with:
                         files_with[t].add(m.path)
                         counts[t] += 1
         n_files = max(n_files, len({m.path for m in matches}), 1)
@@ -262,7 +272,14 @@ class TextRetriever:
             scored.append((score, span, cov))
         scored.sort(key=lambda x: (-x[0], x[1]))
         return [
-            Hit(Span(*span), score, *meta[span], exact=span in exact, coverage=cov)
+            Hit(
+                Span(*span),
+                score,
+                *meta[span],
+                exact=span in exact,
+                coverage=cov,
+                exact_case=span in as_written,
+            )
             for score, span, cov in scored[:limit]
         ]
 
