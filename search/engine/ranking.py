@@ -30,8 +30,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    chunks ripgrep verified; for identifiers the definitions of that exact name (those in files of a
    demoted role after the others, then those in a file named after it first); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
-   occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*). Within a
-   tier the score decides.
+   occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
+   a capital letter puts the places holding it as written first, as ripgrep's smart case would).
+   Within a tier the score decides.
 7. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
    otherwise push out the one chunk that holds the most of the query's rare words. For a function
