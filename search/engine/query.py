@@ -46,6 +46,7 @@ _PARTICLES = frozenset("up down out off on in into for to from with of over back
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
 _IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EDGE = ".,;:!?()`'\""  # punctuation a sentence's word is stripped of
 MAX_TERMS = 12
 MAX_COMPOUNDS = 8
 
@@ -179,7 +180,7 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
 def compounds(spaced: Sequence[str]) -> tuple[str, ...]:
     """Runs of two or three adjacent plain words of a sentence (letters only, no stop word, none an
     identifier already), joined and lower-cased, at most :data:`MAX_COMPOUNDS`."""
-    plain = [w.strip(".,;:!?()`'\"") for w in spaced]
+    plain = [w.strip(_EDGE) for w in spaced]
     ok = [
         w.isalpha() and len(w) >= 2 and w.lower() not in STOP_WORDS and not looks_like_identifier(w)
         for w in plain
@@ -204,20 +205,22 @@ def sentence_form(text: str) -> Form:
     period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
     the retry logic", where "tests" is no verb)."""
     spaced = text.split()
-    low = [w.strip(".,;:!?()`'\"").lower() for w in spaced]
-    named = looks_like_identifier(spaced[0].strip(".,;:!?()`'\"")) if spaced else False
-    gerund = low[0].endswith("ing") and not named if low else False  # "UsageString" is a name, not a gerund
+    low = [w.strip(_EDGE).lower() for w in spaced]
+    end = text.rstrip()[-1:]
+    if len(low) < 3 or end == "?":
+        return "area"
+    named = looks_like_identifier(spaced[0].strip(_EDGE))
+    gerund = low[0].endswith("ing") and not named  # "UsageString" is a name, not a gerund
     # "Do basic configuration …." and "When the key is unset, … ." end as statements: an imperative
     # or a condition that documents code, not a question.
-    stated = text.rstrip().endswith(".") and low[0] in _STATEMENT_OPENERS if low else False
-    asked = low[0] in _QUESTION_WORDS and not stated if low else False
-    if len(low) < 3 or asked or gerund or text.rstrip().endswith("?"):
+    stated = end == "." and low[0] in _STATEMENT_OPENERS
+    if (low[0] in _QUESTION_WORDS and not stated) or gerund:
         return "area"
-    if _asks_for_role(low, text):
+    if _asks_for_role(low, period=end == "."):
         return "area"  # "tests for the retry logic", "examples of streaming": files of that role
     if named and low[1].endswith("s") and _doc_verb(low[1]):
         return "function"  # "OnlyValidArgs returns an error if …": a name, then what it does
-    if text.rstrip().endswith("."):
+    if end == ".":
         return "function"
     after_verb = low[2] if low[1] in _PARTICLES else low[1]
     if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[1] in _QUANTIFIERS or low[0] == "it":
@@ -225,12 +228,12 @@ def sentence_form(text: str) -> Form:
     return "function" if _doc_verb(low[0]) else "area"
 
 
-def _asks_for_role(low: list[str], text: str) -> bool:
+def _asks_for_role(low: list[str], *, period: bool) -> bool:
     """A plural role noun and a preposition, not a documented verb: "tests for the retry logic" asks
     for test files, where "Test for executable file." and "Tests for equality." document a function
     (singular imperative, or a sentence with its period)."""
     plural = low[0].endswith("s") and any(low[0] in words for words in ROLE_WORDS.values())
-    return plural and low[1] in _ABOUT and not text.rstrip().endswith(".")
+    return plural and low[1] in _ABOUT and not period
 
 
 def _doc_verb(word: str) -> bool:
@@ -265,7 +268,7 @@ def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> Analy
     if query.form != "function" or len(words) < 3:
         return query
     first = words[0]
-    second = words[1].strip(".,;:!?()`'\"").lower()
+    second = words[1].strip(_EDGE).lower()
     if not _IDENT.fullmatch(first) or not second.endswith("s") or second in _DETERMINERS:
         return query
     if not any(bare_name(d) == first for d in definitions):
