@@ -34,6 +34,7 @@ DELEGATED = {
     "cross-repo": "benchmarks.cross_repo",
     "fleet": "benchmarks.fleet_index",
     "large-tree": "benchmarks.large_tree",
+    "static-train": "benchmarks.static_train",
 }
 
 
@@ -160,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
                    add_help=False)  # fmt: skip
     sub.add_parser("ann", help="ANN index vs exact search (see `python -m benchmarks ann --help`)",
                    add_help=False)  # fmt: skip
+    sub.add_parser("static-train", add_help=False,
+                   help="fit the fast tier's static table on the peer suite's tuning half (see --help)")  # fmt: skip
     sub.add_parser("large-tree", add_help=False,
                    help="a very large index: cold BM25, ANN recall, cold and warm searches (see --help)")  # fmt: skip
     return p

