@@ -139,7 +139,7 @@ class Index:
         return self._embedder
 
     def tier_embedder(self, tier: str) -> Embedder:
-        """The embedder of ``tier`` (``fast``: the static model distilled from the configured one)."""
+        """The embedder of ``tier`` (``fast``: the static model made from the configured one)."""
         if tier == "full":
             return self.embedder()
         found = self._tier_embedders.get(tier)

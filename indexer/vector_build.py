@@ -63,7 +63,8 @@ class VectorWriter:
         """The embedder of each tier; a tier whose model is the fast tier's is left out (one table)."""
         kept = tier_entries(self.store.get_meta().get("tiers"))
         # A tier is built when asked for, or kept up to date where it exists: a full build of an index
-        # without a fast tier never makes the static model (distilled on first use, minutes).
+        # without a fast tier never makes the static model (distilled on first use, about a minute, for
+        # a model plait ships no table for).
         wanted = {
             t
             for t in self.embedders
