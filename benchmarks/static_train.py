@@ -41,7 +41,15 @@ class Corpus:
 
 
 def load(suite: Path, half: str, model_dir: str, *, repos: Sequence[str] | None = None) -> list[Corpus]:
-    """The chosen half's indexed repositories (``half`` is ``tuning`` unless a test says otherwise)."""
+    """The chosen half's indexed repositories (``half`` is ``tuning`` unless a test says otherwise).
+
+    Raises:
+        PlaitError: no peer suite at ``suite``, ``repos`` names none of the half, or one is not indexed.
+    """
+    if not (suite / "peerbench").is_dir() or not (suite / "manifest.json").is_file():
+        raise PlaitError(
+            f"no peer suite at {suite} (a folder with peerbench/ and manifest.json); pass --suite"
+        )
     sys.path.insert(0, str(suite))
     from peerbench.common import DEFAULT_CACHE, corpus_root, manifest_repos
     from peerbench.tasks import build_tasks
@@ -51,6 +59,10 @@ def load(suite: Path, half: str, model_dir: str, *, repos: Sequence[str] | None 
 
     specs = manifest_repos()
     chosen = {"tuning": specs[0::2], "report": specs[1::2]}[half]
+    unknown = sorted(set(repos or ()) - {spec["name"] for spec in chosen})
+    if unknown:
+        names = ", ".join(spec["name"] for spec in chosen)
+        raise PlaitError(f"not in the {half} half: {', '.join(unknown)}; choose from {names}")
     out = []
     for spec in chosen:
         name = spec["name"]
