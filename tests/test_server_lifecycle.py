@@ -1,7 +1,8 @@
 """An MCP server that looks after its index, through the ``mcp`` package's stdio client against a real
 ``plait serve`` subprocess (env passed explicitly: ``PLAIT_INDEX_DIR``, ``PLAIT_MODEL``).
 
-A missing index is built in the background at start while search answers; ``reindex`` returns at
+A missing index is built in the background at start while search answers (the fast tier first,
+then the full one behind it); ``reindex`` returns at
 once with a job, and with ``wait=true`` reports MCP progress notifications; ``server_info`` and
 ``index_status`` give one freshness answer; grep's file order is deterministic; structured content
 is capped as the text is; the process exits 0 when stdin closes during preload and on SIGTERM.
@@ -52,6 +53,16 @@ def test_a_missing_index_is_built_in_the_background_while_search_answers(tmp_pat
         assert status["roots"][0]["state"] == "fresh"
         assert (job["reason"], job["state"], job["scope"]) == ("missing", "done", "root")
         assert job["report"]["files"] > 0
+        # a first build embeds the fast tier (vectors in seconds), then the full tier behind it
+        chunks = job["report"]["chunks_total"]
+        assert set(job["report"]["tiers"]) == {"fast", "full"}, job["report"]["tiers"]
+        assert job["report"]["tiers"]["full"]["vectors"] == chunks > 0
+        root_status = status["roots"][0]
+        assert root_status["search_tier"] == "full"
+        assert {t: (d["vectors"], d["complete"]) for t, d in root_status["tiers"].items()} == {
+            "fast": (chunks, True),
+            "full": (chunks, True),
+        }
         assert client.ok("find_symbol", {"name": "RetryPolicy"})["symbols"]
         assert client.ok("server_info")["roots"][0]["index_state"] == "fresh"
 
