@@ -35,7 +35,8 @@ Contract:
 * **Stopping.** ``stop()`` (or SIGINT/SIGTERM in :func:`run_watch`) lets the current batch finish,
   then returns; events not yet written are left to the next start's check. A second signal aborts
   the batch, which is as safe as SIGKILL: the build's commit order lets the next start complete it.
-* **Tier upgrade.** Between batches, with nothing queued, the watcher embeds the chunks the full
+* **Tier upgrade.** A whole-workspace batch on an index with no vectors yet (a first start) embeds
+  the fast tier only, in seconds. Between batches, with nothing queued, the watcher embeds the chunks the full
   (transformer) tier lacks, :data:`UPGRADE_SLICE` at a time under the writer lock, so a new batch
   waits one slice at most; searches rank with the fast tier until the full one is complete.
 * **State.** ``watcher.json`` in the index directory (see :mod:`indexer.daemon_state`) says whether

@@ -300,8 +300,16 @@ class Watcher:
             log.info("indexing %s", what)
         self.state.update(phase="reconciling" if paths is None else "indexing")
         self._write_state()
+        # An index with no vectors yet gets the fast tier first (seconds); _upgrade_step fills in the
+        # full tier behind it between batches.
+        first = self.vectors and paths is None and _unembedded(index)
         try:
-            report = index.build(vectors=self.vectors, paths=paths, wait=self.options.lock_wait)
+            report = index.build(
+                vectors=self.vectors,
+                paths=paths,
+                wait=self.options.lock_wait,
+                tier="fast" if first else "full",
+            )
         except IndexLockedError as exc:
             if self.state["phase"] != "waiting for the writer lock":
                 log.warning("%s; the batch (%s) waits for it", exc, what)
@@ -403,3 +411,11 @@ def _watcher_lock_path(index_dir: str) -> Path:
 def _describe(paths: list[str]) -> str:
     head = ", ".join(paths[:3])
     return f"{len(paths)} file(s) ({head}{', ...' if len(paths) > 3 else ''})"
+
+
+def _unembedded(index: Index) -> bool:
+    """Whether ``index`` has no vectors of any tier yet (missing, or built without them)."""
+    try:
+        return not index.exists() or index.search_tier() is None
+    except PlaitError:  # unreadable: the build says why (or rebuilds it), the usual way
+        return False

@@ -190,6 +190,21 @@ def test_watcher_upgrades_to_the_full_tier_in_the_background(tmp_path: Path) -> 
         stop()
 
 
+def test_a_watcher_started_on_a_bare_workspace_embeds_the_fast_tier_first(tmp_path: Path) -> None:
+    s = settings(repo(tmp_path / "repo", 30), tmp_path / "index")
+    stop = start_background_watcher(s)
+    try:
+        wait_for("the full tier to complete", lambda: Index(s).status().search_tier == "full")
+        status = Index(s).status()
+        # the first batch built the fast tier (a full build alone never makes one), the upgrade the full
+        assert {t: (d["vectors"], d["complete"]) for t, d in status.tiers.items()} == {
+            "fast": (status.chunks, True),
+            "full": (status.chunks, True),
+        }
+    finally:
+        stop()
+
+
 _KILLER = textwrap.dedent(
     """
     import os, signal, sys
