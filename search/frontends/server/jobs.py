@@ -3,7 +3,7 @@
 Each job runs ``Index.build`` in a daemon thread of its own; its phase and counts are what
 ``index_status`` and the search notes report, and what ``reindex(wait=true)`` sends as MCP progress.
 A job that builds an index with no vectors yet embeds the fast tier first (seconds: searches rank
-with vectors at once) and then the full tier behind it (``Index.upgrade``), as ``plait watch`` does.
+with vectors at once) and then the full tier behind it in a second, incremental build.
 The :class:`Reindexer` coalesces the files the write and edit tools report, per root, and reindexes
 them so the next search sees the change. No exception ends either thread: a failed build is logged
 and recorded on its job.
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from indexer import IndexLockedError, IndexState, IndexStatus
+from indexer import IndexState, IndexStatus
 from models import PlaitError
 from search.frontends.server.served import Workspace
 
@@ -196,7 +196,8 @@ class IndexJobs:
         progress = _JobProgress(job, self.cond)
         try:
             # A first build embeds the fast tier (seconds), so searches rank with vectors at once,
-            # then fills in the full tier slice by slice; searches switch to it once it is complete.
+            # then the full tier in a second, incremental build (nothing is parsed again); searches
+            # switch to the full tier once it covers every chunk.
             first = vectors and paths is None and _unembedded(ws)
             report = ws.index.build(
                 full=full,
@@ -206,18 +207,14 @@ class IndexJobs:
                 wait=REINDEX_WAIT_SECONDS,
                 tier="fast" if first else "full",
             )
-            if first:
-                started = time.perf_counter()
-                self._fill_full_tier(ws, progress, report.chunks_total)
-                took = time.perf_counter() - started
-                full_tier = ws.index.status(check_files=False).tiers.get("full")
-                if full_tier is not None:
-                    report.tiers["full"] = {
-                        **full_tier,
-                        "chunks": report.chunks_total,
-                        "seconds": round(took, 3),
-                    }
-                report.seconds += took
+            if first and not self.closed:
+                behind = ws.index.build(vectors=True, progress=progress, wait=REINDEX_WAIT_SECONDS)
+                report.tiers.update(behind.tiers)
+                report.embedded += behind.embedded
+                report.from_cache += behind.from_cache
+                report.vector_seconds += behind.vector_seconds
+                report.seconds += behind.seconds
+                report.errors += behind.errors
             outcome, error, data = "done", None, report.as_dict()
         except PlaitError as exc:
             outcome, error, data = "failed", str(exc), None
@@ -231,21 +228,6 @@ class IndexJobs:
             self.cond.notify_all()
         if error is not None:
             log.warning("indexing %s failed: %s", ws.root, error)
-
-    def _fill_full_tier(self, ws: Workspace, progress: _JobProgress, chunks: int) -> None:
-        """Embed the full tier behind a fresh fast one, one slice per writer-lock hold (a reindex
-        after an edit waits one slice at most), until it is complete or the server closes."""
-        progress.start("embedding (full tier, searches use the fast one meanwhile)", chunks)
-        while not self.closed:
-            try:
-                left = ws.index.upgrade("full", wait=REINDEX_WAIT_SECONDS)
-            except IndexLockedError:  # another writer held on past the wait: its build, then ours
-                continue
-            with self.cond:
-                progress.job.done = max(0, chunks - left)
-                self.cond.notify_all()
-            if left == 0:
-                return
 
     def wait(
         self,
