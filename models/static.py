@@ -109,9 +109,14 @@ def ensure_static(
     if table.is_file():
         return table
     if recipe == TRAINED_RECIPE:
-        with np.load(SHIPPED_TABLE, allow_pickle=False) as pack:
-            rows = pack["codes"].astype(np.float32) * pack["scales"][:, None]
-            info = json.loads(str(pack["info"]))
+        try:
+            with np.load(SHIPPED_TABLE, allow_pickle=False) as pack:
+                rows = pack["codes"].astype(np.float32) * pack["scales"][:, None]
+                info = json.loads(str(pack["info"]))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelError(
+                f"the shipped static model {SHIPPED_TABLE} is unreadable: {exc}; reinstall plait."
+            ) from exc
         with _atomic(target_dir / _INFO_FILE, ".json") as tmp:
             tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
         with _atomic(table, ".npy") as tmp, tmp.open("wb") as fh:

@@ -152,6 +152,9 @@ def test_an_unreadable_shipped_table_is_a_clear_error(
     monkeypatch.setattr(models.static, "SHIPPED_TABLE", broken)
     with pytest.raises(ModelError, match="reinstall plait"):
         shipped_info()
+    with pytest.raises(ModelError, match="reinstall plait"):
+        ensure_static(resolve_model_path(DEFAULT_MODEL), tmp_path / "static-v2", recipe=TRAINED_RECIPE)
+    assert not (tmp_path / "static-v2" / "embeddings.npy").exists()
 
 
 def test_another_teacher_gets_a_table_distilled_on_first_use(tmp_path: Path) -> None:
