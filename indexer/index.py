@@ -55,7 +55,7 @@ from indexer.spans import ChunkSpan, ChunkSpans
 from indexer.status import IndexState, IndexStatus, read_status
 from indexer.store import ANN_INDEX_TYPE, Store, batched, in_filter, model_slug
 from indexer.symbol_reads import SymbolReader
-from models import Embedder
+from models import Embedder, PlaitError
 
 # Names that moved to the modules above, importable from here as before.
 __all__ = [
@@ -351,6 +351,14 @@ class Index:
         """The tier a search of ``snap`` ranks with and its ``meta`` entry (id, dimension, table):
         ``full`` once it covers every chunk, else ``fast``; None when nothing is embedded."""
         return search_tier(snap or self.snapshot())
+
+    def unembedded(self) -> bool:
+        """Whether the index has no vectors of any tier yet (missing, or built without them): a first
+        build then embeds the fast tier first. False for an unreadable index (its build says why)."""
+        try:
+            return not self.exists() or self.search_tier() is None
+        except PlaitError:
+            return False
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector of the tier searches rank with, all chunks)."""

@@ -302,7 +302,7 @@ class Watcher:
         self._write_state()
         # An index with no vectors yet gets the fast tier first (seconds); _upgrade_step fills in the
         # full tier behind it between batches.
-        first = self.vectors and paths is None and _unembedded(index)
+        first = self.vectors and paths is None and index.unembedded()
         try:
             report = index.build(
                 vectors=self.vectors,
@@ -411,11 +411,3 @@ def _watcher_lock_path(index_dir: str) -> Path:
 def _describe(paths: list[str]) -> str:
     head = ", ".join(paths[:3])
     return f"{len(paths)} file(s) ({head}{', ...' if len(paths) > 3 else ''})"
-
-
-def _unembedded(index: Index) -> bool:
-    """Whether ``index`` has no vectors of any tier yet (missing, or built without them)."""
-    try:
-        return not index.exists() or index.search_tier() is None
-    except PlaitError:  # unreadable: the build says why (or rebuilds it), the usual way
-        return False

@@ -198,7 +198,7 @@ class IndexJobs:
             # A first build embeds the fast tier (seconds), so searches rank with vectors at once,
             # then the full tier in a second, incremental build (nothing is parsed again); searches
             # switch to the full tier once it covers every chunk.
-            first = vectors and paths is None and _unembedded(ws)
+            first = vectors and paths is None and ws.index.unembedded()
             report = ws.index.build(
                 full=full,
                 vectors=vectors,
@@ -255,14 +255,6 @@ class IndexJobs:
         with self.cond:
             self.closed = True
             self.cond.notify_all()
-
-
-def _unembedded(ws: Workspace) -> bool:
-    """Whether the root's index has no vectors of any tier yet (missing, or built without them)."""
-    try:
-        return not ws.index.exists() or ws.index.search_tier() is None
-    except PlaitError:  # unreadable: the build says why (or rebuilds it), the usual way
-        return False
 
 
 def needs_build(status: IndexStatus) -> str | None:
