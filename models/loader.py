@@ -64,7 +64,7 @@ class _Plan:
     pooling: Pooling | None
     export_dir: Path  # where the onnx backends keep their exports (and the static backend its table)
     dimension: int | None  # known without loading the model (None: ask the loaded encoder)
-    recipe: int = 0  # the static table's recipe (models.static.recipe_for); 0 for the other backends
+    recipe: int = 0  # the static table's recipe (models.static.recipe_label); 0 for the other backends
 
 
 def load_embedder(config: ModelConfig) -> LazyEmbedder:
@@ -197,23 +197,23 @@ def _make_plan(config: ModelConfig, model_dir: str) -> _Plan:
     base = f"{display_name(config.name, model_dir)}@{fingerprint}"
     runtime, precision = _RUNTIME_PRECISION[backend]
     from models.onnx_backend import EXPORT_VERSION  # no heavy imports: onnxruntime loads lazily
-    from models.static import DIMENSIONS, recipe_for
+    from models.static import DIMENSIONS, recipe_label
 
     dimension = pooling.dimension if pooling is not None else None
-    recipe = 0
+    recipe, label = 0, ""
     if backend == "static":
         dimension = min(DIMENSIONS, dimension) if dimension is not None else None
-        recipe = recipe_for(fingerprint, dimension or DIMENSIONS)
+        recipe, label = recipe_label(fingerprint, dimension or DIMENSIONS)
     model_id = compose_model_id(
         base,
-        runtime.format(v=EXPORT_VERSION, r=recipe),
+        runtime.format(v=EXPORT_VERSION, r=label),
         precision.format(d=dimension or DIMENSIONS),
         config.max_seq_length,
         config.query_prefix,
         config.document_prefix,
     )
     model_root = cache_root / base.replace("/", "--")
-    export_dir = model_root / (f"static-v{recipe}" if backend == "static" else f"onnx-v{EXPORT_VERSION}")
+    export_dir = model_root / (f"static-v{label}" if backend == "static" else f"onnx-v{EXPORT_VERSION}")
     return _Plan(backend, device, model_id, pooling, export_dir, dimension, recipe)
 
 

@@ -28,7 +28,7 @@ embed per second on one core. Two recipes make the table:
   transformers, already installed for the teacher.
 
 Either table lands in the model cache directory, in a folder keyed by the teacher's weights and the
-recipe, written atomically (temporary file, then rename), so a killed build leaves nothing
+recipe (the trained one with the shipped file's hash, :func:`shipped_key`, as in the model id), written atomically (temporary file, then rename), so a killed build leaves nothing
 half-written and two processes building at once are harmless. Loading it needs numpy and
 ``tokenizers``.
 """
@@ -36,6 +36,8 @@ half-written and two processes building at once are harmless. Loading it needs n
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import json
 import os
 import sys
@@ -85,6 +87,30 @@ def shipped_info() -> dict[str, Any] | None:
             ) from exc
         return None
     return info
+
+
+def shipped_key() -> str:
+    """12 hex digits of the shipped table's sha256: part of the model id and of the cache folder, so
+    that a new table (a new release, or ``static-train``) never meets vectors or an unpacked copy
+    of another one."""
+    stat = SHIPPED_TABLE.stat()
+    return _file_key(SHIPPED_TABLE, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _file_key(path: Path, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+def recipe_label(fingerprint: str, dimensions: int = DIMENSIONS) -> tuple[int, str]:
+    """The recipe of the static table for a teacher with these weights (:func:`recipe_for`) and
+    its label in the model id and the cache folder: ``1`` (distilled) or ``2-<shipped_key>``."""
+    recipe = recipe_for(fingerprint, dimensions)
+    return recipe, (f"{recipe}-{shipped_key()}" if recipe == TRAINED_RECIPE else str(recipe))
 
 
 def recipe_for(fingerprint: str, dimensions: int = DIMENSIONS) -> int:

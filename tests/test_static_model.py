@@ -24,6 +24,7 @@ from models.errors import ModelError
 from models.loader import LazyEmbedder
 from models.resolve import weights_fingerprint
 from models.static import (
+    DIMENSIONS,
     RECIPE_VERSION,
     SHIPPED_TABLE,
     STATIC_MAX_TOKENS,
@@ -33,6 +34,7 @@ from models.static import (
     ensure_static,
     recipe_for,
     shipped_info,
+    shipped_key,
     sif_weights,
 )
 from models.static_fit import fit, pack, reduce, write_static_table
@@ -63,13 +65,14 @@ def test_the_fast_tier_is_the_static_model_on_128_tokens() -> None:
     config = tier_config(ModelConfig(), "fast")
     assert (config.backend, config.max_seq_length) == ("static", STATIC_MAX_TOKENS)
     embedder = load_embedder(config)
-    assert "/static-v2/d256/seq128" in embedder.model_id and embedder.dimension == 256
+    assert f"/static-v2-{shipped_key()}/d{DIMENSIONS}/seq128" in embedder.model_id
+    assert embedder.dimension == DIMENSIONS
     assert tier_config(ModelConfig(), "full") == ModelConfig()
 
 
 def test_static_vectors_are_unit_length_and_rank_each_query_to_its_code(fast: LazyEmbedder) -> None:
     docs = fast.embed_documents([*CODE, "", "x" * 100_000])
-    assert docs.shape == (5, 256) and docs.dtype == np.float32
+    assert docs.shape == (5, DIMENSIONS) and docs.dtype == np.float32
     assert np.allclose(np.linalg.norm(docs[:3], axis=1), 1.0, atol=1e-5)
     assert not np.isnan(docs).any()  # an empty text is a zero vector, not NaN
     queries = np.stack([fast.embed_query(q) for q in QUERIES])
@@ -104,7 +107,7 @@ def test_the_fast_tier_loads_offline_in_a_fresh_process_without_torch(fast: Lazy
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out == {"id": fast.model_id, "shape": [1, 256], "heavy": []}
+    assert out == {"id": fast.model_id, "shape": [1, DIMENSIONS], "heavy": []}
 
 
 def test_the_recipe_is_deterministic_pca_signs_and_zipf_weights() -> None:
@@ -124,7 +127,7 @@ def test_the_shipped_table_is_for_the_packaged_teacher_and_unpacks_to_its_rows(t
     info = shipped_info()
     assert info is not None and SHIPPED_TABLE.stat().st_size < 10_000_000
     assert info["teacher"] == weights_fingerprint(teacher) and info["recipe"] == TRAINED_RECIPE
-    assert (info["tokens"], info["dimensions"]) == (30522, 256)
+    assert (info["tokens"], info["dimensions"]) == (30522, DIMENSIONS)
     assert info["corpus"] == "peer suite, tuning half" and len(info["repos"]) == 20  # never the report half
     assert recipe_for(info["teacher"]) == TRAINED_RECIPE
     assert recipe_for("0123456789ab") == RECIPE_VERSION  # another teacher: distilled on first use
@@ -141,7 +144,23 @@ def test_without_a_shipped_table_the_fast_tier_is_the_distilled_recipe(
 ) -> None:
     monkeypatch.setattr(models.static, "SHIPPED_TABLE", Path("/nonexistent/static.npz"))
     assert shipped_info() is None
-    assert "/static-v1/d256/seq128" in load_embedder(tier_config(ModelConfig(), "fast")).model_id
+    assert f"/static-v1/d{DIMENSIONS}/seq128" in load_embedder(tier_config(ModelConfig(), "fast")).model_id
+
+
+def test_another_shipped_table_is_another_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A new table (a release, or static-train) gets a new model id and cache folder: its vectors never
+    mix with the old table's in one index, and an old unpacked copy is never read for it."""
+    copy = tmp_path / "static.npz"
+    copy.write_bytes(SHIPPED_TABLE.read_bytes())
+    monkeypatch.setattr(models.static, "SHIPPED_TABLE", copy)
+    before = load_embedder(tier_config(ModelConfig(), "fast")).model_id
+    with np.load(SHIPPED_TABLE) as pack:
+        np.savez_compressed(
+            copy, codes=pack["codes"][:, ::-1].copy(), scales=pack["scales"], info=pack["info"]
+        )
+    after = load_embedder(tier_config(ModelConfig(), "fast")).model_id
+    assert before != after and f"/static-v2-{shipped_key()}/" in after
+    assert before.replace(before.split("/")[1], "") == after.replace(after.split("/")[1], "")
 
 
 def test_an_unreadable_shipped_table_is_a_clear_error(
