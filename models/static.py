@@ -28,9 +28,9 @@ embed per second on one core. Two recipes make the table:
   transformers, already installed for the teacher.
 
 Either table lands in the model cache directory, in a folder keyed by the teacher's weights and the
-recipe (the trained one with the shipped file's hash, :func:`shipped_key`, as in the model id), written atomically (temporary file, then rename), so a killed build leaves nothing
-half-written and two processes building at once are harmless. Loading it needs numpy and
-``tokenizers``.
+recipe (the trained one with the shipped file's hash, :func:`shipped_key`, as in the model id),
+written atomically (temporary file, then rename), so a killed build leaves nothing half-written and
+two processes building at once are harmless. Loading it needs numpy and ``tokenizers``.
 """
 
 from __future__ import annotations
