@@ -1,4 +1,4 @@
-"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage|cross-repo|fleet``: the benchmark CLI.
+"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage|cross-repo|fleet|large-tree|peer-replay|peer-tokens|static-train``: the benchmark CLI.
 
 Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
 one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
