@@ -22,6 +22,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +31,18 @@ import numpy as np
 from models import PlaitError
 
 
+@dataclass
 class Corpus:
-    """One indexed repository: its chunks (ids, teacher vectors, spans) and the suite's queries."""
+    """One indexed repository: its chunks (spans, token ids, teacher vectors) and the suite's queries."""
 
-    def __init__(self, name: str, prefix: str, tasks: list[Any], spans: list[tuple[str, int, int]],
-                 ids: list[list[int]], vectors: np.ndarray, query_vectors: np.ndarray,
-                 query_ids: list[list[int]]) -> None:  # fmt: skip
-        self.name, self.prefix, self.tasks, self.spans = name, prefix, tasks, spans
-        self.ids, self.vectors, self.query_vectors, self.query_ids = ids, vectors, query_vectors, query_ids
+    name: str
+    prefix: str
+    tasks: list[Any]
+    spans: list[tuple[str, int, int]]
+    ids: list[list[int]]
+    vectors: np.ndarray
+    query_vectors: np.ndarray
+    query_ids: list[list[int]]
 
 
 def load(suite: Path, half: str, model_dir: str, *, repos: Sequence[str] | None = None) -> list[Corpus]:

@@ -44,6 +44,16 @@ class BuildReport:
     ann: str | None = None
     tiers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def add_vectors(self, later: BuildReport) -> None:
+        """Count in ``later``, an incremental build right after this one that only embedded (a tier
+        behind this build's): its tiers, embedding counts, time and errors."""
+        self.tiers.update(later.tiers)
+        self.embedded += later.embedded
+        self.from_cache += later.from_cache
+        self.vector_seconds += later.vector_seconds
+        self.seconds += later.seconds
+        self.errors += later.errors
+
     def as_dict(self) -> dict[str, object]:
         """The fields in order, with times rounded to milliseconds and at most
         :data:`MAX_REPORTED_ERRORS` errors (the JSON of ``plait index --json`` and ``meta.last_build``)."""

@@ -77,16 +77,26 @@ _CHARS_PER_TOKEN_BOUND = 8
 def shipped_info() -> dict[str, Any] | None:
     """The shipped table's provenance (``teacher``: the weights fingerprint it was trained from), or
     None when this installation has no shipped table."""
+    if not SHIPPED_TABLE.exists():
+        return None
+    info: dict[str, Any] = _read_shipped(rows=False)[1]
+    return info
+
+
+def _read_shipped(*, rows: bool) -> tuple[np.ndarray | None, dict[str, Any]]:
+    """The shipped table's rows (``codes * scales``; None unless ``rows``) and its info.
+
+    Raises:
+        ModelError: the file is missing or unreadable.
+    """
     try:
         with np.load(SHIPPED_TABLE, allow_pickle=False) as pack:
-            info: dict[str, Any] = json.loads(str(pack["info"]))
+            table = pack["codes"].astype(np.float32) * pack["scales"][:, None] if rows else None
+            return table, json.loads(str(pack["info"]))
     except (OSError, ValueError, KeyError) as exc:
-        if SHIPPED_TABLE.exists():
-            raise ModelError(
-                f"the shipped static model {SHIPPED_TABLE} is unreadable: {exc}; reinstall plait."
-            ) from exc
-        return None
-    return info
+        raise ModelError(
+            f"the shipped static model {SHIPPED_TABLE} is unreadable: {exc}; reinstall plait."
+        ) from exc
 
 
 def shipped_key() -> str:
@@ -135,14 +145,7 @@ def ensure_static(
     if table.is_file():
         return table
     if recipe == TRAINED_RECIPE:
-        try:
-            with np.load(SHIPPED_TABLE, allow_pickle=False) as pack:
-                rows = pack["codes"].astype(np.float32) * pack["scales"][:, None]
-                info = json.loads(str(pack["info"]))
-        except (OSError, ValueError, KeyError) as exc:
-            raise ModelError(
-                f"the shipped static model {SHIPPED_TABLE} is unreadable: {exc}; reinstall plait."
-            ) from exc
+        rows, info = _read_shipped(rows=True)
         with _atomic(target_dir / _INFO_FILE, ".json") as tmp:
             tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
         with _atomic(table, ".npy") as tmp, tmp.open("wb") as fh:

@@ -208,13 +208,7 @@ class IndexJobs:
                 tier="fast" if first else "full",
             )
             if first and not self.closed:
-                behind = ws.index.build(vectors=True, progress=progress, wait=REINDEX_WAIT_SECONDS)
-                report.tiers.update(behind.tiers)
-                report.embedded += behind.embedded
-                report.from_cache += behind.from_cache
-                report.vector_seconds += behind.vector_seconds
-                report.seconds += behind.seconds
-                report.errors += behind.errors
+                report.add_vectors(ws.index.build(vectors=True, progress=progress, wait=REINDEX_WAIT_SECONDS))
             outcome, error, data = "done", None, report.as_dict()
         except PlaitError as exc:
             outcome, error, data = "failed", str(exc), None
