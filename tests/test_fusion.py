@@ -98,7 +98,13 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     kind, w = fusion_weights(analyse("where does UploadSession retry"), {"text": [_hit("a.py", 1)]})
     assert kind == "natural" and w["symbol"] == NATURAL_IDENTIFIER_SYMBOL
     kind, w = fusion_weights(sentence, {"text": [_hit("a.py", 1, exact=True)]})
-    assert (kind, w) == ("literal", WEIGHTS["literal"])  # the whole sentence occurs verbatim
+    # The whole sentence occurs verbatim: fused as a literal, but its plain words that name a
+    # definition stay the weak evidence they are in any sentence (0.05, not the literal's 0.5).
+    assert kind == "literal" and w == {**WEIGHTS["literal"], "symbol": WEIGHTS["natural"]["symbol"]}
+    assert w["symbol"] == 0.05 and WEIGHTS["literal"]["symbol"] == 0.5
+    named = analyse("where does UploadSession retry")
+    kind, w = fusion_weights(named, {"text": [_hit("a.py", 1, exact=True)]})
+    assert kind == "literal" and w["symbol"] == NATURAL_IDENTIFIER_SYMBOL  # a name of its own counts
     assert fusion_weights(analyse("UploadSession"), {})[0] == "identifier"
     documented = analyse("Return the current item.")  # a sentence that documents one function
     assert documented.form == "function" and sentence.form == "area"

@@ -74,7 +74,11 @@ def fusion_weights(
     kind = query.shape
     text_hits = rankings.get("text", ())[:COVERAGE_HITS]
     if kind == "natural" and any(h.exact for h in text_hits):
-        return "literal", dict(WEIGHTS["literal"])
+        # Found verbatim, it is fused as a literal, but it is still a sentence: a plain word of it that
+        # names a definition ("reducer" in a sentence about reducers) is as weak evidence as ever.
+        literal = dict(WEIGHTS["literal"])
+        literal["symbol"] = NATURAL_IDENTIFIER_SYMBOL if query.identifiers else WEIGHTS["natural"]["symbol"]
+        return "literal", literal
     weights = dict(WEIGHTS[kind])
     if kind == "natural":
         weights["text"] *= max((h.coverage for h in text_hits), default=0.0)
