@@ -11,7 +11,15 @@ from search.engine.query import analyse
 from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
 from search.types import Hit, Span
 
-OFF = RankingConfig(coherence=0, definition=0, path=0, saturation=1.0, keep_text_top=False, phrase_rule=False)
+OFF = RankingConfig(
+    coherence=0,
+    definition=0,
+    path=0,
+    saturation=1.0,
+    keep_text_top=False,
+    phrase_rule=False,
+    undefined_penalty=1.0,
+)
 
 
 def _only(**on: float | bool) -> RankingConfig:
@@ -336,6 +344,31 @@ def test_a_function_sentence_keeps_the_dense_retrievers_top_hit_on_the_first_pag
     assert paths(topic)[9] == ("rare.py", 1) and ("dense.py", 1) not in paths(topic)[:10]
     off = rank([*both, dense], sentence, _only(keep_dense_top=0), dense_top=[dense], limit=10)
     assert ("dense.py", 1) not in paths(off)[:10]
+
+
+def test_a_function_sentence_demotes_candidates_that_define_nothing() -> None:
+    def labelled(path: str, score: float, symbol: str | None, kind: str | None) -> Fused:
+        span = Span(path, 1, 10)
+        return Fused(span, score, {"text": None, "symbol": None, "vector": 1}, Hit(span, 1.0, symbol, kind))
+
+    cands = [
+        labelled("imports.py", 0.050, None, None),  # module-level code: defines nothing
+        labelled("script.py", 0.046, None, None),
+        labelled("limits.py", 0.031, "MAX_HEADERS", "constant"),  # may hold a function after it
+        labelled("loop.py", 0.030, "get_running_loop", "function"),
+    ]
+    sentence = analyse("Return the running event loop.")
+    assert sentence.form == "function"
+    ranked = rank(cands, sentence, _only(undefined_penalty=0.5))
+    # 0.050 × 0.5 = 0.025 and 0.046 × 0.5 = 0.023 fall below the two chunks that define something.
+    assert paths(ranked) == [("limits.py", 1), ("loop.py", 1), ("imports.py", 1), ("script.py", 1)]
+    assert [round(r.score, 6) for r in ranked] == [0.031, 0.03, 0.025, 0.023]
+    assert ranked[2].steps == [("defines nothing", "×0.5")] and ranked[0].steps == []
+    # A topic or a question asks for an area, not one function: nothing is demoted; 1.0 switches it off.
+    topic = rank(cands, analyse("where is the event loop started"), _only(undefined_penalty=0.5))
+    assert paths(topic)[0] == ("imports.py", 1) and all(not r.steps for r in topic)
+    off = rank(cands, sentence, _only(undefined_penalty=1.0))
+    assert paths(off)[0] == ("imports.py", 1)
 
 
 def test_a_kept_hit_never_takes_a_verified_results_place() -> None:

@@ -23,17 +23,20 @@ in the candidate's explanation (``plait search --explain``). In order:
    docs, the import blocks of package ``__init__`` files (not the definitions some of them hold) and
    type stubs are multiplied by a penalty, unless the query asks for that role ("tests for the retry
    logic").
-5. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
+5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
+   for a definition: a chunk that defines nothing (module-level code, an import block, a test's
+   calls) is multiplied by ``undefined_penalty``.
+6. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
-6. **tiers** — results that hold the query itself come first: for literal and regex queries the
+7. **tiers** — results that hold the query itself come first: for literal and regex queries the
    chunks ripgrep verified; for identifiers the definitions of that exact name (those in files of a
    demoted role after the others, then those in a file named after it first); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
    a capital letter puts the places holding it as written first, as ripgrep's smart case would).
    Within a tier the score decides.
-7. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
+8. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
    otherwise push out the one chunk that holds the most of the query's rare words. For a function
    sentence the dense retriever's best hit (``keep_dense_top``) keeps one too: two middling ranks in
@@ -83,6 +86,7 @@ class RankingConfig:
     docs_penalty: float = 0.5
     reexport_penalty: float = 0.5
     stub_penalty: float = 0.7
+    undefined_penalty: float = 0.5  # a function sentence's candidates that define nothing
     phrase_rule: bool = True
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
     keep_text_top: bool = True
@@ -308,6 +312,7 @@ def rank(
         if by_file:
             _path(ranked, query, config, top)
         _roles(ranked, query, config, generated)
+        _undefined(ranked, query, config)
         _tiers(ranked, query, config)
     ranked.sort(key=_order)
     if config.enabled and by_file and config.saturation < 1.0:
@@ -451,6 +456,19 @@ def _roles(
             if penalty != 1.0:
                 r.score *= penalty
                 r.steps.append((f"role:{role}", f"×{penalty:g}"))
+
+
+def _undefined(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
+    """A chunk with no definition at all (the symbol index labels every chunk that holds one, with
+    its first) is not what a function's documentation describes. Only "none at all" is known: a
+    chunk labelled with a constant may hold the function after it."""
+    penalty = config.undefined_penalty
+    if query.form != "function" or penalty == 1.0:
+        return
+    for r in ranked:
+        if r.fused.label.symbol is None:
+            r.score *= penalty
+            r.steps.append(("defines nothing", f"×{penalty:g}"))
 
 
 def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
