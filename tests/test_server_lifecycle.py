@@ -2,7 +2,7 @@
 ``plait serve`` subprocess (env passed explicitly: ``PLAIT_INDEX_DIR``, ``PLAIT_MODEL``).
 
 A missing index is built in the background at start while search answers (the fast tier first,
-then the full one behind it); ``reindex`` returns at
+then the full one behind it), an index with only the fast tier gets the full one; ``reindex`` returns at
 once with a job, and with ``wait=true`` reports MCP progress notifications; ``server_info`` and
 ``index_status`` give one freshness answer; grep's file order is deterministic; structured content
 is capped as the text is; the process exits 0 when stdin closes during preload and on SIGTERM.
@@ -23,7 +23,9 @@ from typing import TypeVar
 import pytest
 from server_harness import build_index, connect, make_workspace, server_env, stdio_params, text
 
+from indexer import Index, load_settings
 from search.frontends.server.boundary import MAX_OUTPUT_CHARS
+from search.frontends.server.jobs import needs_upgrade
 
 pytestmark = pytest.mark.slow
 T = TypeVar("T")
@@ -65,6 +67,31 @@ def test_a_missing_index_is_built_in_the_background_while_search_answers(tmp_pat
         }
         assert client.ok("find_symbol", {"name": "RetryPolicy"})["symbols"]
         assert client.ok("server_info")["roots"][0]["index_state"] == "fresh"
+
+
+def test_an_index_with_only_the_fast_tier_gets_the_full_tier_in_the_background(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path)
+    settings = load_settings(
+        root, env={}, overrides={"index_dir": str(tmp_path / "index"), "model_name": "hashing"}
+    )
+    Index(settings).build(tier="fast")  # what `plait index --tier fast` leaves
+    before = Index(settings).status(check_files=True)
+    assert before.state == "fresh" and before.search_tier == "fast"
+    assert needs_upgrade(before) == "full tier incomplete"
+    with connect(
+        stdio_params(["--root", str(root), "--no-preload"], server_env(tmp_path / "index"))
+    ) as client:
+        status = poll(
+            lambda: (s := client.ok("index_status"))["jobs"] and s["jobs"][0]["state"] != "running" and s,
+            what="the background upgrade",
+        )
+        job = status["jobs"][0]
+        assert (job["reason"], job["state"]) == ("full tier incomplete", "done"), job
+        root_status = status["roots"][0]
+        assert root_status["state"] == "fresh" and root_status["search_tier"] == "full"
+        assert all(d["complete"] for d in root_status["tiers"].values()), root_status["tiers"]
+    after = Index(settings).status(check_files=True)
+    assert needs_upgrade(after) is None  # complete: the next start builds nothing
 
 
 def test_reindex_returns_a_job_and_wait_reports_progress_notifications(tmp_path: Path) -> None:
@@ -196,3 +223,21 @@ def test_sigterm_ends_the_server_in_every_phase(tmp_path: Path) -> None:
     assert '"id":1' in proc.stdout.readline().replace(" ", "")
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
+
+
+def test_only_a_fresh_index_with_another_tiers_vectors_needs_the_full_tier() -> None:
+    from indexer import IndexState, IndexStatus
+
+    def status(state: IndexState, tiers: dict[str, tuple[int, bool]], chunks: int = 10) -> IndexStatus:
+        st = IndexStatus(state, "/r", "/i", chunks=chunks)
+        st.tiers = {t: {"model": t, "vectors": n, "complete": c} for t, (n, c) in tiers.items()}
+        return st
+
+    fresh = IndexState.FRESH
+    assert needs_upgrade(status(fresh, {"fast": (10, True)})) == "full tier incomplete"
+    assert needs_upgrade(status(fresh, {"fast": (10, True), "full": (4, False)})) == "full tier incomplete"
+    assert needs_upgrade(status(fresh, {"fast": (10, True), "full": (10, True)})) is None
+    assert needs_upgrade(status(fresh, {})) is None  # built without vectors: asked for that way
+    assert needs_upgrade(status(fresh, {"fast": (3, False)})) is None  # a build of it was cut short
+    assert needs_upgrade(status(IndexState.STALE, {"fast": (10, True)})) is None  # its build fills it
+    assert needs_upgrade(status(fresh, {"fast": (0, False)}, chunks=0)) is None

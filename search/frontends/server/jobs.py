@@ -3,7 +3,8 @@
 Each job runs ``Index.build`` in a daemon thread of its own; its phase and counts are what
 ``index_status`` and the search notes report, and what ``reindex(wait=true)`` sends as MCP progress.
 A job that builds an index with no vectors yet embeds the fast tier first (seconds: searches rank
-with vectors at once) and then the full tier behind it in a second, incremental build.
+with vectors at once) and then the full tier behind it in a second, incremental build; an index
+that has only the fast tier (``plait index --tier fast``) gets the full tier in one incremental build.
 The :class:`Reindexer` coalesces the files the write and edit tools report, per root, and reindexes
 them so the next search sees the change. No exception ends either thread: a failed build is logged
 and recorded on its job.
@@ -256,3 +257,16 @@ def needs_build(status: IndexStatus) -> str | None:
     if status.state == IndexState.FRESH:
         return None
     return status.state.value
+
+
+def needs_upgrade(status: IndexStatus) -> str | None:
+    """Why a fresh index should be built again for its vectors: it has another tier's (the fast one,
+    from ``plait index --tier fast``) but not every chunk's full-tier vector. An index built without
+    vectors at all was asked for that way and is left so."""
+    if status.state != IndexState.FRESH or not status.chunks:
+        return None
+    full = status.tiers.get("full")
+    if full is not None and full.get("complete"):
+        return None
+    others = any(t != "full" and d.get("complete") for t, d in status.tiers.items())
+    return "full tier incomplete" if others else None

@@ -31,7 +31,7 @@ from models import ConfigError, PlaitError
 from search.engine.engine import Engine
 from search.errors import QueryError
 from search.frontends.server.boundary import DEFAULT_DEADLINE
-from search.frontends.server.jobs import IndexJobs, Reindexer, needs_build
+from search.frontends.server.jobs import IndexJobs, Reindexer, needs_build, needs_upgrade
 from search.frontends.server.registry import ToolSelection
 from search.frontends.server.served import Workspace, repo_names
 from search.workspace.confine import Confined, Roots
@@ -173,7 +173,8 @@ class ServerState:
     def _auto_index(self) -> None:
         for root, ws in self.workspaces.items():
             try:
-                reason = needs_build(self.freshness(ws))
+                status = self.freshness(ws)
+                reason = needs_build(status) or needs_upgrade(status)
                 # A corrupt index is left for a person to look at (index_status says why).
                 if reason not in (None, "corrupt") and not self.jobs.closed:
                     self.jobs.start(root, reason=str(reason))
