@@ -56,11 +56,13 @@ def run(
             prefix = (spec["semble_pin"]["benchmark_root"] or "").strip("/")
             tasks = build_tasks(name, root, prefix).tasks
             recorded = _recorded(engine, tasks, recordings / f"{name}.pickle" if recordings else None)
+            searched = engine.index.search_tier()  # the tier the recorded dense hits come from
+            tier = searched[0] if searched is not None else None
             for variant in variants:
                 scores: dict[str, list[float]] = defaultdict(list)
                 for task, rankings in recorded:
                     kept = {k: v for k, v in rankings.items() if k in VARIANTS[variant]}
-                    ranked = engine.order(analyse(task.query), kept, limit=10)
+                    ranked = engine.order(analyse(task.query), kept, limit=10, tier=tier)
                     hits = [
                         Hit(f"{prefix}/{r.fused.span.path}" if prefix else r.fused.span.path,
                             r.fused.span.start_line, r.fused.span.end_line)

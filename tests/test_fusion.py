@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.engine.engine import NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, fusion_weights
+from search.engine.engine import FAST_TIER_SENTENCE_VECTOR, NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, fusion_weights
 from search.engine.fusion import fuse, rrf
 from search.engine.query import analyse
 from search.engine.ranking import RankingConfig, rank
@@ -115,6 +115,10 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     assert kind == "natural" and w["text"] == pytest.approx(WEIGHTS["natural"]["vector"] * 0.6)
     assert w["vector"] == WEIGHTS["natural"]["vector"]
     assert fusion_weights(sentence, evidence) == (kind, w)
+    # With the fast tier's vectors a sentence's dense leg counts less; other shapes are unchanged.
+    assert fusion_weights(sentence, evidence, "fast")[1]["vector"] == FAST_TIER_SENTENCE_VECTOR == 0.5
+    assert fusion_weights(sentence, evidence, "full") == fusion_weights(sentence, evidence)
+    assert fusion_weights(analyse("UploadSession"), {}, "fast")[1] == WEIGHTS["identifier"]
     assert analyse("$ZodType").shape == analyse("$this->db").shape == "identifier"  # $ is part of a name
     assert analyse("$").shape == analyse("$1").shape == "natural"
 

@@ -173,6 +173,36 @@ def test_a_search_ranks_with_one_complete_tier_never_two(tmp_path: Path) -> None
     assert ranking() != fast_only
 
 
+def test_a_sentences_dense_leg_counts_less_with_the_fast_tier(tmp_path: Path) -> None:
+    """Fused with the fast tier's vectors a sentence's dense leg has weight 0.5, with the full tier's
+    2.0: read from the explanation of a result only the dense leg found (fused = w / (60 + rank))."""
+    from search import Engine, Query
+    from search.engine.engine import FAST_TIER_SENTENCE_VECTOR, WEIGHTS
+
+    s = settings(repo(tmp_path / "repo", 40), tmp_path / "index")
+    Index(s).build(tier="fast")
+
+    def dense_weights() -> set[float]:
+        engine = Engine(s)
+        try:
+            found = engine.search(Query("where is a failed upload retried", limit=30, explain=True)).results
+        finally:
+            engine.close()
+        seen = set()
+        for r in found:
+            assert r.explain is not None
+            ranks = r.explain["ranks"]
+            if ranks["vector"] is not None and ranks["text"] is None and ranks["symbol"] is None:
+                seen.add(round(r.explain["fused"] * (60 + ranks["vector"]), 3))
+        assert seen, "no result found by the dense leg alone"
+        return seen
+
+    assert dense_weights() == {FAST_TIER_SENTENCE_VECTOR} == {0.5}
+    while Index(s).upgrade("full", limit=64):
+        pass
+    assert dense_weights() == {WEIGHTS["natural"]["vector"]} == {2.0}
+
+
 def test_watcher_upgrades_to_the_full_tier_in_the_background(tmp_path: Path) -> None:
     s = settings(repo(tmp_path / "repo", 30), tmp_path / "index")
     Index(s).build(tier="fast")

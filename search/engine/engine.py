@@ -57,19 +57,24 @@ WEIGHTS: dict[str, dict[str, float]] = {
     "natural": {"text": 2.0, "symbol": 0.05, "vector": 2.0},
 }
 NATURAL_IDENTIFIER_SYMBOL = 0.4
+# The fast tier's static vectors find what a sentence describes less often than the transformer's (on
+# function sentences alone MRR@10 0.59 against 0.79, BENCHMARKS §9): fused with them, a sentence's dense
+# leg counts a quarter of the text leg's full weight, less than the full tier's equal share.
+FAST_TIER_SENTENCE_VECTOR = 0.5
 NAMING_HITS = 10  # symbol hits a "Name verbs …" sentence's first word is looked up in
 COVERAGE_HITS = 3  # text hits whose term coverage sets the text weight of a natural-language query
 
 
 def fusion_weights(
-    query: AnalysedQuery, rankings: Mapping[str, Sequence[Hit]]
+    query: AnalysedQuery, rankings: Mapping[str, Sequence[Hit]], tier: str | None = None
 ) -> tuple[str, dict[str, float]]:
     """The effective query kind and the weighted-RRF weights for it.
 
     A natural-language query that the text retriever found verbatim is fused as a literal. For other
     sentences the text retriever counts as much as the dense one times the best idf-weighted share of
     the query's terms among its first hits: lexical hits that match one word in five do not outvote
-    the dense ones, and hits that match them all count as much.
+    the dense ones, and hits that match them all count as much. ``tier``: the vector tier the dense
+    hits come from (``fast``: its sentence weight is :data:`FAST_TIER_SENTENCE_VECTOR`).
     """
     kind = query.shape
     text_hits = rankings.get("text", ())[:COVERAGE_HITS]
@@ -82,6 +87,8 @@ def fusion_weights(
     weights = dict(WEIGHTS[kind])
     if kind == "natural":
         weights["text"] *= max((h.coverage for h in text_hits), default=0.0)
+        if tier == "fast":
+            weights["vector"] = FAST_TIER_SENTENCE_VECTOR
         if query.identifiers:
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
     return kind, weights
@@ -247,8 +254,16 @@ class Engine:
         depth = max(query.limit * 3, config.pool if config.enabled else 30)
         rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
         rankings = self._answerable(rankings)
+        tier = _vector_tier(index) if "vector" in rankings and index is not None else None
         ranked = self.order(
-            analysed, rankings, mode=query.mode, limit=query.limit, page=query.page, k=k, config=config
+            analysed,
+            rankings,
+            mode=query.mode,
+            limit=query.limit,
+            page=query.page,
+            k=k,
+            config=config,
+            tier=tier,
         )
         coverage = None
         if index is not None and "vector" in MODE_RETRIEVERS[query.mode]:
@@ -327,17 +342,19 @@ class Engine:
         page: int | None = None,
         k: int = DEFAULT_K,
         config: RankingConfig | None = None,
+        tier: str | None = None,
     ) -> list[Ranked]:
         """The first ``limit`` results from the retrievers' ``rankings``: weighted RRF (hybrid mode, with
         the ranking on), then the file-aware rules of :mod:`search.engine.ranking`, whose kept hits take
         their places within the first ``page`` (default ``limit``): the first ``page`` are the same
-        whatever ``limit``. Pure but for the guard's generated-file rules, so that benchmarks can
-        replay recorded rankings through it."""
+        whatever ``limit``. ``tier``: the vector tier the dense hits come from (None: the full one).
+        Pure but for the guard's generated-file rules, so that benchmarks can replay recorded rankings
+        through it."""
         config = config or self.ranking
         if config.enabled and mode == "hybrid":
             named = [h.symbol for h in rankings.get("symbol", ())[:NAMING_HITS] if h.symbol]
             query = named_in_sentence(query, named)
-        weights = fusion_weights(query, rankings)[1] if config.enabled and mode == "hybrid" else None
+        weights = fusion_weights(query, rankings, tier)[1] if config.enabled and mode == "hybrid" else None
         fused = fuse(rankings, k=k, weights=weights)
         text_top = None
         if query.shape == "natural" and rankings.get("text"):
@@ -487,3 +504,12 @@ def _timed(
     t = time.perf_counter()
     hits = retriever.search(query, scope, limit=depth)
     return hits, (time.perf_counter() - t) * 1000
+
+
+def _vector_tier(index: Index) -> str | None:
+    """The tier the dense leg ranked with: the one the pinned snapshot searches (None if unreadable)."""
+    try:
+        found = index.search_tier()
+    except PlaitError:
+        return None
+    return found[0] if found is not None else None
