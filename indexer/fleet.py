@@ -135,6 +135,7 @@ def index_one(
     root, where = str(settings.root), settings.index_dir
     index = Index(settings)
     try:
+        tier = index.default_tier() if tier == "auto" else tier
         reason = None if full else up_to_date(index, vectors=vectors, tier=tier)
         if reason is not None:
             st = index.status(check_files=False)

@@ -1,5 +1,6 @@
-"""Vector tiers (issue 16): the fast tier by default, the full tier on request or in the background,
-one tier per search, and a build killed with SIGKILL resuming from what it committed.
+"""Vector tiers (issue 16): ``plait index`` builds the fast tier by default (a full index stays full),
+the full tier on request or in the background, one tier per search, and a build killed with SIGKILL
+resuming from what it committed.
 
 The machinery runs with the hashing embedder, whose fast tier is ``hashing-128`` beside the full
 ``hashing`` (256): two real models with their own tables. The static model itself is tested in
@@ -306,6 +307,34 @@ def test_sigkill_mid_build_keeps_committed_work_and_the_next_build_resumes(tmp_p
         return sorted(store.read(table, ["chunk_id", "path", "start_line"]).to_pylist(), key=json.dumps)
 
     assert rows(s) == rows(clean)  # no duplicates, nothing missing: the same as an uninterrupted build
+
+
+def test_plait_index_defaults_to_the_fast_tier_and_keeps_a_full_index_full(tmp_path: Path) -> None:
+    root = repo(tmp_path / "repo", 4)
+    env = {
+        **os.environ,
+        "PLAIT_INDEX_DIR": str(tmp_path / "index"),
+        "PLAIT_MODEL": "hashing",
+        "HF_HUB_OFFLINE": "1",
+    }
+    s = settings(root, tmp_path / "index")
+    assert Index(s).default_tier() == "fast"  # no index yet
+
+    first = run_plait("index", str(root), env=env, timeout=120)
+    assert first.returncode == 0, first.stderr
+    n = Index(s).status().chunks
+    assert f"fast tier {n})" in first.stdout and "full tier" not in first.stdout.split("searches rank")[0]
+    assert "fill in" in first.stdout and "plait index --tier full" in first.stdout  # says how to get more
+    assert Index(s).status().search_tier == "fast" and Index(s).default_tier() == "fast"
+
+    assert run_plait("index", str(root), "--tier", "full", "--quiet", env=env, timeout=120).returncode == 0
+    assert Index(s).default_tier() == "full"
+    (root / "pkg/m000.py").write_text(source(0) + "\n\ndef extra():\n    return 'retry a failed upload'\n")
+    again = json.loads(run_plait("index", str(root), "--json", env=env, timeout=120).stdout)
+    # A full index stays full: the changed file's chunks get the transformer's vectors, searches keep it.
+    assert again["changed"] == 1 and again["tiers"]["full"]["embedded"] >= 1
+    status = Index(s).status()
+    assert status.search_tier == "full" and status.tiers["full"]["complete"]
 
 
 def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:

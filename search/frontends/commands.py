@@ -91,6 +91,16 @@ def cmd_index(args: argparse.Namespace) -> int:
         print("skipped: " + ", ".join(f"{k.removeprefix('skipped_')} {v}" for k, v in report.skipped.items()))
     if report.rebuilt_reason:
         print(f"rebuilt: {report.rebuilt_reason}")
+    full = report.tiers.get("full")
+    if (
+        not report.vectors_skipped
+        and report.chunks_total
+        and (full is None or full["vectors"] < report.chunks_total)
+    ):
+        print(
+            "searches rank with the fast tier's static vectors; the transformer's (the full tier) fill in "
+            "behind them under `plait watch` or `plait serve`, or now with `plait index --tier full`"
+        )
     for err in report.errors[:10]:
         print(f"plait: warning: {err}", file=sys.stderr)
     return 0
