@@ -92,11 +92,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if report.rebuilt_reason:
         print(f"rebuilt: {report.rebuilt_reason}")
     full = report.tiers.get("full")
-    if (
-        not report.vectors_skipped
-        and report.chunks_total
-        and (full is None or full["vectors"] < report.chunks_total)
-    ):
+    if "fast" in report.tiers and (full is None or full["vectors"] < report.chunks_total):
         print(
             "searches rank with the fast tier's static vectors; the transformer's (the full tier) fill in "
             "behind them under `plait watch` or `plait serve`, or now with `plait index --tier full`"

@@ -4,7 +4,8 @@ Each job runs ``Index.build`` in a daemon thread of its own; its phase and count
 ``index_status`` and the search notes report, and what ``reindex(wait=true)`` sends as MCP progress.
 A job that builds an index with no vectors yet embeds the fast tier first (seconds: searches rank
 with vectors at once) and then the full tier behind it in a second, incremental build; an index
-that has only the fast tier (``plait index --tier fast``) gets the full tier in one incremental build.
+that has only the fast tier (what ``plait index`` builds for a new index) gets the full tier at start,
+in one incremental build.
 The :class:`Reindexer` coalesces the files the write and edit tools report, per root, and reindexes
 them so the next search sees the change. No exception ends either thread: a failed build is logged
 and recorded on its job.
@@ -261,8 +262,8 @@ def needs_build(status: IndexStatus) -> str | None:
 
 def needs_upgrade(status: IndexStatus) -> str | None:
     """Why a fresh index should be built again for its vectors: it has another tier's (the fast one,
-    from ``plait index --tier fast``) but not every chunk's full-tier vector. An index built without
-    vectors at all was asked for that way and is left so."""
+    what ``plait index`` builds for a new index) but not every chunk's full-tier vector. An index built
+    without vectors at all was asked for that way and is left so."""
     if status.state != IndexState.FRESH or not status.chunks:
         return None
     full = status.tiers.get("full")
