@@ -52,6 +52,11 @@ def settings(root: Path, index_dir: Path) -> Settings:
     return load_settings(root, env={}, overrides={"index_dir": str(index_dir), "model_name": "hashing"})
 
 
+def cli_env(index_dir: Path) -> dict[str, str]:
+    """What a ``plait`` subprocess needs to index with the hashing embedder into ``index_dir``."""
+    return {**os.environ, "PLAIT_INDEX_DIR": str(index_dir), "PLAIT_MODEL": "hashing", "HF_HUB_OFFLINE": "1"}
+
+
 def wait_for(what: str, probe: Callable[[], T], timeout: float = 60.0) -> T:
     deadline = time.monotonic() + timeout
     last = probe()
@@ -311,12 +316,7 @@ def test_sigkill_mid_build_keeps_committed_work_and_the_next_build_resumes(tmp_p
 
 def test_plait_index_defaults_to_the_fast_tier_and_keeps_a_full_index_full(tmp_path: Path) -> None:
     root = repo(tmp_path / "repo", 4)
-    env = {
-        **os.environ,
-        "PLAIT_INDEX_DIR": str(tmp_path / "index"),
-        "PLAIT_MODEL": "hashing",
-        "HF_HUB_OFFLINE": "1",
-    }
+    env = cli_env(tmp_path / "index")
     s = settings(root, tmp_path / "index")
     assert Index(s).default_tier() == "fast"  # no index yet
 
@@ -339,12 +339,7 @@ def test_plait_index_defaults_to_the_fast_tier_and_keeps_a_full_index_full(tmp_p
 
 def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:
     root = repo(tmp_path / "repo", 4)
-    env = {
-        **os.environ,
-        "PLAIT_INDEX_DIR": str(tmp_path / "index"),
-        "PLAIT_MODEL": "hashing",
-        "HF_HUB_OFFLINE": "1",
-    }
+    env = cli_env(tmp_path / "index")
 
     def plait(*args: str) -> subprocess.CompletedProcess[str]:
         return run_plait(*args, env=env, timeout=120)
