@@ -52,7 +52,7 @@ from indexer.memo import VersionMemo
 from indexer.nearest import ANN_NPROBES, ANN_REFINE, VectorHit, VectorSearch, ann_ef, search_tier
 from indexer.snapshot import Snapshot, current
 from indexer.spans import ChunkSpan, ChunkSpans
-from indexer.status import IndexState, IndexStatus, read_status
+from indexer.status import IndexState, IndexStatus, read_status, snapshot_record
 from indexer.store import ANN_INDEX_TYPE, Store, batched, in_filter, model_slug
 from indexer.symbol_reads import SymbolReader
 from models import Embedder, PlaitError
@@ -248,7 +248,7 @@ class Index:
             self._readers.bm25.prepare(snap)
             saved = self._readers.bm25.saved_file(version)
             if location is not None and meta is not None and saved is not None and saved.exists():
-                textview.write_view(location, meta, version, read_manifest(snap))
+                textview.write_view(location, meta, version, read_manifest(snap), snapshot_record(snap))
         except IndexStoreError as exc:
             log.debug("BM25 index not prepared after the build: %s", exc)
         except OSError as exc:  # a read-only or full disk: text searches read the tables instead

@@ -8,7 +8,7 @@ snapshot: status describes what the writer has written, including a build in pro
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -22,11 +22,13 @@ from indexer.errors import IndexStoreError
 from indexer.lock import writer_active
 from indexer.revision import REVISION_KEY, tree_revision
 from indexer.tables import read_manifest
+from indexer.textview import read_status_view
 from indexer.types import sha256_hex
 from indexer.workspace import Walker, WalkStats
 
 if TYPE_CHECKING:
     from indexer.index import Index
+    from indexer.snapshot import Snapshot
 
 INTERRUPTED_DETAIL = (
     "interrupted build: run plait index again (searches use the last published snapshot meanwhile)"
@@ -111,10 +113,18 @@ class IndexStatus:
 def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
     """State, counts, coverage and (with ``check_files``) which files changed since the last build.
 
-    Never raises for an unreadable index: that is the CORRUPT state, with the reason as ``detail``.
+    A local index whose last build saved its status beside the text search view
+    (:func:`indexer.textview.read_status_view`), with nothing published since and no writer at work,
+    is answered from that record without opening LanceDB (whose import is most of a second); any
+    other from its tables. Never raises for an unreadable index: that is the CORRUPT state, with the
+    reason as ``detail``.
     """
     settings = index.settings
     root = str(settings.root)
+    if settings.index_is_local:
+        saved = _from_view(index, check_files=check_files)
+        if saved is not None:
+            return saved
     if not index.exists():
         if _interrupted_first_build(index.location, settings.index_is_local):
             return IndexStatus(IndexState.INTERRUPTED, root, index.location, detail=INTERRUPTED_DETAIL)
@@ -122,43 +132,90 @@ def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
     try:
         store = index.store
         meta = store.get_meta()
-        st = IndexStatus(IndexState.FRESH, root, index.location)
-        st.files = store.count("files")
-        st.symbols = store.count("symbols")
-        st.chunks = store.count("chunks")
-        entries = snapshot_tiers(meta)
-        counts = {t: store.count(str(e["table"])) if store.has(str(e["table"])) else 0
-                  for t, e in entries.items()}  # fmt: skip
-        st.tiers = {
-            t: {
-                "model": e.get("id"),
-                "vectors": counts[t],
-                "complete": bool(st.chunks) and counts[t] >= st.chunks,
-            }
-            for t, e in entries.items()
-        }
-        by_table = {str(e["table"]): counts[t] for t, e in entries.items()}
-        st.search_tier = search_tier_of(entries, by_table.__getitem__, st.chunks)
-        if st.search_tier is not None:
-            st.model = str(entries[st.search_tier].get("id"))
-            st.vectors = counts[st.search_tier]
-        st.last_build = meta.get("last_build")
-        st.revision = meta.get(REVISION_KEY)
+        st = _from_record(
+            IndexStatus(IndexState.FRESH, root, index.location), _record(meta, store.count, store.has)
+        )
         if _interrupted(index.location, meta):
             st.state = IndexState.INTERRUPTED
             st.detail = INTERRUPTED_DETAIL
             return st
-        if meta.get("fingerprint") != fingerprint(settings):
-            st.state = IndexState.SCHEMA_MISMATCH
-            st.detail = "built by another plait version or chunk settings; the next `plait index` rebuilds it"
+        if not _same_fingerprint(st, meta.get("fingerprint"), index):
             return st
         if check_files:
-            _compare_files(index, st)
+            _compare_files(index, st, read_manifest(store))
             st.checkout = tree_revision(settings.root)
     except IndexStoreError as exc:
         return IndexStatus(IndexState.CORRUPT, root, index.location, detail=str(exc))
     if settings.index_is_local:
         st.size_bytes = _dir_size(Path(index.location))
+    return st
+
+
+def snapshot_record(snap: Snapshot) -> dict[str, Any]:
+    """What :func:`read_status` reports of a published snapshot, as JSON: saved after each build."""
+    return _record(snap.meta, snap.count, snap.has)
+
+
+def _record(
+    meta: Mapping[str, Any], count: Callable[[str], int], has: Callable[[str], bool]
+) -> dict[str, Any]:
+    """Counts, tiers and build facts of an index, from its ``meta`` and its tables' row counts."""
+    chunks = count("chunks")
+    entries = snapshot_tiers(meta)
+    counts = {t: count(str(e["table"])) if has(str(e["table"])) else 0 for t, e in entries.items()}
+    by_table = {str(e["table"]): counts[t] for t, e in entries.items()}
+    return {
+        "files": count("files"),
+        "symbols": count("symbols"),
+        "chunks": chunks,
+        "tiers": {
+            t: {"model": e.get("id"), "vectors": counts[t], "complete": bool(chunks) and counts[t] >= chunks}
+            for t, e in entries.items()
+        },
+        "search_tier": search_tier_of(entries, by_table.__getitem__, chunks),
+        "last_build": meta.get("last_build"),
+        "revision": meta.get(REVISION_KEY),
+        "fingerprint": meta.get("fingerprint"),
+    }
+
+
+def _from_record(st: IndexStatus, record: Mapping[str, Any]) -> IndexStatus:
+    st.files, st.symbols, st.chunks = int(record["files"]), int(record["symbols"]), int(record["chunks"])
+    st.tiers = {str(t): dict(e) for t, e in record["tiers"].items()}
+    st.search_tier = record["search_tier"]
+    if st.search_tier is not None:
+        st.model = str(st.tiers[st.search_tier]["model"])
+        st.vectors = int(st.tiers[st.search_tier]["vectors"])
+    st.last_build = record["last_build"]
+    st.revision = record["revision"]
+    return st
+
+
+def _same_fingerprint(st: IndexStatus, found: Any, index: Index) -> bool:
+    """False (and the state says so) when another plait version or chunk settings built the index."""
+    if found == fingerprint(index.settings):
+        return True
+    st.state = IndexState.SCHEMA_MISMATCH
+    st.detail = "built by another plait version or chunk settings; the next `plait index` rebuilds it"
+    return False
+
+
+def _from_view(index: Index, *, check_files: bool) -> IndexStatus | None:
+    """The status of a local index from the record its last build saved, or ``None`` when there is
+    none that is current, or a writer is at work (status then shows what it has written so far)."""
+    location = Path(index.location)
+    saved = read_status_view(location)
+    if saved is None or writer_active(index.location):
+        return None
+    record, manifest = saved
+    try:
+        st = _from_record(IndexStatus(IndexState.FRESH, str(index.settings.root), index.location), record)
+    except (KeyError, TypeError, ValueError):  # a record of another shape: read the tables
+        return None
+    if _same_fingerprint(st, record.get("fingerprint"), index) and check_files:
+        _compare_files(index, st, manifest)
+        st.checkout = tree_revision(index.settings.root)
+    st.size_bytes = _dir_size(location)
     return st
 
 
@@ -183,9 +240,8 @@ def _interrupted_first_build(location: str, local: bool) -> bool:
     return started and not writer_active(location)
 
 
-def _compare_files(index: Index, st: IndexStatus) -> None:
+def _compare_files(index: Index, st: IndexStatus, manifest: Mapping[str, tuple[str, int, int]]) -> None:
     settings = index.settings
-    manifest = read_manifest(index.store)
     seen = set()
     for f in Walker(settings).walk(WalkStats()):
         seen.add(f.path)
