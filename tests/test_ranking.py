@@ -137,9 +137,10 @@ def test_definition_reads_the_name_the_symbol_index_found_and_prefers_it_as_writ
 def test_a_plain_word_names_the_file_of_its_stem() -> None:
     cands = [fused("model.py", 1, 0.05), fused("quantization.py", 1, 0.02)]
     ranked = rank(cands, analyse("quantize"), _only(definition=3.0))
-    # "quantize" and "quantization" share the lexical stemmer's stem: the file is named after it
+    # "quantize" and "quantization" share the lexical stemmer's stem: the file is named after it, and
+    # counts as much as a definition of the name
     assert paths(ranked)[0] == ("quantization.py", 1)
-    assert ranked[0].score == pytest.approx(0.02 + 3.0 * 0.05 * 0.5)
+    assert ranked[0].score == pytest.approx(0.02 + 3.0 * 0.05)
     assert paths(rank(cands, analyse("quantum"), _only(definition=3.0)))[0] == ("model.py", 1)
 
 
@@ -148,9 +149,10 @@ def test_a_topic_naming_an_identifier_lifts_the_file_named_after_it() -> None:
     topic = analyse("how ManageHook routes new windows to workspaces")
     assert topic.form == "area" and topic.names == ("ManageHook",)
     ranked = rank(cands, topic, _only(definition=3.0))
-    # a sentence: half the definition weight; a file named after it, no definition seen: half again
+    # a sentence: half the definition weight; a file named after it, no definition seen: as much as a
+    # definition of the name
     assert paths(ranked)[0] == ("ManageHook.hs", 1)
-    assert ranked[0].score == pytest.approx(0.02 + 3.0 * 0.05 * 0.5 * 0.5)
+    assert ranked[0].score == pytest.approx(0.02 + 3.0 * 0.05 * 0.5)
     assert ranked[0].steps[0][0] == "file named after it"
     # A function sentence names what its definition takes or returns: no gain for the file.
     doc = rank(cands, analyse("Apply the ManageHook to a new window."), _only(definition=3.0))

@@ -11,8 +11,9 @@ in the candidate's explanation (``plait search --explain``). In order:
 2. **definition** — for an identifier query, a chunk that defines the name asked for gains
    ``definition × top score`` (half as much for an identifier inside a sentence); ×1.5 when the
    file's stem is the name too (``router.go`` for ``Router``); a chunk of a file named after the
-   identifier that defines nothing of that name gains half (for an identifier, or a topic naming
-   one: not for a function sentence, which names what its definition takes or returns). The name
+   identifier that defines nothing of that name gains as much as a definition (for an identifier, or
+   a topic naming one: the module named after a concept is where it lives, where its type may be
+   declared elsewhere; not for a function sentence, which names what its definition takes or returns). The name
    defined is the one the symbol index found in the chunk, or the chunk's label; once a candidate
    defines it as written, one defining it in another case only gains half.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
@@ -389,7 +390,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             # A file named after the name (tokenizer.py for Tokenizer) is its module even where no
             # single definition there carries the name: what a topic naming it asks for, not what a
             # function sentence naming what its definition takes or returns does.
-            gain = config.definition * top * 0.5 * scale
+            gain = config.definition * top * scale
             r.score += gain
             r.steps.append(("file named after it", f"+{gain:.4f}"))
 
