@@ -184,11 +184,9 @@ class TextView:
         return file_is_stale(self.settings.root, path, manifest)
 
 
-def read_status_view(location: Path) -> tuple[dict[str, Any], dict[str, tuple[str, int, int]]] | None:
-    """The published snapshot's status record and manifest, saved by the last build, while they are
-    still the current ones (``meta`` not written since, every table's latest manifest the same file);
-    ``None`` otherwise (the caller reads the tables, which also tells a damaged index). No LanceDB:
-    what lets ``plait status`` answer in a fraction of a second."""
+def _read_saved(location: Path) -> tuple[dict[str, Any], dict[str, tuple[str, int, int]]] | None:
+    """The saved view's JSON and its manifest, when it is readable and ``meta`` was not written since
+    it was saved; ``None`` otherwise."""
     try:
         with open(view_path(location), encoding="utf-8") as fh:
             data: Any = json.load(fh)
@@ -196,16 +194,29 @@ def read_status_view(location: Path) -> tuple[dict[str, Any], dict[str, tuple[st
         return None
     if not isinstance(data, dict) or data.get("format") != VIEW_FORMAT:
         return None
-    meta, rows, status = data.get("meta"), data.get("manifest"), data.get("status")
-    if not isinstance(rows, dict) or not isinstance(status, dict) or meta != meta_version(location):
-        return None
-    if data.get("tables") != table_marks(location):  # a table written or damaged since: read them
+    rows = data.get("manifest")
+    if not isinstance(rows, dict) or data.get("meta") != meta_version(location):
         return None
     try:
         manifest = {str(p): (str(v[0]), int(v[1]), int(v[2])) for p, v in rows.items()}
     except (TypeError, ValueError, IndexError):
         return None
-    return (status, manifest) if meta_version(location) == meta else None
+    return data, manifest
+
+
+def read_status_view(location: Path) -> tuple[dict[str, Any], dict[str, tuple[str, int, int]]] | None:
+    """The published snapshot's status record and manifest, saved by the last build, while they are
+    still the current ones (``meta`` not written since, every table's latest manifest the same file);
+    ``None`` otherwise (the caller reads the tables, which also tells a damaged index). No LanceDB:
+    what lets ``plait status`` answer in a fraction of a second."""
+    saved = _read_saved(location)
+    if saved is None:
+        return None
+    data, manifest = saved
+    status = data.get("status")
+    if not isinstance(status, dict) or data.get("tables") != table_marks(location):
+        return None  # no record, or a table written or damaged since: the caller reads the tables
+    return (status, manifest) if meta_version(location) == data["meta"] else None
 
 
 def open_view(settings: Settings) -> TextView | None:
@@ -214,24 +225,17 @@ def open_view(settings: Settings) -> TextView | None:
     if not settings.index_is_local:
         return None
     location = Path(settings.index_dir)
-    try:
-        with open(view_path(location), encoding="utf-8") as fh:
-            data: Any = json.load(fh)
-    except (OSError, ValueError):
+    saved = _read_saved(location)
+    if saved is None:
         return None
-    if not isinstance(data, dict) or data.get("format") != VIEW_FORMAT:
-        return None
-    chunks, meta, rows = data.get("chunks"), data.get("meta"), data.get("manifest")
-    if not isinstance(chunks, int) or not isinstance(rows, dict) or meta != meta_version(location):
+    data, manifest = saved
+    chunks, meta = data.get("chunks"), data["meta"]
+    if not isinstance(chunks, int):
         return None
     from indexer.lexical import LexicalIndex
 
     lexical = LexicalIndex.load_saved(lexical_path(location, chunks))
     if lexical is None:
-        return None
-    try:
-        manifest = {str(p): (str(v[0]), int(v[1]), int(v[2])) for p, v in rows.items()}
-    except (TypeError, ValueError, IndexError):
         return None
     # The view was written after the snapshot was read, so a meta version still current then is
     # current now only if no publish came between: check once more, after reading everything.
