@@ -110,7 +110,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         sp.add_argument("--no-vectors", action="store_true", help="build the symbol index only")
         sp.add_argument("--tier", choices=["auto", "fast", "full"], default="auto",
                         help="fast: static vectors, in seconds (plait watch and plait serve add the transformer's "
-                        "behind them); full: the transformer's now; auto (default): full for an index whose full "
+                        "behind them); full: the transformer's now; auto: full for an index whose full "
                         "tier is complete, else fast")  # fmt: skip
         sp.add_argument("--wait", type=float, default=0.0, help="seconds to wait for another writer")
         sp.add_argument("--json", action="store_true", help="print the build report as one JSON object")
