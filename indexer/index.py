@@ -215,14 +215,13 @@ class Index:
         (a full index stays full: a few changed chunks take the transformer seconds), else ``fast``:
         searchable in seconds, the full tier filled in behind it by ``plait watch`` and ``plait serve``
         (or at once by ``plait index --tier full``). The fast tier is within 0.01 NDCG@10 of the full
-        one on the peer suite (BENCHMARKS §9)."""
+        one on the peer suite (BENCHMARKS §9). Searches rank with the full tier exactly when it is
+        complete (:meth:`search_tier`), so that is the one test."""
         try:
-            if not self.exists():
-                return "fast"
-            full = self.status(check_files=False).tiers.get("full")
+            found = self.search_tier() if self.exists() else None
         except PlaitError:  # unreadable: the build rebuilds it, as a first build
             return "fast"
-        return "full" if full is not None and full.get("complete") else "fast"
+        return "full" if found is not None and found[0] == "full" else "fast"
 
     def _save_text_index(self) -> None:
         """Save the BM25 index of the chunks just published, before the vectors (a long phase, which
