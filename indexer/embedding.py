@@ -4,13 +4,13 @@ Two tiers of vectors are kept per index, each in its own table (``vectors_<model
 
 * ``fast``: a static token table made from the configured transformer (:mod:`models.static`: fitted
   on code and shipped for the packaged model, distilled on first use for any other), inputs
-  truncated to 128 tokens — thousands of chunks per second, so ``plait index --tier fast`` has a
-  complete semantic index in seconds, upgraded in the background by ``plait watch`` and
-  ``plait serve --watch``;
-* ``full`` (the default): the configured transformer itself. It stays the default because the
-  static model is still behind it on the peer suite (0.864 vs 0.875 NDCG@10 over 39 repositories,
-  more than the 0.01 a default may give up) and on sentences that describe one function (docstring
-  → function MRR@10 0.59 vs 0.79).
+  truncated to 128 tokens — thousands of chunks per second, so ``plait index`` has a complete
+  semantic index in seconds, upgraded in the background by ``plait watch`` and ``plait serve``. It
+  is what ``plait index`` builds for an index without a complete full tier (``--tier auto``,
+  :meth:`indexer.index.Index.default_tier`): within 0.01 NDCG@10 of the full tier on the peer suite
+  (0.870 vs 0.877 over 39 repositories), further behind on sentences that describe one function;
+* ``full``: the configured transformer itself, built by ``plait index --tier full``, behind the fast
+  tier by the watcher and the server, and kept up to date by ``plait index`` once it is complete.
 
 A search ranks with one tier only: the full tier once it covers every chunk, else the fast one.
 """
