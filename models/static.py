@@ -216,11 +216,15 @@ def teacher_token_vectors(model_dir: str) -> np.ndarray:
 
 def _pca(matrix: np.ndarray, components: int) -> np.ndarray:
     centred = matrix.astype(np.float64) - matrix.mean(axis=0, dtype=np.float64)
-    _u, _s, vt = np.linalg.svd(centred, full_matrices=False)
+    return centred @ principal_axes(centred, components).T
+
+
+def principal_axes(matrix: np.ndarray, components: int) -> np.ndarray:
+    """The first ``components`` right singular vectors of ``matrix`` (float64, one per row), each with
+    the sign that makes its largest coefficient positive: the same axes whatever sign LAPACK picks."""
+    _u, _s, vt = np.linalg.svd(matrix.astype(np.float64), full_matrices=False)
     basis = vt[:components]
-    flip = np.sign(basis[np.arange(components), np.abs(basis).argmax(axis=1)])
-    basis = basis * flip[:, None]  # a deterministic sign per component
-    return centred @ basis.T
+    return basis * np.sign(basis[np.arange(len(basis)), np.abs(basis).argmax(axis=1)])[:, None]
 
 
 def sif_weights(count: int) -> np.ndarray:

@@ -38,6 +38,7 @@ from models.static import (
     STATIC_MAX_TOKENS,
     TRAINED_RECIPE,
     max_chars,
+    principal_axes,
     sif_weights,
     static_tokenizer,
     teacher_token_vectors,
@@ -139,9 +140,7 @@ def reduce(rows: np.ndarray, token_ids: Sequence[Sequence[int]], dimensions: int
     """Step 3: the rows on the first ``dimensions`` principal axes of the texts' mean rows."""
     means = np.stack([rows[np.asarray(t, dtype=np.int64)].mean(axis=0) for t in token_ids if len(t)])
     means /= np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
-    _u, _s, vt = np.linalg.svd(means.astype(np.float64), full_matrices=False)
-    basis = vt[:dimensions]
-    basis *= np.sign(basis[np.arange(len(basis)), np.abs(basis).argmax(axis=1)])[:, None]
+    basis = principal_axes(means, dimensions)
     return np.asarray(rows @ basis.T.astype(np.float32), dtype=np.float32)
 
 
