@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from indexer.sandbox import run_beneath as run_beneath
     from indexer.status import IndexState as IndexState
     from indexer.status import IndexStatus as IndexStatus
+    from indexer.status import saved_status as saved_status
     from indexer.symbol_reads import lookup_names as lookup_names
     from indexer.symbols import extract_symbols as extract_symbols
     from indexer.textview import TextView as TextView
@@ -181,7 +182,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "indexer.report": ("BuildReport", "Progress"),
     "indexer.revision": ("describe_revision", "tree_revision"),
     "indexer.sandbox": ("run_beneath",),
-    "indexer.status": ("IndexState", "IndexStatus"),
+    "indexer.status": ("IndexState", "IndexStatus", "saved_status"),
     "indexer.symbol_reads": ("lookup_names",),
     "indexer.symbols": ("extract_symbols",),
     "indexer.textview": ("TextView", "open_view"),

@@ -37,11 +37,10 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from indexer import symbol_reads
-from indexer.chunks import CHUNKER_VERSION
 from indexer.config import Settings
 from indexer.embedding import search_tier_of, tier_entries
+from indexer.fingerprint import fingerprint
 from indexer.parse_jobs import Parsed, ParseJob, parse_pool, read_and_parse
-from indexer.parsing import queries_digest
 from indexer.report import BuildReport, NullProgress, Progress
 from indexer.revision import REVISION_KEY, tree_revision
 from indexer.snapshot import publish
@@ -49,7 +48,6 @@ from indexer.store import (
     CHUNKS_SCHEMA,
     FILES_SCHEMA,
     META_KEEP,
-    SCHEMA_VERSION,
     SYMBOLS_SCHEMA,
     Store,
     batched,
@@ -78,17 +76,6 @@ FILE_BATCH = 300
 COMPACT_FILES = 200
 COMPACT_CHUNKS = 1000
 COMPACT_EVERY = 25
-
-
-def fingerprint(settings: Settings) -> dict[str, object]:
-    """What an index was built with: a build by a different fingerprint starts afresh."""
-    c = settings.chunks
-    return {
-        "schema": SCHEMA_VERSION,
-        "chunker": CHUNKER_VERSION,
-        "chunks": [c.max_lines, c.overlap_lines, c.min_lines, c.window_lines, c.max_chars],
-        "queries": queries_digest(),
-    }
 
 
 @dataclass

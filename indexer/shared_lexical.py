@@ -20,9 +20,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from indexer.lexical import LexicalIndex
 
 log = logging.getLogger(__name__)

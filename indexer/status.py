@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from indexer import ownership
 from indexer.beneath import read_beneath
-from indexer.build import fingerprint
 from indexer.embedding import TIERS, search_tier_of, snapshot_tiers
 from indexer.errors import IndexStoreError
+from indexer.fingerprint import fingerprint
 from indexer.lock import writer_active
 from indexer.revision import REVISION_KEY, tree_revision
-from indexer.tables import read_manifest
 from indexer.textview import read_status_view
 from indexer.types import sha256_hex
 from indexer.workspace import Walker, WalkStats
 
 if TYPE_CHECKING:
+    from indexer.config import Settings
     from indexer.index import Index
     from indexer.snapshot import Snapshot
 
@@ -121,10 +121,9 @@ def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
     """
     settings = index.settings
     root = str(settings.root)
-    if settings.index_is_local:
-        saved = _from_view(index, check_files=check_files)
-        if saved is not None:
-            return saved
+    saved = saved_status(settings, check_files=check_files)
+    if saved is not None:
+        return saved
     if not index.exists():
         if _interrupted_first_build(index.location, settings.index_is_local):
             return IndexStatus(IndexState.INTERRUPTED, root, index.location, detail=INTERRUPTED_DETAIL)
@@ -139,10 +138,12 @@ def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
             st.state = IndexState.INTERRUPTED
             st.detail = INTERRUPTED_DETAIL
             return st
-        if not _same_fingerprint(st, meta.get("fingerprint"), index):
+        if not _same_fingerprint(st, meta.get("fingerprint"), settings):
             return st
         if check_files:
-            _compare_files(index, st, read_manifest(store))
+            from indexer.tables import read_manifest  # pyarrow: not on the saved record's path
+
+            _compare_files(settings, st, read_manifest(store))
             st.checkout = tree_revision(settings.root)
     except IndexStoreError as exc:
         return IndexStatus(IndexState.CORRUPT, root, index.location, detail=str(exc))
@@ -191,30 +192,33 @@ def _from_record(st: IndexStatus, record: Mapping[str, Any]) -> IndexStatus:
     return st
 
 
-def _same_fingerprint(st: IndexStatus, found: Any, index: Index) -> bool:
+def _same_fingerprint(st: IndexStatus, found: Any, settings: Settings) -> bool:
     """False (and the state says so) when another plait version or chunk settings built the index."""
-    if found == fingerprint(index.settings):
+    if found == fingerprint(settings):
         return True
     st.state = IndexState.SCHEMA_MISMATCH
     st.detail = "built by another plait version or chunk settings; the next `plait index` rebuilds it"
     return False
 
 
-def _from_view(index: Index, *, check_files: bool) -> IndexStatus | None:
+def saved_status(settings: Settings, *, check_files: bool = True) -> IndexStatus | None:
     """The status of a local index from the record its last build saved, or ``None`` when there is
-    none that is current, or a writer is at work (status then shows what it has written so far)."""
-    location = Path(index.location)
+    none that is current, or a writer is at work (status then shows what it has written so far), or
+    the index is not local. Needs neither LanceDB nor pyarrow: ``plait status`` asks this first."""
+    if not settings.index_is_local:
+        return None
+    location = Path(settings.index_dir)
     saved = read_status_view(location)
-    if saved is None or writer_active(index.location):
+    if saved is None or writer_active(settings.index_dir):
         return None
     record, manifest = saved
     try:
-        st = _from_record(IndexStatus(IndexState.FRESH, str(index.settings.root), index.location), record)
+        st = _from_record(IndexStatus(IndexState.FRESH, str(settings.root), settings.index_dir), record)
     except (KeyError, TypeError, ValueError):  # a record of another shape: read the tables
         return None
-    if _same_fingerprint(st, record.get("fingerprint"), index) and check_files:
-        _compare_files(index, st, manifest)
-        st.checkout = tree_revision(index.settings.root)
+    if _same_fingerprint(st, record.get("fingerprint"), settings) and check_files:
+        _compare_files(settings, st, manifest)
+        st.checkout = tree_revision(settings.root)
     st.size_bytes = _dir_size(location)
     return st
 
@@ -240,8 +244,7 @@ def _interrupted_first_build(location: str, local: bool) -> bool:
     return started and not writer_active(location)
 
 
-def _compare_files(index: Index, st: IndexStatus, manifest: Mapping[str, tuple[str, int, int]]) -> None:
-    settings = index.settings
+def _compare_files(settings: Settings, st: IndexStatus, manifest: Mapping[str, tuple[str, int, int]]) -> None:
     seen = set()
     for f in Walker(settings).walk(WalkStats()):
         seen.add(f.path)

@@ -54,7 +54,6 @@ def configure_lance() -> None:
         os.environ.setdefault(name, value)
 
 
-SCHEMA_VERSION = 2
 PINNED_VERSIONS = 2  # handles kept per table: the published version and the one before it
 META_KEEP = timedelta(minutes=10)  # versions of meta kept by compact_meta (readers need only the latest)
 

@@ -117,7 +117,7 @@ def test_a_record_is_used_only_while_current_and_no_writer_is_at_work(tmp_path: 
     assert Index(s).status().files == len(FILES) + 1
 
 
-def test_plait_status_of_a_built_index_imports_no_lancedb(tmp_path: Path) -> None:
+def test_plait_status_of_a_built_index_imports_neither_lancedb_nor_pyarrow(tmp_path: Path) -> None:
     s = workspace(tmp_path)
     Index(s).build(tier="fast")
     env = {**os.environ, "PLAIT_INDEX_DIR": s.index_dir, "PLAIT_MODEL": "hashing", "HF_HUB_OFFLINE": "1"}
@@ -126,7 +126,7 @@ def test_plait_status_of_a_built_index_imports_no_lancedb(tmp_path: Path) -> Non
         "from search.frontends.cli import main\n"
         "code = main(['status', sys.argv[1], '--json'])\n"
         "sys.stdout.flush()\n"
-        "sys.stderr.write('LOADED ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'lancedb'})))\n"
+        "sys.stderr.write('LOADED ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'lancedb', 'pyarrow'})))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe, str(s.root)], capture_output=True, text=True, env=env, timeout=120
