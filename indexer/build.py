@@ -31,7 +31,8 @@ vectors phase leaves a fast text search.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -40,6 +41,7 @@ from indexer import symbol_reads
 from indexer.config import Settings
 from indexer.embedding import search_tier_of, tier_entries
 from indexer.fingerprint import fingerprint
+from indexer.parse_ahead import ParseAhead
 from indexer.parse_jobs import Parsed, ParseJob, parse_pool, read_and_parse
 from indexer.report import BuildReport, NullProgress, Progress
 from indexer.revision import REVISION_KEY, tree_revision
@@ -140,17 +142,20 @@ class Builder:
         tier: str = "full",
         progress: Progress | None = None,
         chunks_ready: Callable[[], None] | None = None,
+        ahead: ParseAhead | None = None,
     ) -> None:
         """``embedders``: tier name → embedder factory (``fast`` and ``full``); None skips vectors.
         ``tier``: ``fast`` embeds the fast tier (and tops up an almost complete full tier), ``full``
         both. ``chunks_ready``: called once, when a long vectors phase first publishes (the chunks are
-        complete and published, no vector is written yet): the index saves its text search there."""
+        complete and published, no vector is written yet): the index saves its text search there.
+        ``ahead``: files whose parsing began before the store was opened (the caller closes it)."""
         self.settings = settings
         self.store = store
         self.embedders = embedders
         self.tier = tier
         self.progress = progress or NullProgress()
         self.chunks_ready = chunks_ready
+        self.ahead = ahead
         self._emptied = False  # the tables were emptied (a full build): their old versions go too
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
@@ -217,17 +222,14 @@ class Builder:
         """Read, hash and parse the changed files a batch at a time (in worker processes for large
         trees), committing each batch before the next is read: memory is bounded by the batch."""
         self.progress.start("parsing", len(plan.changed))
-        pool = parse_pool(self.settings, len(plan.changed))
+        ahead = self.ahead if self.ahead is not None and not self.ahead.closed else None
+        own_pool = None if ahead is not None else parse_pool(self.settings, len(plan.changed))
+        pool = own_pool or (ahead.pool if ahead is not None else None)
         try:
             for i in range(0, len(plan.changed), FILE_BATCH):
                 batch = plan.changed[i : i + FILE_BATCH]
                 jobs = [ParseJob(f.path, f.mtime_ns, f.language, _hash_of(manifest, f.path)) for f in batch]
-                if pool is None:
-                    outcomes: Iterable[tuple[str, object]] = (
-                        read_and_parse(job, self.settings) for job in jobs
-                    )
-                else:
-                    outcomes = pool.map(read_and_parse, jobs, chunksize=8)
+                outcomes = self._outcomes(jobs, pool)
                 parsed: list[Parsed] = []
                 touched: list[FileRecord] = []
                 for f, (kind, value) in zip(batch, outcomes, strict=True):
@@ -245,11 +247,26 @@ class Builder:
                 if touched:
                     self._touch(touched)
         finally:
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
+            if own_pool is not None:
+                own_pool.shutdown(wait=True, cancel_futures=True)
+            if ahead is not None:
+                report.parsed_ahead = ahead.taken
+                ahead.close()  # its workers are not needed for the vectors
         if plan.deleted:
             self._delete(plan.deleted)
             report.deleted = len(plan.deleted)
+
+    def _outcomes(self, jobs: list[ParseJob], pool: Executor | None) -> Iterator[tuple[str, object]]:
+        """Each job's outcome, in order: parsed ahead where it was, else in ``pool`` or in-process."""
+        ahead = self.ahead if self.ahead is not None and not self.ahead.closed else None
+        early = [ahead.take(job) if ahead is not None else None for job in jobs]
+        rest = [job for job, got in zip(jobs, early, strict=True) if got is None]
+        if pool is None or not rest:
+            late: Iterator[tuple[str, object]] = (read_and_parse(job, self.settings) for job in rest)
+        else:
+            late = pool.map(read_and_parse, rest, chunksize=8)
+        for got in early:
+            yield got if got is not None else next(late)
 
     def _commit_batch(self, parsed: list[Parsed], report: BuildReport) -> None:
         if not parsed:

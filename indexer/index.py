@@ -50,6 +50,7 @@ from indexer.lock import writer_lock
 from indexer.lookup import SymbolMatch, SymbolRow
 from indexer.memo import VersionMemo
 from indexer.nearest import ANN_NPROBES, ANN_REFINE, VectorHit, VectorSearch, ann_ef, search_tier
+from indexer.parse_ahead import ParseAhead
 from indexer.snapshot import Snapshot, current
 from indexer.spans import ChunkSpan, ChunkSpans
 from indexer.status import IndexState, IndexStatus, read_status, snapshot_record
@@ -185,14 +186,19 @@ class Index:
         root = self.settings.root.resolve()
         if self.settings.index_is_local:  # before the lock file: a foreign folder gets nothing of ours
             ownership.claim(Path(self.location), root)
-        with writer_lock(self.location, wait=wait):
+        with writer_lock(self.location, wait=wait), contextlib.ExitStack() as stack:
+            # A first build parses in worker processes while this one opens the index (imports lancedb).
+            local = Path(self.location) if self.settings.index_is_local else None
+            ahead = ParseAhead.start(self.settings, local)
+            if ahead is not None:
+                stack.callback(ahead.close)
             self._check_meta_owner(root)
             factories = self._embedder_factories() if vectors else None
 
             def builder() -> Builder:
                 return Builder(
                     self.settings, self.store, embedders=factories, tier=tier, progress=progress,
-                    chunks_ready=self._save_text_index,
+                    chunks_ready=self._save_text_index, ahead=ahead,
                 )  # fmt: skip
 
             with contextlib.suppress(IndexStoreError):  # unreadable meta: the build's verify says so

@@ -89,14 +89,15 @@ def read_and_parse(job: ParseJob, settings: Settings | None = None) -> tuple[str
     return "parsed", parse_file(job.path, data, job.language, settings, job.mtime_ns)
 
 
-def parse_pool(settings: Settings, files: int) -> ProcessPoolExecutor | None:
-    """Worker processes for a build of at least PARALLEL_MIN_FILES files on a machine with more than
-    one usable core (spawned: the parent holds LanceDB threads, which a fork would copy mid-state)."""
+def parse_pool(settings: Settings, files: int, *, min_files: int | None = None) -> ProcessPoolExecutor | None:
+    """Worker processes for a build of at least ``min_files`` (default PARALLEL_MIN_FILES) files on a
+    machine with more than one usable core (spawned: the parent holds LanceDB threads, which a fork
+    would copy mid-state)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    if files < PARALLEL_MIN_FILES or cores < 2:
+    if files < (PARALLEL_MIN_FILES if min_files is None else min_files) or cores < 2:
         return None
     return ProcessPoolExecutor(
         max_workers=min(cores, MAX_PARSE_WORKERS),

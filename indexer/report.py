@@ -43,6 +43,7 @@ class BuildReport:
     vectors_skipped: bool = False
     ann: str | None = None
     tiers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    parsed_ahead: int = 0  # files parsed in worker processes while the index was opened (first builds)
 
     def add_vectors(self, later: BuildReport) -> None:
         """Count in ``later``, an incremental build right after this one that only embedded (a tier

@@ -25,6 +25,23 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+def test_a_first_plait_index_parses_in_workers_while_it_opens_the_index(
+    make_repo, cli_env: dict[str, str]
+) -> None:
+    from indexer.parse_ahead import AHEAD_MIN_FILES
+
+    root = make_repo({f"pkg/m{i:03}.py": f"def f{i}():\n    return {i}\n" for i in range(AHEAD_MIN_FILES)})
+    built = plait("index", str(root), "--json", env=cli_env)
+    assert built.returncode == 0, built.stderr
+    report = json.loads(built.stdout)
+    many_cores = len(os.sched_getaffinity(0)) > 1
+    assert report["parsed_ahead"] == (AHEAD_MIN_FILES if many_cores else 0)
+    assert report["changed"] == report["symbols"] == AHEAD_MIN_FILES and not report["errors"]
+    (root / "pkg/m000.py").write_text("def changed():\n    return 0\n")
+    again = json.loads(plait("index", str(root), "--json", env=cli_env).stdout)
+    assert (again["parsed_ahead"], again["changed"]) == (0, 1)  # the index has tables now
+
+
 def test_index_status_search_round_trip(make_repo, cli_env: dict[str, str]) -> None:
     root = make_repo(SRC)
     built = plait("index", str(root), "--json", env=cli_env)

@@ -46,7 +46,7 @@ def test_the_build_report_json_keeps_its_fields_order_rounding_and_error_cap() -
         "chunks_total": 0, "embedded": 0, "from_cache": 0, "vectors": 0, "seconds": 1.235,
         "symbol_seconds": 0.0, "vector_seconds": 2.0, "rebuilt_reason": None, "skipped": {},
         "errors": [f"e{i}" for i in range(50)], "vectors_skipped": False, "ann": None,
-        "tiers": {"fast": {"vectors": 4}},
+        "tiers": {"fast": {"vectors": 4}}, "parsed_ahead": 0,
     }  # fmt: skip
     assert json.dumps(report.as_dict()) == json.dumps(expected)
 

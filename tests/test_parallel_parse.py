@@ -1,13 +1,18 @@
-"""Large builds read and parse files in worker processes (issue 16): the same tables as in-process."""
+"""Large builds, and first builds while the index opens, read and parse files in worker processes
+(issue 16): the same tables as in-process."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from conftest import write_tree
 
+import indexer.parse_ahead as parse_ahead
 import indexer.parse_jobs as parse_jobs
 from indexer import Index, Settings, load_settings
+from indexer.parse_ahead import ParseAhead
+from indexer.parse_jobs import ParseJob, read_and_parse
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -34,11 +39,7 @@ def tables(index: Index) -> dict[str, list[dict[str, object]]]:
 def test_worker_processes_build_the_same_index_as_one_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "repo"
-    for rel, content in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        data = content.encode() if isinstance(content, str) else content
-        (root / rel).write_bytes(data)
+    root = write_tree(tmp_path / "repo", FILES)
 
     def settings(name: str) -> Settings:
         return load_settings(
@@ -59,3 +60,65 @@ def test_worker_processes_build_the_same_index_as_one_process(
     (root / "app/views.py").touch()  # only its mtime changes: the worker says "same", nothing is parsed
     again = Index(settings("parallel")).build(vectors=False)
     assert (again.changed, again.unchanged) == (0, 5)
+
+
+def test_a_first_build_parses_ahead_while_it_opens_the_index_and_builds_the_same_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree(tmp_path / "repo", FILES)
+
+    def settings(name: str) -> Settings:
+        return load_settings(
+            root, env={}, overrides={"index_dir": str(tmp_path / name), "model_name": "hashing"}
+        )
+
+    serial = Index(settings("serial"))
+    assert serial.build(vectors=False).parsed_ahead == 0  # this process has opened LanceDB: no gain
+    if parse_jobs.parse_pool(settings("x"), 5, min_files=1) is None:
+        pytest.skip("one usable core: builds parse in-process")
+    monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
+    monkeypatch.setattr(parse_ahead, "lancedb_imported", lambda: False)  # as in a fresh `plait index`
+    ahead = Index(settings("ahead"))
+    report = ahead.build(vectors=False)
+    assert (report.parsed_ahead, report.changed) == (5, 5) and not report.errors
+    assert tables(ahead) == tables(serial)
+    (root / "app/views.py").write_text("def changed():\n    return 1\n")
+    again = Index(settings("ahead")).build(vectors=False)  # the index has tables: nothing ahead
+    assert (again.parsed_ahead, again.changed, again.unchanged) == (0, 1, 4)
+
+
+def test_an_outcome_parsed_ahead_is_handed_out_once_and_only_for_the_same_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree(tmp_path / "repo", FILES)
+    s = load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index"), "model_name": "hashing"})
+    monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
+    monkeypatch.setattr(parse_ahead, "lancedb_imported", lambda: False)
+    ahead = ParseAhead.start(s, tmp_path / "index")
+    if ahead is None:
+        pytest.skip("one usable core: builds parse in-process")
+    mtime = (root / "app/models.py").stat().st_mtime_ns
+    job = ParseJob("app/models.py", mtime, "python", None)
+    got = ahead.take(job)
+    assert got is not None and got == read_and_parse(job, s) and got[0] == "parsed"
+    assert ahead.take(job) is None  # once
+    assert ahead.take(ParseJob("app/models.py", mtime + 1, "python", None)) is None  # changed since
+    assert ahead.take(ParseJob("app/models.py", mtime, "python", "0" * 64)) is None  # had a hash
+    assert ahead.taken == 1
+    ahead.close()
+    ahead.close()  # again: nothing
+    assert ahead.closed
+
+
+def test_no_parsing_ahead_for_an_index_that_has_tables_or_a_small_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree(tmp_path / "repo", FILES)
+    s = load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index"), "model_name": "hashing"})
+    monkeypatch.setattr(parse_ahead, "lancedb_imported", lambda: False)
+    assert ParseAhead.start(s, tmp_path / "index") is None  # 5 files < AHEAD_MIN_FILES
+    monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
+    (tmp_path / "built").mkdir()
+    (tmp_path / "built" / "files.lance").mkdir()
+    assert ParseAhead.start(s, tmp_path / "built") is None
+    assert ParseAhead.start(s, None) is None  # object storage: the build parses as usual
