@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -26,6 +28,7 @@ log = logging.getLogger(__name__)
 #: A build of at least this many changed files reads and parses them in worker processes.
 PARALLEL_MIN_FILES = 2000
 MAX_PARSE_WORKERS = 8
+PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its build is still running
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +68,19 @@ class ParseJob:
 _worker_settings: Settings | None = None
 
 
-def _init_worker(settings: Settings) -> None:
+def _init_worker(settings: Settings, parent: int) -> None:
     global _worker_settings
     _worker_settings = settings
+    threading.Thread(target=_exit_with_parent, args=(parent,), name="plait-parent-watch", daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker once the build that started it is gone. A build killed with SIGKILL cannot shut
+    its pool down, and its workers, which hold their task queue's write end themselves, would wait
+    for work forever."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
 
 
 def read_and_parse(job: ParseJob, settings: Settings | None = None) -> tuple[str, object]:
@@ -103,5 +116,5 @@ def parse_pool(settings: Settings, files: int, *, min_files: int | None = None) 
         max_workers=min(cores, MAX_PARSE_WORKERS),
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(settings,),
+        initargs=(settings, os.getpid()),
     )

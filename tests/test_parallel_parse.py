@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -74,8 +78,10 @@ def test_a_first_build_parses_ahead_while_it_opens_the_index_and_builds_the_same
 
     serial = Index(settings("serial"))
     assert serial.build(vectors=False).parsed_ahead == 0  # this process has opened LanceDB: no gain
-    if parse_jobs.parse_pool(settings("x"), 5, min_files=1) is None:
+    probe = parse_jobs.parse_pool(settings("x"), 5, min_files=1)
+    if probe is None:
         pytest.skip("one usable core: builds parse in-process")
+    probe.shutdown()
     monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
     monkeypatch.setattr(parse_ahead, "lancedb_imported", lambda: False)  # as in a fresh `plait index`
     ahead = Index(settings("ahead"))
@@ -122,3 +128,46 @@ def test_no_parsing_ahead_for_an_index_that_has_tables_or_a_small_tree(
     (tmp_path / "built" / "files.lance").mkdir()
     assert ParseAhead.start(s, tmp_path / "built") is None
     assert ParseAhead.start(s, None) is None  # object storage: the build parses as usual
+
+
+KILLED_BUILD = """
+import os, sys, time
+from pathlib import Path
+from indexer import load_settings
+from indexer.parse_jobs import parse_pool
+s = load_settings(Path(sys.argv[1]), env={}, overrides={"index_dir": sys.argv[2], "model_name": "hashing"})
+pool = parse_pool(s, 2, min_files=1)
+print(" ".join(sorted({str(pool.submit(os.getpid).result()) for _ in range(4)})), flush=True)
+time.sleep(600)
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")  # a zombie has ended (this container's init may not reap it)
+
+
+def test_parse_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "repo", FILES)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_BUILD, str(root), str(tmp_path / "index")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.strip():
+        proc.kill()
+        proc.wait()
+        pytest.skip("one usable core: no worker processes")
+    workers = [int(p) for p in line.split()]
+    assert workers and proc.pid not in workers and all(alive(p) for p in workers)
+    proc.send_signal(signal.SIGKILL)  # no chance to shut its pool down
+    proc.wait()
+    deadline = time.monotonic() + 30
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(p) for p in workers), "a killed build's parse workers kept running"
