@@ -30,9 +30,11 @@ vectors phase leaves a fast text search.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -73,6 +75,8 @@ __all__ = [
     "tier_entries",
     "vector_matrix",
 ]
+
+log = logging.getLogger(__name__)
 
 FILE_BATCH = 300
 COMPACT_FILES = 200
@@ -156,6 +160,7 @@ class Builder:
         self.progress = progress or NullProgress()
         self.chunks_ready = chunks_ready
         self.ahead = ahead
+        self._pool_broken = False  # a worker pool failed: parse in-process from then on
         self._emptied = False  # the tables were emptied (a full build): their old versions go too
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
@@ -261,12 +266,25 @@ class Builder:
         ahead = self.ahead if self.ahead is not None and not self.ahead.closed else None
         early = [ahead.take(job) if ahead is not None else None for job in jobs]
         rest = [job for job, got in zip(jobs, early, strict=True) if got is None]
-        if pool is None or not rest:
-            late: Iterator[tuple[str, object]] = (read_and_parse(job, self.settings) for job in rest)
-        else:
-            late = pool.map(read_and_parse, rest, chunksize=8)
+        late = self._parse(rest, pool)
         for got in early:
             yield got if got is not None else next(late)
+
+    def _parse(self, jobs: list[ParseJob], pool: Executor | None) -> Iterator[tuple[str, object]]:
+        """The outcomes of ``jobs`` in order, from ``pool`` while it works: when its workers die or
+        cannot start (a caller whose main module spawned processes cannot import), the rest, and
+        every later batch, are parsed in this process."""
+        done = 0
+        if pool is not None and jobs and not self._pool_broken:
+            try:
+                for outcome in pool.map(read_and_parse, jobs, chunksize=8):
+                    yield outcome
+                    done += 1
+            except BrokenProcessPool as exc:
+                log.warning("parse workers stopped (%s); parsing in this process", exc)
+                self._pool_broken = True
+        for job in jobs[done:]:
+            yield read_and_parse(job, self.settings)
 
     def _commit_batch(self, parsed: list[Parsed], report: BuildReport) -> None:
         if not parsed:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import subprocess
 import sys
@@ -15,7 +17,7 @@ from conftest import write_tree
 import indexer.parse_ahead as parse_ahead
 import indexer.parse_jobs as parse_jobs
 from indexer import Index, Settings, load_settings
-from indexer.parse_ahead import ParseAhead
+from indexer.parse_ahead import AHEAD_MIN_FILES, ParseAhead
 from indexer.parse_jobs import ParseJob, read_and_parse
 
 pytestmark = pytest.mark.timeout(180)
@@ -171,3 +173,29 @@ def test_parse_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
     while any(alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(alive(p) for p in workers), "a killed build's parse workers kept running"
+
+
+FROM_STDIN = """
+import json, sys
+from pathlib import Path
+from indexer import Index, load_settings
+s = load_settings(Path(sys.argv[1]), env={}, overrides={"index_dir": sys.argv[2], "model_name": "hashing"})
+r = Index(s).build(tier="fast")
+print(json.dumps({"changed": r.changed, "symbols": r.symbols, "ahead": r.parsed_ahead, "errors": r.errors}))
+"""
+
+
+def test_a_first_build_whose_parse_workers_cannot_start_parses_in_process(tmp_path: Path) -> None:
+    n = AHEAD_MIN_FILES
+    root = write_tree(
+        tmp_path / "repo", {f"pkg/m{i:03}.py": f"def f{i}():\n    return {i}\n" for i in range(n)}
+    )
+    # A program read from stdin: spawned workers cannot import its main module and die at start.
+    out = subprocess.run(
+        [sys.executable, "-", str(root), str(tmp_path / "index")],
+        input=FROM_STDIN, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == {"changed": n, "symbols": n, "ahead": 0, "errors": []}
+    if len(os.sched_getaffinity(0)) > 1:  # there were workers to lose
+        assert "parsing in this process" in out.stderr
