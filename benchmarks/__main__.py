@@ -1,4 +1,4 @@
-"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage|cross-repo|fleet|large-tree|peer-replay|peer-tokens|static-train``: the benchmark CLI.
+"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage|cross-repo|fleet|large-tree|peer-replay|peer-tokens|static-train|cold-index``: the benchmark CLI.
 
 Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
 one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
@@ -35,6 +35,7 @@ DELEGATED = {
     "fleet": "benchmarks.fleet_index",
     "large-tree": "benchmarks.large_tree",
     "static-train": "benchmarks.static_train",
+    "cold-index": "benchmarks.cold_index",
 }
 
 
@@ -165,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fit the fast tier's static table on the peer suite's tuning half (see --help)")  # fmt: skip
     sub.add_parser("large-tree", add_help=False,
                    help="a very large index: cold BM25, ANN recall, cold and warm searches (see --help)")  # fmt: skip
+    sub.add_parser("cold-index", add_help=False,
+                   help="a new workspace from cold processes: plait index, then plait status fresh (see --help)")  # fmt: skip
     return p
 
 

@@ -272,7 +272,7 @@ def test_a_query_set_from_another_revision_is_refused(
     assert "changed since the query set was built" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["embed", "freshness"])
+@pytest.mark.parametrize("command", ["embed", "freshness", "cold-index"])
 def test_delegated_sub_commands_reach_their_own_parsers(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -280,6 +280,24 @@ def test_delegated_sub_commands_reach_their_own_parsers(
         main([command, "--help"])
     assert exc.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+def test_cold_index_times_plait_index_and_status_processes_alternated_with_another_tree(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    here = Path(__file__).resolve().parent.parent  # this checkout stands in for the other tree too
+    data = run_json(capsys, "cold-index", "--root", str(repo), "--rounds", "2", "--compare", str(here))
+    for name in ("this", "compare"):
+        runs = data[name]["runs"]
+        assert data[name]["all_fresh"] and len(runs) == 2
+        assert all(r["total_s"] >= r["index_s"] > 0 and r["chunks"] > 0 and r["fresh"] for r in runs)
+        assert (
+            data[name]["median_total_s"]
+            == sorted(r["total_s"] for r in runs)[0] / 2 + sorted(r["total_s"] for r in runs)[1] / 2
+        )
+    assert data["this_over_compare"] == round(
+        data["this"]["median_total_s"] / data["compare"]["median_total_s"], 3
+    )
 
 
 def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(

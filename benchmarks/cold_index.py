@@ -1,0 +1,117 @@
+"""``python -m benchmarks cold-index``: a new workspace made searchable from cold processes (issue 16's
+tokio target: ``plait index`` to ``plait status`` fresh, ≤ 5 s).
+
+Each round runs, as a user would, ``plait index ROOT --index-dir NEW --json -q`` in a fresh process
+(the default tier unless ``--tier``), then ``plait status ROOT --index-dir NEW --json`` in another, and
+checks that the status is ``fresh`` with a vector for every chunk. ``--compare TREE`` runs the same
+rounds with another checkout of plait (its packages first on ``PYTHONPATH``), alternated with this one
+(ABBA, so a machine that slows down or speeds up during the run weighs on both alike), and reports
+the ratio of the medians. Wall times of whole processes: start-up, imports and exit included.
+
+    python -m benchmarks cold-index --root /tmp/peerbench-cache/repos/tokio/root --rounds 4 \\
+        --compare /tmp/before --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent.parent  # this checkout of plait
+
+
+def one_round(root: Path, tree: Path, tier: str | None, work: Path) -> dict[str, Any]:
+    """One cold ``plait index`` into a new index directory, then one ``plait status``, with ``tree``'s
+    plait; the wall seconds of each process and what they reported."""
+    index_dir = Path(tempfile.mkdtemp(prefix="cold-index-", dir=work))
+    env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
+    env.pop("PLAIT_INDEX_DIR", None)
+    cli = [sys.executable, "-m", "search.frontends.cli"]
+    started = time.perf_counter()
+    built = subprocess.run(
+        [*cli, "index", str(root), "--index-dir", str(index_dir), "--json", "-q", *(["--tier", tier] if tier else [])],
+        capture_output=True, text=True, env=env, cwd=tree, check=False,
+    )  # fmt: skip
+    indexed = time.perf_counter()
+    status = subprocess.run(
+        [*cli, "status", str(root), "--index-dir", str(index_dir), "--json"],
+        capture_output=True, text=True, env=env, cwd=tree, check=False,
+    )  # fmt: skip
+    ended = time.perf_counter()
+    if built.returncode != 0 or status.returncode != 0:
+        raise SystemExit(f"plait failed in {tree}:\n{built.stderr[-2000:]}\n{status.stderr[-2000:]}")
+    report, state = json.loads(built.stdout), json.loads(status.stdout)
+    fresh = state["state"] == "fresh" and state["vectors"] == state["chunks"] > 0
+    return {
+        "index_s": round(indexed - started, 3),
+        "status_s": round(ended - indexed, 3),
+        "total_s": round(ended - started, 3),
+        "build_s": report.get("seconds"),
+        "chunks": state["chunks"],
+        "tier": state.get("search_tier"),
+        "fresh": fresh,
+        "parsed_ahead": report.get("parsed_ahead"),
+    }
+
+
+def run(root: Path, rounds: int, tier: str | None, compare: Path | None) -> dict[str, Any]:
+    trees = {"this": HERE} if compare is None else {"this": HERE, "compare": compare}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory(prefix="cold-index-") as tmp:
+        for r in range(rounds):
+            order = list(trees) if r % 2 == 0 else list(reversed(trees))
+            for name in order:
+                got = one_round(root, trees[name], tier, Path(tmp))
+                got["load"] = os.getloadavg()[0]
+                runs[name].append(got)
+                print(f"round {r + 1} {name}: total {got['total_s']:.2f} s (index {got['index_s']:.2f}, "
+                      f"status {got['status_s']:.2f}), fresh={got['fresh']}", file=sys.stderr)  # fmt: skip
+    out: dict[str, Any] = {
+        "root": str(root),
+        "rounds": rounds,
+        "trees": {n: str(t) for n, t in trees.items()},
+    }
+    for name, series in runs.items():
+        out[name] = {
+            "median_total_s": statistics.median(g["total_s"] for g in series),
+            "median_index_s": statistics.median(g["index_s"] for g in series),
+            "median_status_s": statistics.median(g["status_s"] for g in series),
+            "all_fresh": all(g["fresh"] for g in series),
+            "runs": series,
+        }
+    if compare is not None:
+        out["this_over_compare"] = round(out["this"]["median_total_s"] / out["compare"]["median_total_s"], 3)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks cold-index", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    p.add_argument("--root", type=Path, required=True, help="the workspace to index")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--tier", choices=["auto", "fast", "full"], help="plait index --tier (default: its own)")
+    p.add_argument("--compare", type=Path, help="another checkout of plait, run alternated with this one")
+    p.add_argument("--json", action="store_true", help="print one JSON object (else the medians)")
+    args = p.parse_args(argv)
+    if not args.root.is_dir():
+        p.error(f"{args.root} is not a directory")
+    data = run(args.root.resolve(), args.rounds, args.tier, args.compare.resolve() if args.compare else None)
+    if args.json:
+        print(json.dumps(data, indent=1))
+    else:
+        for name in data["trees"]:
+            d = data[name]
+            print(f"{name}: median {d['median_total_s']:.2f} s (index {d['median_index_s']:.2f}, "
+                  f"status {d['median_status_s']:.2f}), all fresh: {d['all_fresh']}")  # fmt: skip
+        if "this_over_compare" in data:
+            print(f"this / compare: {data['this_over_compare']:.3f}")
+    return 0
