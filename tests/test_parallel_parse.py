@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,9 +43,12 @@ def tables(index: Index) -> dict[str, list[dict[str, object]]]:
     return out
 
 
-def test_worker_processes_build_the_same_index_as_one_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+SettingsFor = Callable[[str], Settings]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[Path, SettingsFor]:
+    """FILES written to a workspace, and its settings with the index in ``tmp_path / name``."""
     root = write_tree(tmp_path / "repo", FILES)
 
     def settings(name: str) -> Settings:
@@ -52,13 +56,24 @@ def test_worker_processes_build_the_same_index_as_one_process(
             root, env={}, overrides={"index_dir": str(tmp_path / name), "model_name": "hashing"}
         )
 
-    serial = Index(settings("serial"))
-    serial.build(vectors=False)
-    monkeypatch.setattr(parse_jobs, "PARALLEL_MIN_FILES", 1)
-    pool = parse_jobs.parse_pool(settings("parallel"), 5)
+    return root, settings
+
+
+def require_workers(settings: Settings) -> None:
+    pool = parse_jobs.parse_pool(settings, 5, min_files=1)
     if pool is None:
         pytest.skip("one usable core: builds parse in-process")
     pool.shutdown()
+
+
+def test_worker_processes_build_the_same_index_as_one_process(
+    tree: tuple[Path, SettingsFor], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, settings = tree
+    serial = Index(settings("serial"))
+    serial.build(vectors=False)
+    require_workers(settings("parallel"))
+    monkeypatch.setattr(parse_jobs, "PARALLEL_MIN_FILES", 1)
     parallel = Index(settings("parallel"))
     report = parallel.build(vectors=False)
     assert report.changed == 5 and not report.errors
@@ -69,21 +84,12 @@ def test_worker_processes_build_the_same_index_as_one_process(
 
 
 def test_a_first_build_parses_ahead_while_it_opens_the_index_and_builds_the_same_index(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: tuple[Path, SettingsFor], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = write_tree(tmp_path / "repo", FILES)
-
-    def settings(name: str) -> Settings:
-        return load_settings(
-            root, env={}, overrides={"index_dir": str(tmp_path / name), "model_name": "hashing"}
-        )
-
+    root, settings = tree
     serial = Index(settings("serial"))
     assert serial.build(vectors=False).parsed_ahead == 0  # this process has opened LanceDB: no gain
-    probe = parse_jobs.parse_pool(settings("x"), 5, min_files=1)
-    if probe is None:
-        pytest.skip("one usable core: builds parse in-process")
-    probe.shutdown()
+    require_workers(settings("ahead"))
     monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
     monkeypatch.setattr(parse_ahead, "lancedb_imported", lambda: False)  # as in a fresh `plait index`
     ahead = Index(settings("ahead"))
@@ -96,10 +102,10 @@ def test_a_first_build_parses_ahead_while_it_opens_the_index_and_builds_the_same
 
 
 def test_an_outcome_parsed_ahead_is_handed_out_once_and_only_for_the_same_job(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: tuple[Path, SettingsFor], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = write_tree(tmp_path / "repo", FILES)
-    s = load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index"), "model_name": "hashing"})
+    root, settings = tree
+    s = settings("index")
     monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
     monkeypatch.setattr(parse_ahead, "lancedb_imported", lambda: False)
     ahead = ParseAhead.start(s, tmp_path / "index")
@@ -119,10 +125,9 @@ def test_an_outcome_parsed_ahead_is_handed_out_once_and_only_for_the_same_job(
 
 
 def test_no_parsing_ahead_for_an_index_that_has_tables_or_a_small_tree(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: tuple[Path, SettingsFor], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = write_tree(tmp_path / "repo", FILES)
-    s = load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index"), "model_name": "hashing"})
+    s = tree[1]("index")
     monkeypatch.setattr(parse_ahead, "lancedb_imported", lambda: False)
     assert ParseAhead.start(s, tmp_path / "index") is None  # 5 files < AHEAD_MIN_FILES
     monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
