@@ -234,7 +234,7 @@ class Builder:
             for i in range(0, len(plan.changed), FILE_BATCH):
                 batch = plan.changed[i : i + FILE_BATCH]
                 jobs = [ParseJob(f.path, f.mtime_ns, f.language, _hash_of(manifest, f.path)) for f in batch]
-                outcomes = self._outcomes(jobs, pool)
+                outcomes = self._outcomes(jobs, pool, ahead)
                 parsed: list[Parsed] = []
                 touched: list[FileRecord] = []
                 for f, (kind, value) in zip(batch, outcomes, strict=True):
@@ -261,9 +261,10 @@ class Builder:
             self._delete(plan.deleted)
             report.deleted = len(plan.deleted)
 
-    def _outcomes(self, jobs: list[ParseJob], pool: Executor | None) -> Iterator[tuple[str, object]]:
-        """Each job's outcome, in order: parsed ahead where it was, else in ``pool`` or in-process."""
-        ahead = self.ahead if self.ahead is not None and not self.ahead.closed else None
+    def _outcomes(
+        self, jobs: list[ParseJob], pool: Executor | None, ahead: ParseAhead | None
+    ) -> Iterator[tuple[str, object]]:
+        """Each job's outcome, in order: parsed ``ahead`` where it was, else in ``pool`` or in-process."""
         early = [ahead.take(job) if ahead is not None else None for job in jobs]
         rest = [job for job, got in zip(jobs, early, strict=True) if got is None]
         late = self._parse(rest, pool)

@@ -3,8 +3,8 @@
 A process that opens a LanceDB index first imports lancedb, 0.7–0.9 s of one core here, and a first
 build parses every file only after that. Nothing in a first build needs the index to decide what to
 parse (every file is new), so when the index has no table yet and this process has not imported
-lancedb, :meth:`ParseAhead.start` walks the tree and begins parsing its files in worker processes
-(:func:`indexer.parse_jobs.parse_pool`) before the index is opened. The build then takes a file's
+lancedb, :meth:`ParseAhead.start` walks the tree's first files and begins parsing them in worker
+processes (:func:`indexer.parse_jobs.parse_pool`) before the index is opened. The build then takes a file's
 outcome from there when the job it would run is the very same one (path, modification time,
 language, no earlier hash) and parses any other file itself, so the index is the one in-process
 parsing gives, file for file. Only the first :data:`AHEAD_MAX_FILES` files are parsed ahead, so
@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import sys
 from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import islice
 from pathlib import Path
 
 from indexer import ownership
@@ -65,14 +66,14 @@ class ParseAhead:
         one core; None otherwise (the build parses as usual)."""
         if location is None or lancedb_imported() or ownership.has_tables(location):
             return None
-        try:
-            files = list(Walker(settings).walk(WalkStats()))
+        try:  # the walk's first files, in the order the build commits them: not the whole tree
+            files = list(islice(Walker(settings).walk(WalkStats()), AHEAD_MAX_FILES))
         except Exception as exc:  # the build walks again and reports what went wrong
             log.debug("no parsing ahead: %s", exc)
             return None
         if len(files) < AHEAD_MIN_FILES:
             return None
-        jobs = [ParseJob(f.path, f.mtime_ns, f.language, None) for f in files[:AHEAD_MAX_FILES]]
+        jobs = [ParseJob(f.path, f.mtime_ns, f.language, None) for f in files]
         pool = parse_pool(settings, len(jobs), min_files=AHEAD_MIN_FILES)
         if pool is None:
             return None
