@@ -192,6 +192,7 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             batch_size=args.batch_size,
             cache_dir=str(cache),
             max_seq_length=STATIC_TOKENS if backend == "static" else args.max_seq_length,
+            punctuation=args.punctuation,
         )
         embedder = load_embedder(config)
         t0 = time.perf_counter()
@@ -255,6 +256,7 @@ def _run(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             "seed": args.seed,
             "batch_size": args.batch_size,
             "max_seq_length": args.max_seq_length,
+            "punctuation": args.punctuation,
             "texts": args.texts or "stdlib function bodies",
             "repeats": args.repeats,
         },
@@ -421,6 +423,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-seq-length", type=int, default=ModelConfig().max_seq_length,
         help="model.max_seq_length of the transformer backends (default 256; static: 128)",
+    )  # fmt: skip
+    p.add_argument(
+        "--punctuation", choices=("keep", "drop"), default="keep",
+        help="model.punctuation of the transformer backends (default keep)",
     )  # fmt: skip
     p.add_argument("--texts", help="a JSON list of chunk texts to time instead of stdlib function bodies")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")

@@ -24,7 +24,7 @@ from typing import Any
 from platformdirs import user_cache_dir
 
 from indexer.beneath import is_regular_beneath, read_beneath
-from models import BACKENDS, DEFAULT_MODEL, ConfigError, ModelConfig
+from models import BACKENDS, DEFAULT_MODEL, PUNCTUATION, ConfigError, ModelConfig
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 # Seconds a reader of an index on object storage may answer from the snapshot it read last before
@@ -179,6 +179,12 @@ def _model_config(
     if backend not in BACKENDS:
         raise ConfigError(f"model.backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     threads = raw.get("threads")
+    punctuation = str(raw.get("punctuation", "keep"))
+    if punctuation not in PUNCTUATION:
+        raise ConfigError(
+            f"model.punctuation must be keep (the transformer reads code as written) or drop (without its "
+            f"punctuation: faster, slightly less precise), got {punctuation!r}"
+        )
     return ModelConfig(
         name=str(raw.get("name", DEFAULT_MODEL)),
         device=device,
@@ -189,6 +195,7 @@ def _model_config(
         document_prefix=str(raw.get("document_prefix", "")),
         threads=None if threads is None else _int(threads, "model.threads"),
         cache_dir=str(raw["cache_dir"]) if raw.get("cache_dir") else None,
+        punctuation=punctuation,
     )
 
 

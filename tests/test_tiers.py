@@ -374,3 +374,18 @@ def test_index_tier_flag_and_status_show_both_tiers(tmp_path: Path) -> None:
     assert out["search_tier"] == "full" and out["tiers"]["full"]["vectors"] == chunks
     assert out["tiers"]["full"]["complete"] is True
     assert f"full {chunks}/{chunks}" in text(result) and "searches use full" in text(result)
+
+
+def test_punctuation_drop_in_plait_toml_reaches_the_full_tier_only(tmp_path: Path) -> None:
+    from models import ConfigError, load_embedder
+
+    root = repo(tmp_path / "ws", 1)
+    (root / "plait.toml").write_text('[model]\npunctuation = "drop"\n')
+    config = load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "idx")}).model
+    assert config.punctuation == "drop"
+    full, fast = (load_embedder(tier_config(config, t)).model_id for t in ("full", "fast"))
+    assert full.endswith("/int8/seq256/nopunct")
+    assert not fast.endswith("/nopunct")  # the static table reads every text as written
+    (root / "plait.toml").write_text('[model]\npunctuation = "strip"\n')
+    with pytest.raises(ConfigError, match=r"model\.punctuation must be keep .* or drop .*'strip'"):
+        load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "idx")})
