@@ -27,9 +27,10 @@ class ModelConfig:
     whose retrieval quality matches fp32 torch, as measured by ``python -m benchmarks embed``;
     ``torch`` on CUDA). ``cache_dir`` holds the ONNX exports (default: the user cache directory,
     ``plait/models``). ``punctuation = "drop"`` gives the transformer backends each text without its
-    ASCII punctuation (:mod:`models.bare_text`): code then takes about half the word pieces, so
-    about 1.7× as many chunks are embedded per second, at a small loss of retrieval quality
-    (BENCHMARKS §9); the static backend reads every text as it is. The values are checked by
+    ASCII punctuation (:mod:`models.bare_text`): code then takes a quarter to a half fewer word
+    pieces, so 1.3× (a whole repository) to 1.7× (long chunks) as many chunks are embedded per
+    second, at a small loss of retrieval quality on sentences (BENCHMARKS §9); the static backend
+    reads every text as it is. The values are checked by
     :func:`models.load_embedder`.
     """
 
