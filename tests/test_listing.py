@@ -13,7 +13,7 @@ import pytest
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers import listing as listing_module
 from search.engine.retrievers.inotify import ADDED, REMOVED, WRITTEN, open_watch
-from search.engine.retrievers.listing import list_scope, live_files
+from search.engine.retrievers.listing import kept_files, list_scope, live_files
 from search.workspace import ripgrep as ripgrep_module
 
 WS = ResolvedScope("ws", None, None, (), None)
@@ -135,6 +135,26 @@ def test_files_differing_from_the_index_are_found_as_they_change(
     assert changed(settings, manifest) == ["a.py"] and changed(settings, later) == []
     (root / "pkg/c.py").write_text("z = 3\n")  # a new file: listed, and not in the index
     assert changed(settings, later) == ["pkg/c.py"] and calls == [1]
+
+
+def test_a_kept_listing_answers_without_ripgrep_and_declines_once_the_tree_changes(
+    make_repo, settings_for, monkeypatch, notifications
+) -> None:
+    root = make_repo({"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
+    settings = settings_for(root)
+    age(root)
+    manifest = manifest_of(root, ["a.py", "pkg/b.py"])
+    assert kept_files(settings, WS, manifest) is None  # nothing listed yet: ripgrep must list
+    assert changed(settings, manifest) == []
+    calls = count_runs(monkeypatch)
+    kept = kept_files(settings, WS, manifest)
+    assert kept is not None and set(kept[0].paths) == {"a.py", "pkg/b.py"} and kept[1] == []
+    (root / "a.py").write_text("x = 11\n")  # an edit: the kept listing still holds, and says so
+    kept = kept_files(settings, WS, manifest)
+    assert kept is not None and kept[1] == ["a.py"] and calls == []
+    (root / "pkg/c.py").write_text("z = 3\n")  # a new file: the listing must be made again
+    assert kept_files(settings, WS, manifest) is None and calls == []
+    assert "pkg/c.py" in changed(settings, manifest) and calls == [1]
 
 
 def test_files_the_index_leaves_out_are_not_changed(make_repo, settings_for, notifications) -> None:

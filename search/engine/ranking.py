@@ -375,8 +375,12 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
     # as written, one that defines it only in another case gains half.
     other_case = 0.5 if 2 in match else 1.0
+    stems: dict[str, bool] = {}  # per file: a file's chunks come many to a list
     for r, m in zip(ranked, match, strict=True):
-        stem = any(_stem_is(r.fused.span.path, n) for n in query.names)
+        path = r.fused.span.path
+        stem = stems.get(path)
+        if stem is None:
+            stem = stems[path] = any(_stem_is(path, n) for n in query.names)
         if m:
             gain = config.definition * top * scale * (1.5 if stem else 1.0) * (1.0 if m == 2 else other_case)
             r.score += gain

@@ -70,9 +70,17 @@ class _Kept:
         self.manifest: Manifest | None = None
         self.changed: set[str] = set()
         self.unwatchable = False  # too many directories, or notifications failed: do not try again
+        self.spent = False  # once found out of date, it stays so (the events that said so are read)
 
     def answer(self, manifest: Manifest | None) -> tuple[Listing, list[str] | None] | None:
-        """The listing and its changed files, or ``None`` when the listing must be redone."""
+        """The listing and its changed files, or ``None`` when the listing must be redone: then and
+        every later time, as the notifications that told so have been consumed."""
+        found = None if self.spent else self._answer(manifest)
+        if found is None:
+            self.spent = True
+        return found
+
+    def _answer(self, manifest: Manifest | None) -> tuple[Listing, list[str] | None] | None:
         listing = self.listing
         if time.monotonic() - listing.made >= LISTING_TTL:
             return None
@@ -161,13 +169,31 @@ def list_scope(settings: Settings, scope: ResolvedScope, *, timeout: float) -> L
     return None if found is None else found[0]
 
 
+def kept_files(
+    settings: Settings, scope: ResolvedScope, manifest: Manifest | None
+) -> tuple[Listing, list[str] | None] | None:
+    """What :func:`live_files` answers when a kept listing still holds (no ripgrep run, no thread:
+    the common case of a warm server, answered in the caller); ``None`` when it must list."""
+    _command, key = _listing_key(settings, scope)
+    with _lock:
+        kept = _kept.get(key)
+    if kept is None:
+        return None
+    with kept.lock:
+        return kept.answer(manifest)
+
+
+def _listing_key(settings: Settings, scope: ResolvedScope) -> tuple[ripgrep.RgCommand, tuple[str, ...]]:
+    command = ripgrep.RgCommand("files", targets=scope.targets, globs=scope.globs, language=scope.language)
+    return command, (str(settings.root), *ripgrep.argv(settings, command))
+
+
 def live_files(
     settings: Settings, scope: ResolvedScope, manifest: Manifest | None, *, timeout: float
 ) -> tuple[Listing, list[str] | None] | None:
     """The files of ``scope`` and, given the index's ``manifest``, those of them that differ from it;
     ``None`` when ripgrep could not list them."""
-    command = ripgrep.RgCommand("files", targets=scope.targets, globs=scope.globs, language=scope.language)
-    key = (str(settings.root), *ripgrep.argv(settings, command))
+    command, key = _listing_key(settings, scope)
     with _lock:
         kept = _kept.get(key)
     if kept is not None:

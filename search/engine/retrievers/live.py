@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from indexer import Settings, glob_matcher
 from search.engine.retrievers import ResolvedScope
-from search.engine.retrievers.listing import live_files
+from search.engine.retrievers.listing import Listing, kept_files, live_files
 from search.types import Hit, Span
 
 if TYPE_CHECKING:
@@ -32,6 +32,16 @@ def live_changes(
     """The files of ``scope`` and those that differ from the index (see :mod:`search.engine.retrievers.listing`);
     ``None`` when ripgrep could not list them."""
     found = live_files(settings, scope, index.whole_manifest() or _NOTHING, timeout=timeout)
+    return _changes(found)
+
+
+def kept_changes(settings: Settings, index: Index, scope: ResolvedScope) -> LiveChanges | None:
+    """:func:`live_changes` from a listing kept since an earlier search, when it still holds;
+    ``None`` when ripgrep must list again (then ask :func:`live_changes`)."""
+    return _changes(kept_files(settings, scope, index.whole_manifest() or _NOTHING))
+
+
+def _changes(found: tuple[Listing, list[str] | None] | None) -> LiveChanges | None:
     if found is None:
         return None
     listing, changed = found

@@ -26,7 +26,14 @@ from indexer import B as BM25_B
 from indexer import IndexStoreError, Settings, code_tokens
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
-from search.engine.retrievers.live import bm25_hits, live_changes, merge_live, scope_mask
+from search.engine.retrievers.live import (
+    LiveChanges,
+    bm25_hits,
+    kept_changes,
+    live_changes,
+    merge_live,
+    scope_mask,
+)
 from search.engine.retrievers.verbatim import find_verbatim
 from search.types import Hit, Span
 from search.workspace import ripgrep
@@ -118,7 +125,14 @@ class TextRetriever:
         tokens = query.tokens
         if index is None:
             return self._rank_everywhere(terms, tokens, phrase, whole, scope, None, limit)
-        listing = _POOL.submit(live_changes, self.settings, index, scope, timeout=self.timeout)
+        # A warm server's listing is kept between searches (watched for changes) and answers at once;
+        # only a listing ripgrep must make again runs beside the BM25 ranking.
+        kept = kept_changes(self.settings, index, scope)
+        listing = (
+            _done(kept)
+            if kept is not None
+            else _POOL.submit(live_changes, self.settings, index, scope, timeout=self.timeout)
+        )
         try:
             lexical = index.lexical()
             allow = scope_mask(lexical, scope)
@@ -285,6 +299,13 @@ class TextRetriever:
 
 
 _RG_META = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
+def _done(changes: LiveChanges) -> cf.Future[LiveChanges | None]:
+    """``changes`` as the finished future a listing made by ripgrep would be."""
+    future: cf.Future[LiveChanges | None] = cf.Future()
+    future.set_result(changes)
+    return future
 
 
 def _rg_escape(text: str) -> str:
