@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from indexer import ownership
 from indexer.beneath import read_beneath
-from indexer.embedding import TIERS, search_tier_of, snapshot_tiers
-from indexer.errors import IndexStoreError
+from indexer.embedding import TIERS, make_embedder, search_tier_of, snapshot_tiers, tier_config
+from indexer.errors import IndexStoreError, PlaitError
 from indexer.fingerprint import fingerprint
 from indexer.lock import writer_active
 from indexer.revision import REVISION_KEY, tree_revision
@@ -140,6 +140,7 @@ def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
             return st
         if not _same_fingerprint(st, meta.get("fingerprint"), settings):
             return st
+        _same_model(st, settings)
         if check_files:
             from indexer.tables import read_manifest  # pyarrow: not on the saved record's path
 
@@ -201,6 +202,27 @@ def _same_fingerprint(st: IndexStatus, found: Any, settings: Settings) -> bool:
     return False
 
 
+def _same_model(st: IndexStatus, settings: Settings) -> None:
+    """A search ranks with the vectors of the configured model only: when the tier it would search
+    holds another model's (``[model]`` changed since the build), the index is stale and says why."""
+    tier = st.search_tier
+    if tier is None:
+        return
+    try:
+        configured = make_embedder(tier_config(settings.model, tier)).model_id
+    except PlaitError:  # the configured model cannot be found: a search says so, status reports the index
+        return
+    built = st.tiers[tier].get("model")
+    if built == configured:
+        return
+    if st.state is IndexState.FRESH:
+        st.state = IndexState.STALE
+    st.detail = (
+        f"the {tier} tier's vectors were built by {built}, not the configured {configured}; "
+        "the next `plait index` embeds with it"
+    )
+
+
 def saved_status(settings: Settings, *, check_files: bool = True) -> IndexStatus | None:
     """The status of a local index from the record its last build saved, or ``None`` when there is
     none that is current, or a writer is at work (status then shows what it has written so far), or
@@ -216,9 +238,11 @@ def saved_status(settings: Settings, *, check_files: bool = True) -> IndexStatus
         st = _from_record(IndexStatus(IndexState.FRESH, str(settings.root), settings.index_dir), record)
     except (KeyError, TypeError, ValueError):  # a record of another shape: read the tables
         return None
-    if _same_fingerprint(st, record.get("fingerprint"), settings) and check_files:
-        _compare_files(settings, st, manifest)
-        st.checkout = tree_revision(settings.root)
+    if _same_fingerprint(st, record.get("fingerprint"), settings):
+        _same_model(st, settings)
+        if check_files:
+            _compare_files(settings, st, manifest)
+            st.checkout = tree_revision(settings.root)
     st.size_bytes = _dir_size(location)
     return st
 

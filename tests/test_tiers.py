@@ -389,3 +389,25 @@ def test_punctuation_drop_in_plait_toml_reaches_the_full_tier_only(tmp_path: Pat
     (root / "plait.toml").write_text('[model]\npunctuation = "strip"\n')
     with pytest.raises(ConfigError, match=r"model\.punctuation must be keep .* or drop .*'strip'"):
         load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "idx")})
+
+
+def test_status_is_stale_while_the_vectors_are_another_models_than_the_configured_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import indexer.status
+
+    root, index_dir = repo(tmp_path / "ws", 3), tmp_path / "idx"
+    Index(settings(root, index_dir)).build(tier="full")
+    assert Index(settings(root, index_dir)).status().state == "fresh"
+    other = load_settings(root, env={}, overrides={"index_dir": str(index_dir), "model_name": "hashing-64"})
+    status = Index(other).status()  # [model] changed since the build: a search could not use the vectors
+    assert status.state == "stale" and status.model == "hashing-v1-256"
+    assert status.detail == (
+        "the full tier's vectors were built by hashing-v1-256, not the configured hashing-v1-64; "
+        "the next `plait index` embeds with it"
+    )
+    with monkeypatch.context() as m:  # the same from the tables, without the build's saved record
+        m.setattr(indexer.status, "saved_status", lambda *_a, **_k: None)
+        assert Index(other).status().detail == status.detail
+    Index(other).build(tier="full")
+    assert Index(other).status().state == "fresh"
