@@ -174,18 +174,24 @@ def kept_files(
 ) -> tuple[Listing, list[str] | None] | None:
     """What :func:`live_files` answers when a kept listing still holds (no ripgrep run, no thread:
     the common case of a warm server, answered in the caller); ``None`` when it must list."""
-    _command, key = _listing_key(settings, scope)
-    with _lock:
-        kept = _kept.get(key)
-    if kept is None:
-        return None
-    with kept.lock:
-        return kept.answer(manifest)
+    return _kept_answer(_listing_key(settings, scope)[1], manifest)[1]
 
 
 def _listing_key(settings: Settings, scope: ResolvedScope) -> tuple[ripgrep.RgCommand, tuple[str, ...]]:
     command = ripgrep.RgCommand("files", targets=scope.targets, globs=scope.globs, language=scope.language)
     return command, (str(settings.root), *ripgrep.argv(settings, command))
+
+
+def _kept_answer(
+    key: tuple[str, ...], manifest: Manifest | None
+) -> tuple[_Kept | None, tuple[Listing, list[str] | None] | None]:
+    """The listing kept under ``key`` (if any) and its answer for ``manifest`` (``None``: list again)."""
+    with _lock:
+        kept = _kept.get(key)
+    if kept is None:
+        return None, None
+    with kept.lock:
+        return kept, kept.answer(manifest)
 
 
 def live_files(
@@ -194,13 +200,9 @@ def live_files(
     """The files of ``scope`` and, given the index's ``manifest``, those of them that differ from it;
     ``None`` when ripgrep could not list them."""
     command, key = _listing_key(settings, scope)
-    with _lock:
-        kept = _kept.get(key)
-    if kept is not None:
-        with kept.lock:
-            answer = kept.answer(manifest)
-        if answer is not None:
-            return answer
+    kept, answer = _kept_answer(key, manifest)
+    if answer is not None:
+        return answer
     made = time.monotonic()
     try:
         res = ripgrep.run_rg(settings, command, timeout=timeout)
