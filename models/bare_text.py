@@ -11,8 +11,6 @@ read the same way, so both sides of a comparison live in one vector space.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 #: str.translate's table: each ASCII punctuation character to a space.
 _TO_SPACE = {c: " " for c in range(0x21, 0x7F) if not chr(c).isalnum()}
 
@@ -23,8 +21,3 @@ TAG = "nopunct"
 def without_punctuation(text: str) -> str:
     """``text`` with every ASCII punctuation character replaced by a space."""
     return text.translate(_TO_SPACE)
-
-
-def bare_texts(texts: Sequence[str]) -> list[str]:
-    """:func:`without_punctuation` of each text, in order."""
-    return [t.translate(_TO_SPACE) for t in texts]

@@ -30,8 +30,7 @@ class ModelConfig:
     ASCII punctuation (:mod:`models.bare_text`): code then takes a quarter to a half fewer word
     pieces, so 1.3× (a whole repository) to 1.7× (long chunks) as many chunks are embedded per
     second, at a small loss of retrieval quality on sentences (BENCHMARKS §9); the static backend
-    reads every text as it is. The values are checked by
-    :func:`models.load_embedder`.
+    reads every text as it is. The values are checked by :func:`models.load_embedder`.
     """
 
     name: str = DEFAULT_MODEL

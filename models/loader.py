@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from models.bare_text import TAG as BARE_TAG
-from models.bare_text import bare_texts
+from models.bare_text import without_punctuation
 from models.base import Vectors
 from models.config import BACKENDS, DEVICES, PUNCTUATION, ModelConfig
 from models.errors import ConfigError, ModelError
@@ -153,7 +153,7 @@ class LazyEmbedder:
         if not texts:
             return np.zeros((0, encoder.dimension), dtype=np.float32)
         if self._resolved().bare:
-            texts = bare_texts(texts)
+            texts = [without_punctuation(t) for t in texts]
         prefix = self._config.document_prefix
         prefixed = [prefix + t for t in texts] if prefix else list(texts)
         return _normalised(embed_in_length_batches(prefixed, self._config.batch_size, encoder.encode))
@@ -166,7 +166,7 @@ class LazyEmbedder:
         """
         encoder = self.load()
         if self._resolved().bare:
-            (text,) = bare_texts([text])
+            text = without_punctuation(text)
         return _normalised(encoder.encode([self._config.query_prefix + text]))[0]
 
     def _resolved(self) -> _Plan:
