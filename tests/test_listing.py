@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,13 +111,17 @@ def changed(settings, manifest) -> list[str]:
     return found[1]
 
 
+def two_files_indexed(make_repo, settings_for) -> tuple[Path, Any, dict[str, tuple[str, int, int]]]:
+    """A workspace of ``a.py`` and ``pkg/b.py``, aged, its settings, and its manifest as indexed now."""
+    root = make_repo({"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
+    age(root)
+    return root, settings_for(root), manifest_of(root, ["a.py", "pkg/b.py"])
+
+
 def test_files_differing_from_the_index_are_found_as_they_change(
     make_repo, settings_for, monkeypatch, notifications
 ) -> None:
-    root = make_repo({"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
-    settings = settings_for(root)
-    age(root)
-    manifest = manifest_of(root, ["a.py", "pkg/b.py"])
+    root, settings, manifest = two_files_indexed(make_repo, settings_for)
     assert changed(settings, manifest) == []
     assert changed(settings, manifest) == []  # used again: watched from here on (or stat-ed)
     key = next(k for k in listing_module._kept if k[0] == str(root))
@@ -140,10 +145,7 @@ def test_files_differing_from_the_index_are_found_as_they_change(
 def test_a_kept_listing_answers_without_ripgrep_and_declines_once_the_tree_changes(
     make_repo, settings_for, monkeypatch, notifications
 ) -> None:
-    root = make_repo({"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"})
-    settings = settings_for(root)
-    age(root)
-    manifest = manifest_of(root, ["a.py", "pkg/b.py"])
+    root, settings, manifest = two_files_indexed(make_repo, settings_for)
     assert kept_files(settings, WS, manifest) is None  # nothing listed yet: ripgrep must list
     assert changed(settings, manifest) == []
     calls = count_runs(monkeypatch)
