@@ -324,3 +324,31 @@ def test_a_pasted_phrase_with_capitals_puts_its_text_as_written_first(indexed_en
     typed = engine.search(Query("event loop is closed", explain=True)).results
     assert {r.path for r in typed[:2]} == {"loop/base.py", "loop/proactor.py"}
     assert all({"rule": "phrase", "effect": "first"} in r.explain["rules"] for r in typed[:2])
+
+
+def test_a_phrase_is_found_verbatim_where_the_code_double_spaces_it(
+    indexed_engine, make_repo, settings_for
+) -> None:
+    """An unquoted phrase is compared whitespace-normalised: typed with one space after the period, it
+    is the text of a line that has two, from the index's files and from ripgrep's alike."""
+    files = {
+        "static/debugger.js": 'function pinFailed() {\n  alert("Error: Could not verify PIN.  Network error?");\n}\n',
+        "debug/pin.py": "def verify_pin(pin):\n    '''Verify the PIN; a network error could not happen here.'''\n"
+        "    return check(pin)  # verify pin, network error, could not verify\n",
+        "debug/net.py": "def network_error(pin):\n    raise NetworkError('could not verify the pin: network error')\n",
+    }
+    query = "Error: Could not verify PIN. Network error?"
+    engine = indexed_engine(files)
+    marks = {h.span.path: (h.exact, h.exact_case) for h in engine.rankings(query)["text"]}
+    assert marks["static/debugger.js"] == (True, True)
+    assert not any(exact for path, (exact, _) in marks.items() if path != "static/debugger.js")
+    top = engine.search(Query(query, explain=True)).results[0]
+    assert top.path == "static/debugger.js"
+    assert top.explain is not None and {"rule": "phrase", "effect": "first"} in top.explain["rules"]
+    # No index: ripgrep searches the whole tree for the phrase's pattern.
+    bare = Engine(settings_for(make_repo(files)))
+    try:
+        text = bare.rankings(query)["text"]
+        assert {h.span.path for h in text if h.exact} == {"static/debugger.js"}
+    finally:
+        bare.close()

@@ -1,5 +1,6 @@
-"""The in-process verbatim reader answers as ``rg -F -i --only-matching`` does, and hands back to
-ripgrep what it cannot read the same way."""
+"""The in-process verbatim reader answers as ``rg -i --only-matching`` does for the phrase's pattern
+(its words, each space matching a run of spaces and tabs), and hands back to ripgrep what it cannot
+read the same way."""
 
 from __future__ import annotations
 
@@ -8,20 +9,21 @@ from pathlib import Path
 
 import search.engine.retrievers.verbatim as verbatim
 from indexer import Settings
-from search.engine.retrievers.verbatim import MAX_FILES, find_verbatim
+from search.engine.retrievers.verbatim import MAX_FILES, find_verbatim, phrase_pattern
 from search.workspace.ripgrep import RgCommand, run_rg
 
 FILES: dict[str, str | bytes] = {
     "a.py": "x = 'Checksum Mismatch'  # checksum mismatch, CHECKSUM MISMATCH\nok\nchecksum  mismatch\n",
     "b.txt": "line one\r\nthe checksum mismatch\r\n\r\nchecksum mismatchchecksum mismatch\r\n",
     "c.py": "def f():\n    pass\n",
+    "d.js": 'alert("Could not verify PIN.  Network error?");\nmsg = "Could not verify PIN.\tNetwork error?"\n',
     "bin.dat": b"checksum mismatch\x00\x01\x02",
     "latin.txt": "caf\xe9 checksum mismatch".encode("latin-1"),
 }
 
 
 def ripgrep(settings: Settings, phrase: str, paths: list[str]) -> list[tuple[str, int, tuple[str, ...]]]:
-    command = RgCommand("matches", (phrase,), tuple(paths), fixed=True, case="insensitive")
+    command = RgCommand("matches", (phrase_pattern(phrase),), tuple(paths), case="insensitive")
     return sorted((m.path, m.line, m.submatches) for m in run_rg(settings, command, timeout=10).lines)
 
 
@@ -29,7 +31,15 @@ def test_reads_the_files_as_ripgrep_does(make_repo: Callable[..., Path], setting
     root = make_repo(FILES)
     settings = settings_for(root)
     paths = [*FILES, "gone.py"]
-    for phrase in ("checksum mismatch", "CHECKSUM MISMATCH", "def f():", "line one", "nowhere at all"):
+    phrases = (
+        "checksum mismatch",
+        "CHECKSUM MISMATCH",
+        "def f():",
+        "line one",
+        "nowhere at all",
+        "PIN. Network",
+    )
+    for phrase in phrases:
         mine = find_verbatim(str(root), phrase, paths)
         assert mine is not None
         assert sorted((m.path, m.line, m.submatches) for m in mine) == ripgrep(settings, phrase, paths)
@@ -40,6 +50,24 @@ def test_reads_the_files_as_ripgrep_does(make_repo: Callable[..., Path], setting
         "Checksum Mismatch",
         "checksum mismatch",
         "CHECKSUM MISMATCH",
+    )
+
+
+def test_a_space_of_the_phrase_matches_any_run_of_spaces_and_tabs_on_a_line(make_repo, settings_for) -> None:
+    """A sentence is compared whitespace-normalised: "verify PIN. Network error?" is the text of a line
+    that aligns or double-spaces it, as ripgrep finds it with the same pattern; never across lines."""
+    root = make_repo(FILES)
+    found = find_verbatim(str(root), "could not verify PIN. Network error?", ["d.js"])
+    assert found is not None
+    assert [(m.line, m.submatches) for m in found] == [
+        (1, ("Could not verify PIN.  Network error?",)),
+        (2, ("Could not verify PIN.\tNetwork error?",)),
+    ]
+    double = find_verbatim(str(root), "checksum mismatch", ["a.py"])
+    assert double is not None and [m.line for m in double] == [1, 3]
+    assert find_verbatim(str(root), "line one the checksum", ["b.txt"]) == []  # not across a line end
+    assert sorted((m.path, m.line, m.submatches) for m in found) == ripgrep(
+        settings_for(root), "could not verify PIN. Network error?", ["d.js"]
     )
 
 

@@ -34,7 +34,7 @@ from search.engine.retrievers.live import (
     merge_live,
     scope_mask,
 )
-from search.engine.retrievers.verbatim import find_verbatim
+from search.engine.retrievers.verbatim import find_verbatim, phrase_pattern, rg_escape
 from search.types import Hit, Span
 from search.workspace import ripgrep
 from search.workspace.ripgrep import RgCommand, RgLine
@@ -180,8 +180,8 @@ class TextRetriever:
         """ripgrep, case-insensitive, for ``phrases`` verbatim and for the words holding ``terms``:
         a term matches the whole run of word characters around it, which :func:`code_tokens` then
         tokenises as it tokenises chunks, so live files and indexed chunks score the same tokens."""
-        patterns = [_rg_escape(p) for p in phrases]  # a phrase first: rg prefers it at a tie
-        patterns += [rf"\w*{_rg_escape(t)}\w*" for t in terms]
+        patterns = [phrase_pattern(p) for p in phrases]  # a phrase first: rg prefers it at a tie
+        patterns += [rf"\w*{rg_escape(t)}\w*" for t in terms]
         command = RgCommand(
             "matches",
             tuple(patterns),
@@ -298,19 +298,11 @@ class TextRetriever:
         ]
 
 
-_RG_META = frozenset("\\.+*?()|[]{}^$#&-~")
-
-
 def _done(changes: LiveChanges) -> cf.Future[LiveChanges | None]:
     """``changes`` as the finished future a listing made by ripgrep would be."""
     future: cf.Future[LiveChanges | None] = cf.Future()
     future.set_result(changes)
     return future
-
-
-def _rg_escape(text: str) -> str:
-    """``text`` as a ripgrep regex matching itself (every metacharacter escaped)."""
-    return "".join("\\" + c if c in _RG_META else c for c in text)
 
 
 def _narrowed(scope: ResolvedScope, paths: list[str] | None) -> ResolvedScope:
