@@ -354,6 +354,8 @@ def _qualify(found: list[_Found], leading: _Leading, language: str, path: str, s
         heapq.heappush(ends, item.end_byte)
         parent = stack[-1] if stack else None
         prefix = parent.qualified if parent is not None else package
+        if parent is not None and item.qualifier == [parent.name]:
+            item.qualifier = []  # the object it is a function of is its enclosing definition already
         qualified = ".".join(p for p in (prefix, *item.qualifier, item.name) if p)
         kind = _refine_kind(item, parent, language, modules)
         if kind == "module":

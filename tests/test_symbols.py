@@ -127,14 +127,25 @@ def test_signature_skips_annotation_lines_and_is_capped() -> None:
         (
             "javascript",
             "function Foo() {}\nFoo.prototype.bar = function () {};\nexports.baz = () => 1;\n"
-            "const obj = { notReported() {} };\n"
-            "res.send = function send() {};\nreq.get = req.header = function () {};\n",
+            "const obj = { reported() {}, too: () => 1, data: 2 };\n"
+            "res.send = function send() {};\nreq.get = req.header = function () {};\n"
+            "const LIMITS = { check(n) {} };\n"
+            "module.exports = { create(context) { return { Identifier(n) {} }; } };\n"
+            "function make() { return { notReported() {} }; }\n"
+            "Emitter.prototype = { on(name, fn) {}, off: function (name) {} };\n",
             [
                 ("Foo", "function"),
                 ("Foo.bar", "method"),
                 ("baz", "function"),
+                ("obj.reported", "method"),
+                ("obj.too", "method"),
                 ("res.send", "function"),
                 ("req.header", "function"),
+                ("LIMITS", "constant"),
+                ("LIMITS.check", "method"),
+                ("make", "function"),
+                ("Emitter.on", "method"),
+                ("Emitter.off", "method"),
             ],
         ),
         (
