@@ -191,6 +191,37 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     assert asked[0].score == pytest.approx(0.05)
 
 
+def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> None:
+    """A test's docstring is a function sentence too: the chunk both retrievers put first is not
+    demoted for its role; one the dense retriever ranks below ``agreed_top``, or a topic's, is."""
+    sentence = analyse("Headers should display an encoding in the repr if required.")
+    assert sentence.form == "function" and not sentence.wants
+    agreed = [
+        fused("tests/test_headers.py", 1, 0.05, text=1, vector=2),
+        fused("src/models.py", 1, 0.04, vector=1),
+    ]
+    kept = rank(agreed, sentence, _only())
+    assert paths(kept)[0] == ("tests/test_headers.py", 1) and kept[0].score == pytest.approx(0.05)
+    assert (
+        kept[0].steps == [("role:test", "×1: first by its words and by its meaning")] and kept[0].roles == ()
+    )
+    third = [
+        fused("tests/test_headers.py", 1, 0.05, text=1, vector=3),
+        fused("src/models.py", 1, 0.04, vector=1),
+    ]
+    demoted = rank(third, sentence, _only())
+    assert paths(demoted)[0] == ("src/models.py", 1) and demoted[1].score == pytest.approx(0.05 * 0.3)
+    second_by_text = [
+        fused("tests/test_headers.py", 1, 0.05, text=2, vector=1),
+        fused("src/models.py", 1, 0.04),
+    ]
+    assert paths(rank(second_by_text, sentence, _only()))[0] == ("src/models.py", 1)
+    topic = rank(agreed, analyse("header encoding in the repr"), _only())
+    assert paths(topic)[0] == ("src/models.py", 1)
+    off = rank(agreed, sentence, _only(agreed_top=0))
+    assert paths(off)[0] == ("src/models.py", 1) and off[1].score == pytest.approx(0.05 * 0.3)
+
+
 @pytest.mark.parametrize(
     ("path", "roles"),
     [
@@ -513,6 +544,22 @@ def test_a_role_word_that_opens_a_function_sentence_is_its_verb_not_a_role_asked
     assert analyse("Test for executable file.").wants == frozenset()
     assert analyse("Tests whether the value is a Buffer").wants == frozenset()
     assert analyse("Mock the clock used by tests.").wants == {"test"}  # "Mock" is the verb, tests are asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Test that special readable but non-seekable filelike objects are supported.",
+        "Tests that no JSON is rendered if code is 204",
+        "TestReportCaller verifies that when ReportCaller is set, the 'func' field is added.",
+        "test_redirect_loop raises after twenty redirects.",
+    ],
+)
+def test_a_tests_own_docstring_asks_for_tests(text: str) -> None:
+    """ "Test that …" states what a test checks (a predicate is "Test for …", "Test whether …"), and a
+    sentence opening with a test's name (Go's TestXxx, Python's test_xxx) documents that test."""
+    query = analyse(text)
+    assert query.form == "function" and query.wants == {"test"}
 
 
 def test_a_function_sentence_is_ranked_by_span_not_by_file() -> None:

@@ -120,6 +120,16 @@ def search_term(word: str) -> str:
     return common if len(common) >= 4 else low
 
 
+_TEST_NAME = re.compile(r"(?:Test[A-Z0-9_]|test_)\w")  # a test's name: Go's TestXxx, Python's test_xxx
+
+
+def _states_a_test(words: list[str]) -> bool:
+    """A test's own docstring states what it checks ("Test that the cookie is kept.", "Tests that no
+    JSON is rendered …"), where "Test for executable file." or "Test whether the path exists." is a
+    predicate's."""
+    return len(words) > 1 and words[0].lower() in ("test", "tests") and words[1].lower() == "that"
+
+
 def _roles(words: list[str]) -> frozenset[str]:
     low = {w.lower() for w in words}
     return frozenset(role for role, asks in ROLE_WORDS.items() if low & asks)
@@ -157,8 +167,10 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     if len(spaced) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced):
         return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, per_word, words, wants)
     form = sentence_form(q)
-    if form == "function" and _roles(all_words[:1]):
+    if form == "function" and _roles(all_words[:1]) and not _states_a_test(all_words):
         wants = _roles(all_words[1:])  # "Test for executable file.", "Mock the clock": a verb, no role asked
+    if form == "function" and all_words and _TEST_NAME.match(all_words[0]):
+        wants |= {"test"}  # "TestReportCaller verifies that …": the sentence documents a test
     # A function sentence spells what its definition takes or returns ("Return the running event
     # loop"), not the definition: compounds are looked for in topics and questions only.
     joined = compounds(spaced) if form == "area" else ()

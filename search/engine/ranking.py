@@ -23,7 +23,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included),
    docs, the import blocks of package ``__init__`` files (not the definitions some of them hold) and
    type stubs are multiplied by a penalty, unless the query asks for that role ("tests for the retry
-   logic").
+   logic"), or the query is a function sentence and the candidate is the text retriever's first and
+   within the dense retriever's first ``agreed_top`` (both retrievers put it first: the one function
+   the sentence documents, a test's own docstring included).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
    for a definition: a chunk that defines nothing (module-level code, an import block, a test's
    calls) is multiplied by ``undefined_penalty``.
@@ -64,7 +66,7 @@ from search.engine.query import AnalysedQuery, bare_name
 
 # --- configuration -------------------------------------------------------------------------------
 
-_COUNTS_FROM_ZERO = frozenset({"keep_dense_top"})  # integer settings that 0 switches off
+_COUNTS_FROM_ZERO = frozenset({"keep_dense_top", "agreed_top"})  # integer settings that 0 switches off
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,7 @@ class RankingConfig:
     docs_penalty: float = 0.5
     reexport_penalty: float = 0.5
     stub_penalty: float = 0.7
+    agreed_top: int = 2  # a function sentence's text first within this dense rank keeps its role (0: off)
     undefined_penalty: float = 0.5  # a function sentence's candidates that define nothing
     phrase_rule: bool = True
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
@@ -437,6 +440,7 @@ def _roles(
 ) -> None:
     cache: dict[str, tuple[str, ...]] = {}
     older = superseded(sorted({r.fused.span.path for r in ranked}))
+    agreed = config.agreed_top if query.form == "function" else 0
     for r in ranked:
         path = r.fused.span.path
         roles = cache.get(path)
@@ -452,6 +456,14 @@ def _roles(
             for role in roles
             if role not in query.wants and not (role == "fixture" and "test" in query.wants)
         )
+        if (
+            r.roles
+            and agreed
+            and r.fused.ranks.get("text") == 1
+            and 0 < (r.fused.ranks.get("vector") or 0) <= agreed
+        ):
+            r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its meaning"))
+            r.roles = ()  # the one chunk both retrievers put first is what the sentence documents
         for role in r.roles:
             if role == "reexport" and r.fused.hit.symbol:
                 continue  # a definition in __init__.py (all of logging lives there) is real code
