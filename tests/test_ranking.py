@@ -7,7 +7,7 @@ import pytest
 from models.errors import ConfigError
 from search import Query, QueryError
 from search.engine.fusion import Fused
-from search.engine.query import analyse
+from search.engine.query import analyse, named_in_sentence
 from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
 from search.types import Hit, Span
 
@@ -30,12 +30,18 @@ def _only(**on: float | bool) -> RankingConfig:
 
 
 def fused(
-    path: str, line: int, score: float, *, symbol: str | None = None, exact: bool = False, **ranks: int
+    path: str,
+    line: int,
+    score: float,
+    *,
+    symbol: str | None = None,
+    exact: bool = False,
+    symbol_rank: int | None = None,
+    **ranks: int,
 ) -> Fused:
     span = Span(path, line, line + 9)
-    return Fused(
-        span, score, {"text": None, "symbol": None, "vector": None, **ranks}, Hit(span, 1.0, symbol), exact
-    )
+    ranks_of = {"text": None, "symbol": symbol_rank, "vector": None, **ranks}
+    return Fused(span, score, ranks_of, Hit(span, 1.0, symbol), exact)
 
 
 def paths(ranked) -> list[tuple[str, int]]:
@@ -132,6 +138,28 @@ def test_definition_reads_the_name_the_symbol_index_found_and_prefers_it_as_writ
     # Typed in another case than every definition: no candidate is preferred for its case.
     lower = rank([private, exported], analyse("genbashcompletion"), _only(definition=3.0))
     assert [r.score for r in lower] == pytest.approx([0.04 + 3.0 * 0.04, 0.03 + 3.0 * 0.04])
+
+
+def test_a_named_sentence_prefers_the_symbol_indexs_first_definition_of_its_name() -> None:
+    """The sentence "Trace logs a message at level Trace." documents one ``Trace``: the package's wrapper, one call
+    long, tells itself from ``Logger.Trace`` by nothing but the symbol index's order."""
+    query = named_in_sentence(analyse("Trace logs a message at level Trace."), ["logrus.Trace"])
+    assert query.identifiers == ("Trace",)
+    cands = [
+        fused("logger.go", 1, 0.05, symbol="logrus.Logger.Trace", symbol_rank=3),
+        fused("entry.go", 1, 0.04, symbol="logrus.Entry.Trace", symbol_rank=2),
+        fused("exported.go", 1, 0.03, symbol="logrus.Trace", symbol_rank=1),
+    ]
+    ranked = rank(cands, query, _only(definition=3.0))
+    # top 0.05, a sentence's scale 0.5: the first gains 3 × 0.05 × 0.5 = 0.075, the others half.
+    assert paths(ranked) == [("exported.go", 1), ("logger.go", 1), ("entry.go", 1)]
+    assert [round(r.score, 6) for r in ranked] == [0.105, 0.0875, 0.0775]
+    assert ranked[1].steps == [("definition (not the symbol index's first)", "+0.0375")]
+    even = rank(cands, query, _only(definition=3.0, named_others=1.0))
+    assert paths(even) == [("logger.go", 1), ("entry.go", 1), ("exported.go", 1)]
+    # An identifier of a sentence's own, not its first word, is not the convention: all gain alike.
+    other = rank(cands, analyse("the Trace method logs a message"), _only(definition=3.0))
+    assert paths(other)[0] == ("logger.go", 1)
 
 
 def test_a_plain_word_names_the_file_of_its_stem() -> None:
@@ -556,7 +584,7 @@ def test_a_role_word_that_opens_a_function_sentence_is_its_verb_not_a_role_asked
     ],
 )
 def test_a_tests_own_docstring_asks_for_tests(text: str) -> None:
-    """ "Test that …" states what a test checks (a predicate is "Test for …", "Test whether …"), and a
+    """A sentence "Test that …" states what a test checks (a predicate is "Test for …", "Test whether …"), and a
     sentence opening with a test's name (Go's TestXxx, Python's test_xxx) documents that test."""
     query = analyse(text)
     assert query.form == "function" and query.wants == {"test"}

@@ -15,7 +15,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    a topic naming one: the module named after a concept is where it lives, where its type may be
    declared elsewhere; not for a function sentence, which names what its definition takes or returns). The name
    defined is the one the symbol index found in the chunk, or the chunk's label; once a candidate
-   defines it as written, one defining it in another case only gains half.
+   defines it as written, one defining it in another case only gains half. A sentence of the "Name
+   verbs …" convention ("Trace logs a message at level Trace.") names one definition: those after the
+   symbol index's first (the shortest qualified name, a function before a method) gain
+   ``named_others`` of it.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -90,6 +93,7 @@ class RankingConfig:
     reexport_penalty: float = 0.5
     stub_penalty: float = 0.7
     agreed_top: int = 2  # a function sentence's text first within this dense rank keeps its role (0: off)
+    named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
     undefined_penalty: float = 0.5  # a function sentence's candidates that define nothing
     phrase_rule: bool = True
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
@@ -378,6 +382,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
     # as written, one that defines it only in another case gains half.
     other_case = 0.5 if 2 in match else 1.0
+    first = _first_named(ranked, match) if config.named_others != 1.0 and _names_itself(query) else None
     stems: dict[str, bool] = {}  # per file: a file's chunks come many to a list
     for r, m in zip(ranked, match, strict=True):
         path = r.fused.span.path
@@ -385,12 +390,15 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
         if stem is None:
             stem = stems[path] = any(_stem_is(path, n) for n in query.names)
         if m:
+            later = first is not None and r is not first and m == 2
             gain = config.definition * top * scale * (1.5 if stem else 1.0) * (1.0 if m == 2 else other_case)
+            gain *= config.named_others if later else 1.0
             r.score += gain
             rule = (
                 "definition"
                 + ("+stem" if stem else "")
                 + ("" if m == 2 or other_case == 1.0 else " (case differs)")
+                + (" (not the symbol index's first)" if later else "")
             )
             r.steps.append((rule, f"+{gain:.4f}"))
         elif stem and query.form != "function":
@@ -400,6 +408,25 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             gain = config.definition * top * scale
             r.score += gain
             r.steps.append(("file named after it", f"+{gain:.4f}"))
+
+
+def _names_itself(query: AnalysedQuery) -> bool:
+    """A function sentence of the "Name verbs …" convention ("Trace logs a message at level Trace."):
+    its one identifier is its first word (see :func:`search.engine.query.named_in_sentence`)."""
+    return query.form == "function" and query.identifiers == tuple(query.text.split()[:1])
+
+
+def _first_named(ranked: Sequence[Ranked], match: Sequence[int]) -> Ranked | None:
+    """Of the candidates defining the name, the one the symbol retriever ranks first: its order (the
+    shortest qualified name, a function before a method) is what tells the package's ``Trace`` from
+    ``Logger.Trace`` when the rest of the sentence cannot (a wrapper whose body is one call)."""
+    best = max(match, default=0)  # 2 once some candidate defines it as written (another case: halved)
+    found = [
+        (symbol, n)
+        for n, (r, m) in enumerate(zip(ranked, match, strict=True))
+        if m and m == best and (symbol := r.fused.ranks.get("symbol"))
+    ]
+    return ranked[min(found)[1]] if found else None
 
 
 def _defines(r: Ranked, exact: set[str], folded: set[str]) -> int:
