@@ -140,6 +140,28 @@ def test_definition_reads_the_name_the_symbol_index_found_and_prefers_it_as_writ
     assert [r.score for r in lower] == pytest.approx([0.04 + 3.0 * 0.04, 0.03 + 3.0 * 0.04])
 
 
+def test_a_function_sentence_boosts_only_the_name_it_opens_with() -> None:
+    """A function's docstring names what it works on: "Return a copy of this RequestsCookieJar." is
+    the copy method's, not the class's; "BindJSON is a shortcut for c.MustBindWith(…)." is BindJSON's."""
+    jar = fused("cookies.py", 176, 0.03, symbol="RequestsCookieJar", symbol_rank=1)
+    copy = fused("cookies.py", 428, 0.05, symbol="RequestsCookieJar.copy", text=2, vector=1)
+    sentence = analyse("Return a copy of this RequestsCookieJar.")
+    assert sentence.form == "function" and sentence.identifiers == ("RequestsCookieJar",)
+    ranked = rank([jar, copy], sentence, _only(definition=3.0))
+    assert paths(ranked) == [("cookies.py", 428), ("cookies.py", 176)]
+    assert all(not r.steps for r in ranked)
+    topic = rank([jar, copy], analyse("how RequestsCookieJar stores cookies"), _only(definition=3.0))
+    assert paths(topic)[0] == ("cookies.py", 176)  # a topic naming it asks for it: +3 × 0.05 × 0.5
+    assert topic[0].score == pytest.approx(0.03 + 0.075)
+    bind = fused("context.go", 591, 0.03, symbol="Context.BindJSON", symbol_rank=1)
+    must = fused("context.go", 663, 0.05, symbol="Context.MustBindWith", symbol_rank=2)
+    named = analyse("BindJSON is a shortcut for c.MustBindWith(obj, binding.JSON).")
+    assert named.identifiers[0] == "BindJSON" and "c.MustBindWith" in named.identifiers
+    ranked = rank([must, bind], named, _only(definition=3.0))
+    assert paths(ranked)[0] == ("context.go", 591) and ranked[1].steps == []
+    assert ranked[0].score == pytest.approx(0.03 + 3.0 * 0.05 * 0.5)
+
+
 def test_a_named_sentence_prefers_the_symbol_indexs_first_definition_of_its_name() -> None:
     """The sentence "Trace logs a message at level Trace." documents one ``Trace``: the package's wrapper, one call
     long, tells itself from ``Logger.Trace`` by nothing but the symbol index's order."""

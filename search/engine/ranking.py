@@ -15,10 +15,12 @@ in the candidate's explanation (``plait search --explain``). In order:
    a topic naming one: the module named after a concept is where it lives, where its type may be
    declared elsewhere; not for a function sentence, which names what its definition takes or returns). The name
    defined is the one the symbol index found in the chunk, or the chunk's label; once a candidate
-   defines it as written, one defining it in another case only gains half. A sentence of the "Name
-   verbs …" convention ("Trace logs a message at level Trace.") names one definition: those after the
-   symbol index's first (the shortest qualified name, a function before a method) gain
-   ``named_others`` of it.
+   defines it as written, one defining it in another case only gains half. A function sentence names
+   what its definition takes, returns or works on ("Return a copy of this RequestsCookieJar."): its
+   identifiers gain nothing, unless it opens with one, the "Name verbs …" convention ("BindJSON is a
+   shortcut for c.MustBindWith(…)."), which alone gains. Such a sentence naming nothing else ("Trace
+   logs a message at level Trace.") names one definition: those after the symbol index's first (the
+   shortest qualified name, a function before a method) gain ``named_others`` of it.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -375,8 +377,15 @@ def _coherence(ranked: list[Ranked], config: RankingConfig, top: float) -> None:
 def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
     if not config.definition or query.shape not in ("identifier", "natural") or not query.names:
         return
+    names = query.names
+    if query.form == "function":
+        # A sentence documenting one function names what it takes, returns or works on ("Return a
+        # copy of this RequestsCookieJar."), not the function, unless it opens with its name.
+        names = names[:1] if _opens_with_name(query) else ()
+        if not names:
+            return
     scale = 1.0 if query.shape == "identifier" else 0.5
-    exact = {bare_name(n) for n in query.names}
+    exact = {bare_name(n) for n in names}
     folded = {n.lower() for n in exact}
     match = [_defines(r, exact, folded) for r in ranked]
     # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
@@ -388,7 +397,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
         path = r.fused.span.path
         stem = stems.get(path)
         if stem is None:
-            stem = stems[path] = any(_stem_is(path, n) for n in query.names)
+            stem = stems[path] = any(_stem_is(path, n) for n in names)
         if m:
             later = first is not None and r is not first and m == 2
             gain = config.definition * top * scale * (1.5 if stem else 1.0) * (1.0 if m == 2 else other_case)
@@ -410,10 +419,16 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             r.steps.append(("file named after it", f"+{gain:.4f}"))
 
 
+def _opens_with_name(query: AnalysedQuery) -> bool:
+    """A function sentence of the "Name verbs …" convention: its first word is its first identifier
+    ("BindJSON is a shortcut for c.MustBindWith(obj, binding.JSON)."; see
+    :func:`search.engine.query.named_in_sentence` for a name the symbol index confirms)."""
+    return query.form == "function" and query.identifiers[:1] == tuple(query.text.split()[:1])
+
+
 def _names_itself(query: AnalysedQuery) -> bool:
-    """A function sentence of the "Name verbs …" convention ("Trace logs a message at level Trace."):
-    its one identifier is its first word (see :func:`search.engine.query.named_in_sentence`)."""
-    return query.form == "function" and query.identifiers == tuple(query.text.split()[:1])
+    """A "Name verbs …" sentence naming nothing else ("Trace logs a message at level Trace.")."""
+    return _opens_with_name(query) and len(query.identifiers) == 1
 
 
 def _first_named(ranked: Sequence[Ranked], match: Sequence[int]) -> Ranked | None:
