@@ -151,6 +151,11 @@ _EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|docs_src|tutor
 _VENDORED_DIR = re.compile(r"(?:^|/)(?:vendor|vendored|third[_-]?party|node_modules|external|extern)/")
 _GENERATED_FILE = re.compile(
     r"(?:_pb2(?:_grpc)?\.pyi?|\.pb\.(?:go|cc|h)|\.g\.dart|\.generated\.[A-Za-z]+|\.min\.(?:js|css)|_generated\.[A-Za-z]+)$"
+    # Dependency lock files a package manager writes: pins and checksums, whose package names match
+    # every query about a dependency and whose vectors are noise.
+    r"|(?:^|/)(?:go\.sum|package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock"
+    r"|poetry\.lock|Pipfile\.lock|uv\.lock|pdm\.lock|composer\.lock|Gemfile\.lock|Podfile\.lock"
+    r"|mix\.lock|pubspec\.lock|flake\.lock|packages\.lock\.json|gradle\.lockfile|bun\.lockb?)$"
 )
 _COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy|deprecated|polyfills?)/")
 _DOCS_FILE = re.compile(r"\.(?:md|mdx|rst|txt|adoc|asciidoc|texi|pod|[1-9])$|(?:^|/)(?:docs?|man|doc-src)/")
