@@ -428,7 +428,8 @@ def _opens_with_name(query: AnalysedQuery) -> bool:
     """A function sentence of the "Name verbs …" convention: its first word is its first identifier
     ("BindJSON is a shortcut for c.MustBindWith(obj, binding.JSON)."; see
     :func:`search.engine.query.named_in_sentence` for a name the symbol index confirms)."""
-    return query.form == "function" and query.identifiers[:1] == tuple(query.text.split()[:1])
+    first = query.text.split()[:1]
+    return query.form == "function" and query.identifiers[:1] == tuple(w.rstrip(",:;") for w in first)
 
 
 def _names_itself(query: AnalysedQuery) -> bool:
