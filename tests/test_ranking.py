@@ -575,6 +575,9 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         # Go's "Name verbs …" without a period; a name ending in "ing" is not a gerund
         ("OnlyValidArgs returns an error if there are any positional args", "function"),
         ("UsageString returns usage string.", "function"),
+        ("Error returns the formatted remote provider error", "function"),  # a plain word as the name
+        ("setenv sets or unsets an environment variable", "function"),
+        ("cookie persistence across sessions", "area"),
         ("parsing a JSON object field", "area"),
         # a plural role noun and a preposition asks for files of that role; a verb documents one
         ("tests for the retry logic", "area"),

@@ -230,8 +230,10 @@ def sentence_form(text: str) -> Form:
         return "area"
     if _asks_for_role(low, period=end == "."):
         return "area"  # "tests for the retry logic", "examples of streaming": files of that role
-    if named and low[1].endswith("s") and _doc_verb(low[1]):
-        return "function"  # "OnlyValidArgs returns an error if …": a name, then what it does
+    if _IDENT.fullmatch(spaced[0]) and low[1].endswith("s") and _doc_verb(low[1]):
+        # "OnlyValidArgs returns an error if …", "setenv sets or unsets …", "Error returns the
+        # formatted error" (no period): a name, plain or not, then what it does.
+        return "function"
     if end == ".":
         return "function"
     after_verb = low[2] if low[1] in _PARTICLES else low[1]
