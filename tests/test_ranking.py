@@ -379,6 +379,19 @@ def test_phrase_rule_puts_the_phrase_as_written_first_when_it_has_capitals() -> 
     assert paths(typed) == [("comment.py", 1), ("errors.py", 1), ("a.py", 1)]  # BM25's order: no case asked
 
 
+def test_phrase_rule_counts_a_pasted_phrase_rare_when_it_is_rare_as_written() -> None:
+    """The phrase "Should not match" once as written and in six tests' comments in lower case: ripgrep's smart
+    case finds one place, so the phrase rule puts that one first; typed in lower case, it is common."""
+    lower = [fused("old_test.go", n * 20, 0.05, exact=True, text=n + 1) for n in range(6)]
+    written = fused("mux_test.go", 1786, 0.02, exact=True, text=7)._replace(exact_case=True)
+    cands = [*lower, written, fused("route.go", 41, 0.06)]
+    pasted = rank(cands, analyse("Should not match"), _only(phrase_rule=True))
+    assert paths(pasted)[0] == ("mux_test.go", 1786) and ("phrase", "first") in pasted[0].steps
+    assert all(r.tier == 0 for r in pasted[1:])
+    typed = rank(cands, analyse("should not match"), _only(phrase_rule=True))
+    assert paths(typed)[0] == ("route.go", 41) and all(r.tier == 0 for r in typed)  # 7 places: not rare
+
+
 @pytest.mark.parametrize(
     "pasted", ["name:endblock", "[blue]Title", "$Version=%s", "check-sum", "t.Reversible[V]"]
 )

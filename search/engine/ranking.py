@@ -566,16 +566,23 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     if not config.phrase_rule or not _pasted(query.phrase):
         return
     places = [r for r in ranked if r.fused.exact]
-    if 0 < len({(r.fused.span.path, r.fused.span.start_line) for r in places}) <= config.phrase_places:
-        # A phrase with a capital letter asks for its case, as ripgrep's smart case reads it: the text as
-        # written before the places that hold it in another case (an error message pasted from a log
-        # before a comment that repeats its words). An all-lowercase phrase is typed, not pasted.
-        cased = any(c.isupper() for c in query.phrase)
+    # A phrase with a capital letter asks for its case, as ripgrep's smart case reads it: the text as
+    # written before the places that hold it in another case (an error message pasted from a log before
+    # a comment that repeats its words), and rare if it is rare as written ("Should not match" once,
+    # "should not match" in ten tests). An all-lowercase phrase is typed, not pasted.
+    cased = any(c.isupper() for c in query.phrase)
+    if cased and _place_count(places) > config.phrase_places:
+        places = [r for r in places if r.fused.exact_case]
+    if 0 < _place_count(places) <= config.phrase_places:
         for r in places:
             differs = cased and not r.fused.exact_case
             r.tier = 1
             r.lead = (0, int(differs), 0, r.fused.ranks.get("text") or unranked)
             r.steps.append(("phrase", "first (case differs)" if differs else "first"))
+
+
+def _place_count(places: Sequence[Ranked]) -> int:
+    return len({(r.fused.span.path, r.fused.span.start_line) for r in places})
 
 
 _JOINED = re.compile(r"[^\w\s]")  # punctuation: what a plain word or a name does not hold
