@@ -244,7 +244,7 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
 def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> None:
     """A test's docstring is a function sentence too: the chunk both retrievers put first is not
     demoted for its role; one the dense retriever ranks below ``agreed_top``, or a topic's, is."""
-    sentence = analyse("Headers should display an encoding in the repr if required.")
+    sentence = analyse("Python has different netrc parsing behaviours with different versions.")
     assert sentence.form == "function" and not sentence.wants
     agreed = [
         fused("tests/test_headers.py", 1, 0.05, text=1, vector=2),
@@ -623,13 +623,24 @@ def test_a_role_word_that_opens_a_function_sentence_is_its_verb_not_a_role_asked
         "Tests that no JSON is rendered if code is 204",
         "TestReportCaller verifies that when ReportCaller is set, the 'func' field is added.",
         "test_redirect_loop raises after twenty redirects.",
+        "A 303 redirect should remove the request body.",
+        "Headers containing non-ascii codepoints should default to decoding as utf-8.",
+        "Ensure headers containing leading whitespace raise InvalidHeader Error before sending.",
+        "Verify we only append previous fragment if one doesn't exist on new location.",
     ],
 )
 def test_a_tests_own_docstring_asks_for_tests(text: str) -> None:
     """A sentence "Test that …" states what a test checks (a predicate is "Test for …", "Test whether …"), and a
-    sentence opening with a test's name (Go's TestXxx, Python's test_xxx) documents that test."""
+    sentence opening with a test's name (Go's TestXxx, Python's test_xxx) documents that test; an
+    expectation ("should", "must") or "Ensure …", "Verify …" is how a test states what it checks."""
     query = analyse(text)
     assert query.form == "function" and query.wants == {"test"}
+
+
+def test_a_functions_own_docstring_asks_for_no_role() -> None:
+    for text in ("Return the value of the header.", "Checks whether the node is a call.", "Add a hook."):
+        assert analyse(text).wants == frozenset()
+    assert analyse("how should retries work").wants == frozenset()  # a question, not a specification
 
 
 def test_a_function_sentence_is_ranked_by_span_not_by_file() -> None:

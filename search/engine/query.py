@@ -121,6 +121,12 @@ def search_term(word: str) -> str:
 
 
 _TEST_NAME = re.compile(r"(?:Test[A-Z0-9_]|test_)\w")  # a test's name: Go's TestXxx, Python's test_xxx
+# The language of a specification: an expectation ("… should …", "… must …") or an opening that asks
+# for one to hold ("Ensure …", "Verify …", "Make sure …", "Check that …", "Assert …").
+_SPEC = re.compile(
+    r"\b(?:should|shouldn't|must)\b|^(?:ensures?|verify|verifies|make sure|checks? that|asserts?)\b",
+    re.IGNORECASE,
+)
 
 
 def _states_a_test(words: list[str]) -> bool:
@@ -169,8 +175,11 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     form = sentence_form(q)
     if form == "function" and _roles(all_words[:1]) and not _states_a_test(all_words):
         wants = _roles(all_words[1:])  # "Test for executable file.", "Mock the clock": a verb, no role asked
-    if form == "function" and all_words and _TEST_NAME.match(all_words[0]):
-        wants |= {"test"}  # "TestReportCaller verifies that …": the sentence documents a test
+    if form == "function" and all_words and (_TEST_NAME.match(all_words[0]) or _SPEC.search(q)):
+        # "TestReportCaller verifies that …" documents a test; "A 303 redirect should remove the request
+        # body." and "Ensure headers containing leading whitespace raise …" are how tests state what they
+        # check: tests are asked for as much as code.
+        wants |= {"test"}
     # A function sentence spells what its definition takes or returns ("Return the running event
     # loop"), not the definition: compounds are looked for in topics and questions only.
     joined = compounds(spaced) if form == "area" else ()
