@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import tree_sitter
@@ -113,6 +114,7 @@ class _Found:
     name_byte: int
     name_row: int
     last: tree_sitter.Node | None = None  # the last piece of a definition written in pieces (Haskell)
+    namespace: int | None = None  # the ``@namespace`` node's id: reported only with a sibling (see _collect)
     trimmed: tuple[int, int] | None = None  # (end byte, 0-based end row) without trailing comments
 
     @property
@@ -180,7 +182,14 @@ def _collect(
         key = item.node.id
         if key not in best or pattern < best[key].pattern:
             best[key] = item
-    found = sorted(best.values(), key=lambda f: (f.node.start_byte, -f.node.end_byte, f.pattern))
+    # A definition captured with a ``@namespace`` (the object of JavaScript's `module.exports = {…}`) is
+    # one of that object's functions: an object of several is a namespace, one function beside data is a
+    # record (an ESLint rule's `create`, which would become one chunk swallowing its helpers).
+    members = Counter(f.namespace for f in best.values() if f.namespace is not None)
+    found = sorted(
+        (f for f in best.values() if f.namespace is None or members[f.namespace] > 1),
+        key=lambda f: (f.node.start_byte, -f.node.end_byte, f.pattern),
+    )
     return found, leads
 
 
@@ -213,8 +222,17 @@ def _from_match(
     first = names[0]
     if role == "package":
         return _Found(role, kind, node, ".".join(parts), [], pattern, first.start_byte, first.start_point.row)
+    namespace = captures.get("namespace")
     return _Found(
-        role, kind, node, parts[-1], qualifier + parts[:-1], pattern, first.start_byte, first.start_point.row
+        role,
+        kind,
+        node,
+        parts[-1],
+        qualifier + parts[:-1],
+        pattern,
+        first.start_byte,
+        first.start_point.row,
+        namespace=namespace[0].id if namespace else None,
     )
 
 

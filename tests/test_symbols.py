@@ -132,7 +132,8 @@ def test_signature_skips_annotation_lines_and_is_capped() -> None:
             "const LIMITS = { check(n) {} };\n"
             "module.exports = { create(context) { return { Identifier(n) {} }; } };\n"
             "function make() { return { notReported() {} }; }\n"
-            "Emitter.prototype = { on(name, fn) {}, off: function (name) {} };\n",
+            "Emitter.prototype = { on(name, fn) {}, off: function (name) {} };\n"
+            "const proto = module.exports = { get origin() {}, accepts: () => 1, data: 2 };\n",
             [
                 ("Foo", "function"),
                 ("Foo.bar", "method"),
@@ -146,6 +147,8 @@ def test_signature_skips_annotation_lines_and_is_capped() -> None:
                 ("make", "function"),
                 ("Emitter.on", "method"),
                 ("Emitter.off", "method"),
+                ("origin", "function"),
+                ("accepts", "function"),
             ],
         ),
         (
