@@ -627,6 +627,8 @@ def test_a_role_word_that_opens_a_function_sentence_is_its_verb_not_a_role_asked
         "Headers containing non-ascii codepoints should default to decoding as utf-8.",
         "Ensure headers containing leading whitespace raise InvalidHeader Error before sending.",
         "Verify we only append previous fragment if one doesn't exist on new location.",
+        "Raises ValueError if type is specified both ways.",
+        "TypeError is raised if class does not implement __le__.",
     ],
 )
 def test_a_tests_own_docstring_asks_for_tests(text: str) -> None:
@@ -638,7 +640,7 @@ def test_a_tests_own_docstring_asks_for_tests(text: str) -> None:
 
 
 def test_a_functions_own_docstring_asks_for_no_role() -> None:
-    for text in ("Return the value of the header.", "Checks whether the node is a call.", "Add a hook."):
+    for text in ("Return the value of the header.", "Checks whether the node is a call.", "Raise an error."):
         assert analyse(text).wants == frozenset()
     assert analyse("how should retries work").wants == frozenset()  # a question, not a specification
 

@@ -121,10 +121,11 @@ def search_term(word: str) -> str:
 
 
 _TEST_NAME = re.compile(r"(?:Test[A-Z0-9_]|test_)\w")  # a test's name: Go's TestXxx, Python's test_xxx
-# The language of a specification: an expectation ("… should …", "… must …") or an opening that asks
-# for one to hold ("Ensure …", "Verify …", "Make sure …", "Check that …", "Assert …").
+# The language of a specification: an expectation ("… should …", "… must …", "… is raised if …") or an
+# opening that asks for one to hold ("Ensure …", "Verify …", "Make sure …", "Check that …", "Assert
+# …", "Raises ValueError if …").
 _SPEC = re.compile(
-    r"\b(?:should|shouldn't|must)\b|^(?:ensures?|verify|verifies|make sure|checks? that|asserts?)\b",
+    r"\b(?:should|shouldn't|must|(?:is|are) raised)\b|^(?:ensures?|verify|verifies|make sure|checks? that|asserts?|raises)\b",
     re.IGNORECASE,
 )
 
