@@ -10,8 +10,9 @@ Contract:
   :class:`~indexer.errors.GrammarUnavailableError`.
 * :func:`parse` returns a tree even for source with syntax errors (tree-sitter recovers with
   ``ERROR`` nodes); only a failure of tree-sitter itself raises :class:`~indexer.errors.ParseError`.
-* :func:`load_query` compiles ``indexer/queries/<language>.scm`` (kind ``"tags"``) or
-  ``<language>-<kind>.scm`` (e.g. ``"imports"``) once per process.
+* :func:`load_query` compiles ``indexer/queries/<language>.scm`` (kind ``"tags"``, with the patterns
+  it shares with kindred grammars appended: ``ecmascript-objects.scm``) or ``<language>-<kind>.scm``
+  (e.g. ``"imports"``) once per process.
 * :func:`compile_user_query` compiles a query typed by a user (the MCP ``ast_query`` tool) and
   reports a malformed one as :class:`~indexer.errors.QuerySyntaxError` with its position.
 
@@ -114,6 +115,10 @@ def parse(source: bytes, language: str) -> tree_sitter.Tree:
         raise ParseError(language, str(exc)) from exc
 
 
+# Tags patterns that several grammars share, kept once and appended to each one's own file.
+_SHARED_TAGS = dict.fromkeys(("javascript", "typescript", "tsx"), "ecmascript-objects.scm")
+
+
 def _query_resource(language: str, kind: str) -> Traversable:
     # ``queries`` is a data folder (no ``__init__``), so traverse to it from the ``indexer`` package.
     name = f"{language}.scm" if kind == "tags" else f"{language}-{kind}.scm"
@@ -157,7 +162,11 @@ def load_query(language: str, kind: str = "tags") -> tree_sitter.Query:
     resource = _query_resource(language, kind)
     if not resource.is_file():
         raise QueryMissingError(language, kind, resource.name)
-    return _compile(language, resource.read_text(encoding="utf-8"))
+    source = resource.read_text(encoding="utf-8")
+    shared = _SHARED_TAGS.get(language) if kind == "tags" else None
+    if shared is not None:
+        source += "\n" + (resources.files("indexer") / "queries" / shared).read_text(encoding="utf-8")
+    return _compile(language, source)
 
 
 def compile_user_query(language: str, source: str) -> tree_sitter.Query:

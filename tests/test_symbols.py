@@ -167,6 +167,15 @@ def test_signature_skips_annotation_lines_and_is_capped() -> None:
                 ("M.|||", "function"),
             ],
         ),
+        *(
+            (  # ecmascript-objects.scm, appended to each of the three tags queries
+                language,
+                "export const api = { fetchAll(): number { return 1; } };\n"
+                "module.exports = { isDecimal(node: Node) {}, isX: (n: number) => n };\n",
+                [("api.fetchAll", "method"), ("isDecimal", "function"), ("isX", "function")],
+            )
+            for language in ("typescript", "tsx")
+        ),
         (
             "bash",
             "lib::util() { :; }\n",
