@@ -639,10 +639,26 @@ def test_a_tests_own_docstring_asks_for_tests(text: str) -> None:
     assert query.form == "function" and query.wants == {"test"}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This tests that one can reset the flags.",
+        "This test makes sure a second call to wait() clears the first timeout.",
+        "Name normalization function should be called only once on flag addition",
+        "Every flag we add, the name (displayed also in usage) should normalized",
+    ],
+)
+def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: str) -> None:
+    """A sentence "This tests that …" states a test as much as "Test that …", and an expectation asks
+    for tests also in a statement that lacks the period or the opening verb of a function sentence."""
+    assert analyse(text).wants == {"test"}
+
+
 def test_a_functions_own_docstring_asks_for_no_role() -> None:
     for text in ("Return the value of the header.", "Checks whether the node is a call.", "Raise an error."):
         assert analyse(text).wants == frozenset()
     assert analyse("how should retries work").wants == frozenset()  # a question, not a specification
+    assert analyse("retries that should back off?").wants == frozenset()  # a question too
 
 
 def test_a_function_sentence_is_ranked_by_span_not_by_file() -> None:

@@ -130,11 +130,19 @@ _SPEC = re.compile(
 )
 
 
-def _states_a_test(words: list[str]) -> bool:
+_TEST_STATED = re.compile(r"^(?:this\s+)?tests?\s+that\b|^this\s+test\b", re.IGNORECASE)
+
+
+def _states_a_test(text: str) -> bool:
     """A test's own docstring states what it checks ("Test that the cookie is kept.", "Tests that no
-    JSON is rendered …"), where "Test for executable file." or "Test whether the path exists." is a
-    predicate's."""
-    return len(words) > 1 and words[0].lower() in ("test", "tests") and words[1].lower() == "that"
+    JSON is rendered …", "This tests that one can reset the flags.", "This test makes sure …"), where
+    "Test for executable file." or "Test whether the path exists." is a predicate's."""
+    return _TEST_STATED.search(text) is not None
+
+
+def _a_statement(text: str, words: list[str]) -> bool:
+    """Not a question: no question mark, no question word first ("where should retries happen")."""
+    return not text.endswith("?") and bool(words) and words[0].lower() not in _QUESTION_WORDS
 
 
 def _roles(words: list[str]) -> frozenset[str]:
@@ -174,12 +182,18 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     if len(spaced) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced):
         return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, per_word, words, wants)
     form = sentence_form(q)
-    if form == "function" and _roles(all_words[:1]) and not _states_a_test(all_words):
+    stated = _states_a_test(q)
+    if form == "function" and _roles(all_words[:1]) and not stated:
         wants = _roles(all_words[1:])  # "Test for executable file.", "Mock the clock": a verb, no role asked
-    if form == "function" and all_words and (_TEST_NAME.match(all_words[0]) or _SPEC.search(q)):
+    specifies = bool(all_words) and (
+        _TEST_NAME.match(all_words[0]) is not None or _SPEC.search(q) is not None
+    )
+    if stated or (specifies and (form == "function" or _a_statement(q, all_words))):
         # "TestReportCaller verifies that …" documents a test; "A 303 redirect should remove the request
-        # body." and "Ensure headers containing leading whitespace raise …" are how tests state what they
-        # check: tests are asked for as much as code.
+        # body.", "Ensure headers containing leading whitespace raise …" and, without the period of a
+        # function sentence, "Name normalization function should be called only once" are how tests
+        # state what they check: tests are asked for as much as code. A question is not a statement
+        # ("where should retries happen").
         wants |= {"test"}
     # A function sentence spells what its definition takes or returns ("Return the running event
     # loop"), not the definition: compounds are looked for in topics and questions only.
