@@ -603,6 +603,11 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("when is the config loaded", "area"),
         ("Applies various processing to a raw code string", "function"),  # apply → applies
         ("do we retry failed uploads", "area"),
+        # a name that reads as a gerund or a question word, then what it does, with the period
+        ("String gets the argument at the specified index.", "function"),
+        ("Is gets whether the objects match the arguments specified.", "function"),
+        ("what returns the config", "area"),
+        ("Parsing JSON fields", "area"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

@@ -245,11 +245,14 @@ def sentence_form(text: str) -> Form:
     end = text.rstrip()[-1:]
     if len(low) < 3 or end == "?":
         return "area"
-    named = looks_like_identifier(spaced[0].strip(_EDGE))
+    # "String gets the argument …" and "Is gets whether …." name a definition, then say what it does:
+    # not a gerund, not a question (a question does not end with its period: "what returns the config").
+    names_first = low[1].endswith("s") and _doc_verb(low[1]) and _IDENT.fullmatch(spaced[0]) is not None
+    named = looks_like_identifier(spaced[0].strip(_EDGE)) or names_first
     gerund = low[0].endswith("ing") and not named  # "UsageString" is a name, not a gerund
     # "Do basic configuration …." and "When the key is unset, … ." end as statements: an imperative
     # or a condition that documents code, not a question.
-    stated = end == "." and low[0] in _STATEMENT_OPENERS
+    stated = end == "." and (low[0] in _STATEMENT_OPENERS or names_first)
     if (low[0] in _QUESTION_WORDS and not stated) or gerund:
         return "area"
     if _asks_for_role(low, period=end == "."):
