@@ -19,6 +19,7 @@ OFF = RankingConfig(
     keep_text_top=False,
     phrase_rule=False,
     undefined_penalty=1.0,
+    name_words=0,
 )
 
 
@@ -37,11 +38,12 @@ def fused(
     symbol: str | None = None,
     exact: bool = False,
     symbol_rank: int | None = None,
+    kind: str | None = None,
     **ranks: int,
 ) -> Fused:
     span = Span(path, line, line + 9)
     ranks_of = {"text": None, "symbol": symbol_rank, "vector": None, **ranks}
-    return Fused(span, score, ranks_of, Hit(span, 1.0, symbol), exact)
+    return Fused(span, score, ranks_of, Hit(span, 1.0, symbol, kind), exact)
 
 
 def paths(ranked) -> list[tuple[str, int]]:
@@ -727,3 +729,36 @@ def test_a_confirmed_name_in_a_doc_sentence_puts_its_definition_first(tmp_path) 
         assert not any(rule.startswith("definition") for r in imperative for rule, _ in r.steps)  # a verb
     finally:
         engine.close()
+
+
+def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() -> None:
+    cands = [
+        fused("locales.py", 1, 0.050, symbol="Locale.day_name", kind="method"),
+        fused("locales.py", 20, 0.040, symbol="Locale.month_name", kind="method"),
+        fused("locales.py", 40, 0.035, symbol="MONTH_NAME", kind="constant"),  # not a function
+        fused("util.py", 1, 0.030, symbol="get", kind="function"),  # the opening verb alone
+    ]
+    ranked = rank(cands, analyse("Get the month name for a specified month."), _only(name_words=0.5))
+    # top 0.050; month_name: both parts among the words, +0.5 × 0.050
+    assert paths(ranked)[0] == ("locales.py", 20)
+    assert ranked[0].score == pytest.approx(0.040 + 0.5 * 0.050)
+    assert ranked[0].steps == [("name words", "+0.0250")]
+    assert all(r.steps == [] for r in ranked[1:])
+    date = [fused("arrow.py", 1, 0.02, symbol="Arrow.date", kind="method"), fused("a.py", 1, 0.03)]
+    lifted = rank(date, analyse("Returns a ``date`` object with the same year."), _only(name_words=0.5))
+    assert paths(lifted)[0] == ("arrow.py", 1)  # one part, not the opening verb, four letters
+    off = rank(cands, analyse("Get the month name for a specified month."), _only(name_words=0))
+    assert paths(off)[0] == ("locales.py", 1)
+
+
+def test_name_words_leave_a_sentence_that_opens_with_a_name_and_the_names_it_mentions() -> None:
+    cands = [
+        fused("field.go", 1, 0.050, symbol="zap.Durationp", kind="function"),
+        fused("field.go", 20, 0.040, symbol="zap.Duration", kind="function"),
+    ]
+    opens = analyse("Durationp constructs a field that carries a *time.Duration.")
+    assert all(r.steps == [] for r in rank(cands, opens, _only(name_words=0.5)))  # "Name verbs …"
+    mentions = analyse("Construct a field that carries a *time.Duration.")
+    assert all(r.steps == [] for r in rank(cands, mentions, _only(name_words=0.5)))  # an identifier's word
+    topic = analyse("month name lookup")  # not a function sentence
+    assert all(r.steps == [] for r in rank(cands, topic, _only(name_words=0.5)))

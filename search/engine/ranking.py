@@ -21,6 +21,12 @@ in the candidate's explanation (``plait search --explain``). In order:
    shortcut for c.MustBindWith(…)."), which alone gains. Such a sentence naming nothing else ("Trace
    logs a message at level Trace.") names one definition: those after the symbol index's first (the
    shortest qualified name, a function before a method) gain ``named_others`` of it.
+   **name words** — a function sentence that does not open with a name gains for each function or
+   method whose name its plain words spell, every part of it ("Returns the month name for …":
+   ``month_name``; "… runs a maximum of ``limit`` async operations": ``mapLimit``, with "map"),
+   ``name_words × top score``; a one-part name counts when it is not the sentence's opening verb
+   ("Returns a ``date`` object …": ``date``; "Get the event loop": not ``get``). A function is usually
+   named with the words its documentation uses.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -96,6 +102,7 @@ class RankingConfig:
     stub_penalty: float = 0.7
     agreed_top: int = 2  # a function sentence's text first within this dense rank keeps its role (0: off)
     named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
+    name_words: float = 0.05  # a function sentence's plain words spell a function's name (0: off)
     undefined_penalty: float = 0.5  # a function sentence's candidates that define nothing
     phrase_rule: bool = True
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
@@ -324,6 +331,7 @@ def rank(
         if by_file:
             _coherence(ranked, config, top)
         _definition(ranked, query, config, top)
+        _name_words(ranked, query, config, top)
         if by_file:
             _path(ranked, query, config, top)
         _roles(ranked, query, config, generated)
@@ -422,6 +430,48 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             gain = config.definition * top * scale
             r.score += gain
             r.steps.append(("file named after it", f"+{gain:.4f}"))
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
+_FUNCTION_KINDS = frozenset({"function", "method"})
+
+
+def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
+    """Rule 2's second half: the functions whose names a function sentence's plain words spell."""
+    if not config.name_words or query.form != "function" or _opens_with_name(query):
+        return
+    plain = query.text
+    for ident in query.identifiers:  # "… carries a *time.Duration.": names it mentions, not its own
+        plain = plain.replace(ident, " ")
+    words = [w.lower() for w in _LETTERS.findall(plain)]
+    if len(words) < 2:
+        return
+    spelled = frozenset(words) | frozenset(stem_words(words))
+    opener = stem_words(words[:1])[0]
+    gain = config.name_words * top
+    for r in ranked:
+        label = r.fused.label
+        name = r.fused.defines or label.symbol
+        if not name or label.kind not in _FUNCTION_KINDS:
+            continue
+        if _spelled_by(bare_name(name), spelled, opener):
+            r.score += gain
+            r.steps.append(("name words", f"+{gain:.4f}"))
+
+
+@lru_cache(maxsize=4096)
+def _name_parts(name: str) -> tuple[tuple[str, str], ...]:
+    """The parts of ``name`` of two letters or more, lower-cased, each with its stem."""
+    parts = [p.lower() for p in identifier_parts(name) if len(p) >= 2 and p.isalpha()]
+    return tuple(zip(parts, stem_words(parts), strict=True)) if parts else ()
+
+
+def _spelled_by(name: str, spelled: frozenset[str], opener: str) -> bool:
+    parts = _name_parts(name)
+    if not parts or not all(p in spelled or s in spelled for p, s in parts):
+        return False
+    # One part alone: a word of four letters or more that is not the sentence's opening verb.
+    return len(parts) > 1 or (len(parts[0][0]) >= 4 and parts[0][1] != opener)
 
 
 def _opens_with_name(query: AnalysedQuery) -> bool:
