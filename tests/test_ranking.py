@@ -689,6 +689,17 @@ def test_a_go_style_doc_sentence_names_the_definition_the_symbol_index_confirms(
     assert named_in_sentence(imperative, ["nodes.Add"]).names == ()  # "Add one": a verb, not a name
     question = analyse("how does Usage print the usage")
     assert named_in_sentence(question, ["cobra.Command.Usage"]) is question  # only function sentences
+    mentions = analyse("Info uses fmt.Sprint to construct and log a message.")
+    assert mentions.identifiers == ("fmt.Sprint",)
+    named = named_in_sentence(mentions, ["zap.SugaredLogger.Info", "fmt.Sprint"])
+    assert named.identifiers == ("Info", "fmt.Sprint")  # the name it opens with first: the one boosted
+    cands = [
+        fused("print.go", 1, 0.05, symbol="fmt.Sprint", symbol_rank=1),
+        fused("sugar.go", 1, 0.04, symbol="zap.SugaredLogger.Info", symbol_rank=2),
+    ]
+    ranked = rank(cands, named, _only(definition=3.0))
+    assert paths(ranked)[0] == ("sugar.go", 1)
+    assert ranked[0].score == pytest.approx(0.04 + 3.0 * 0.05 * 0.5)  # a sentence's name: half
 
 
 def test_adjacent_words_of_a_topic_that_spell_a_definitions_name_name_it() -> None:

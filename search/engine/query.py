@@ -296,15 +296,15 @@ def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> Analy
     comments (Go's, and common elsewhere: "Usage puts out the usage for the command.", "Print is a
     convenience method …"): a function sentence whose first word is, exactly, the bare name of one of
     ``definitions`` (the symbol retriever's best, qualified names) and whose second is a verb in the
-    third person. Imperatives are not: "Add one or more newlines" does not name the class ``Add``. A
-    sentence with identifiers of its own, or of another form, is returned as it is. A topic or question
+    third person. Imperatives are not: "Add one or more newlines" does not name the class ``Add``. The
+    name goes first among the sentence's identifiers ("Info uses fmt.Sprint to construct …" names
+    ``Info``, not ``fmt.Sprint``). A sentence of another form is returned as it is. A topic or question
     whose adjacent words spell one of ``definitions`` ("JSON element hierarchy": ``JsonElement``, see
-    :attr:`AnalysedQuery.compounds`) names it too."""
-    if query.identifiers:
-        return query
-    named = _compound_names(query, definitions)
-    if named:
-        return replace(query, identifiers=named)
+    :attr:`AnalysedQuery.compounds`) names it too, when it holds no identifier of its own."""
+    if not query.identifiers:
+        named = _compound_names(query, definitions)
+        if named:
+            return replace(query, identifiers=named)
     words = query.text.split()
     if query.form != "function" or len(words) < 3:
         return query
@@ -312,9 +312,9 @@ def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> Analy
     second = words[1].strip(_EDGE).lower()
     if not _IDENT.fullmatch(first) or not second.endswith("s") or second in _DETERMINERS:
         return query
-    if not any(bare_name(d) == first for d in definitions):
+    if first in query.identifiers or not any(bare_name(d) == first for d in definitions):
         return query
-    return replace(query, identifiers=(first,))
+    return replace(query, identifiers=(first, *query.identifiers))
 
 
 def _compound_names(query: AnalysedQuery, definitions: Sequence[str]) -> tuple[str, ...]:
