@@ -773,3 +773,15 @@ def test_name_words_leave_a_sentence_that_opens_with_a_name_and_the_names_it_men
     assert all(r.steps == [] for r in rank(cands, mentions, _only(name_words=0.5)))  # an identifier's word
     topic = analyse("month name lookup")  # not a function sentence
     assert all(r.steps == [] for r in rank(cands, topic, _only(name_words=0.5)))
+
+
+def test_a_link_in_a_sentence_names_code_by_its_file_stem_only() -> None:
+    walk = analyse(
+        "walk descends path, calling walkFn adapted from https://golang.org/src/path/filepath/path.go"
+    )
+    assert walk.identifiers == ("walkFn",)  # not golang.org, not path.go (whose "go" named go.mod)
+    react = analyse(
+        "Adapted from React: https://github.com/facebook/react/blob/main/shared/formatProdErrorMessage.js"
+    )
+    assert react.identifiers == ("formatProdErrorMessage",)
+    assert analyse("See https://github.com/spf13/afero/issues/169.").identifiers == ()

@@ -46,6 +46,16 @@ _PARTICLES = frozenset("up down out off on in into for to from with of over back
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
 _IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+
+
+def _link_name(match: re.Match[str]) -> str:
+    """A link names code by its file's stem at most (``…/shared/formatProdErrorMessage.js``), never by
+    its host or folders (``golang.org``, ``…/filepath/path.go`` is no ``path.go`` qualified name)."""
+    last = match.group().rstrip("/.,;:)]}'\"").rsplit("/", 1)[-1]
+    return " " + last.split(".", 1)[0] + " "
+
+
 _EDGE = ".,;:!?()`'\""  # punctuation a sentence's word is stripped of
 MAX_TERMS = 12
 MAX_COMPOUNDS = 8
@@ -166,7 +176,8 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         idents = tuple(_IDENT.findall(inner))
         return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, per_word, words, wants)
     spaced = q.split()
-    identifiers = tuple(t for t in _IDENT.findall(q) if looks_like_identifier(t))
+    # "… adapted from https://golang.org/src/path/filepath/path.go": a link, not golang.org or path.go
+    identifiers = tuple(t for t in _IDENT.findall(_URL.sub(_link_name, q)) if looks_like_identifier(t))
     if len(spaced) == 1 and _IDENT.fullmatch(q):
         return AnalysedQuery(q, "identifier", None, (q.lower(),), (q,), tokens, per_word, words, wants)
     terms: list[str] = []
