@@ -20,6 +20,7 @@ OFF = RankingConfig(
     phrase_rule=False,
     undefined_penalty=1.0,
     name_words=0,
+    keep_test_top=0,
 )
 
 
@@ -546,6 +547,31 @@ def test_a_sentences_text_top_keeps_its_place_whatever_share_of_the_words_it_hol
             engine.search(Query("partial uploads", limit=5, page=6))
     finally:
         engine.close()
+
+
+def test_a_function_sentence_keeps_a_test_a_retriever_ranks_near_its_top_when_the_page_lists_none() -> None:
+    code = [fused(f"b{i}.py", 1, 0.05 - i * 0.001, text=i + 4, vector=i + 4) for i in range(12)]
+    test = fused("tests/test_codec.py", 1, 0.03, text=2)  # ×0.3 by its role: 0.009, 13th
+    sentence = analyse("Unicode strings get encoded as UTF-8.")
+    assert sentence.form == "function" and "test" not in sentence.wants
+    ranked = rank([*code, test], sentence, _only(keep_test_top=3), limit=10)
+    assert paths(ranked)[9] == ("tests/test_codec.py", 1)
+    assert ranked[9].steps == [("role:test", "×0.3"), ("keep", "moved from 13 to 10")]
+    assert paths(ranked)[10] == ("b9.py", 1)
+    # Not beyond the retrievers' first keep_test_top, not with 0, not for a topic.
+    far = fused("tests/test_codec.py", 1, 0.03, text=4)
+    assert ("tests/test_codec.py", 1) not in paths(rank([*code, far], sentence, _only(keep_test_top=3)))[:10]
+    assert ("tests/test_codec.py", 1) not in paths(rank([*code, test], sentence, _only(keep_test_top=0)))[:10]
+    topic = analyse("unicode string encoding")
+    assert ("tests/test_codec.py", 1) not in paths(rank([*code, test], topic, _only(keep_test_top=3)))[:10]
+    # Not when the page lists a test already, and never in place of a result kept there.
+    listed = fused("tests/test_other.py", 1, 0.2, text=30)
+    page = paths(rank([*code, test, listed], sentence, _only(keep_test_top=3), limit=10))
+    assert ("tests/test_codec.py", 1) not in page[:10]
+    dense = fused("dense.py", 1, 0.001, vector=1)
+    config = _only(keep_test_top=3, keep_dense_top=1)
+    kept = rank([*code, test, dense], sentence, config, dense_top=[dense], limit=10)
+    assert paths(kept)[9] == ("dense.py", 1) and ("tests/test_codec.py", 1) not in paths(kept)[:10]
 
 
 def test_ranking_off_keeps_the_fused_order() -> None:

@@ -54,7 +54,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
    otherwise push out the one chunk that holds the most of the query's rare words. For a function
    sentence the dense retriever's best hit (``keep_dense_top``) keeps one too: two middling ranks in
-   both lists otherwise outscore it when its words are not the code's.
+   both lists otherwise outscore it when its words are not the code's. And where a function sentence's
+   page lists no test at all, the best test that the text or the dense retriever ranks within its
+   first ``keep_test_top`` keeps a place at its end: the demotion of tests is a prior, and the sentence
+   may be a test's own docstring in words that do not say so ("Unicode strings get encoded.").
 
 Scores stay monotonic in rank: a tier adds a whole number to the score (1 per tier above the rest),
 and within a tier a result shows at least the score of any result below it.
@@ -77,7 +80,9 @@ from search.engine.query import AnalysedQuery, bare_name
 
 # --- configuration -------------------------------------------------------------------------------
 
-_COUNTS_FROM_ZERO = frozenset({"keep_dense_top", "agreed_top"})  # integer settings that 0 switches off
+_COUNTS_FROM_ZERO = frozenset(
+    {"keep_dense_top", "agreed_top", "keep_test_top"}
+)  # integer settings that 0 switches off
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +113,7 @@ class RankingConfig:
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
     keep_text_top: bool = True
     keep_dense_top: int = 1  # for a function sentence: the dense retriever's first n (0: none)
+    keep_test_top: int = 3  # …and a test within a retriever's first n when the page lists none (0: off)
     # A sentence that documents one function ("Return the running loop.") asks for that definition:
     # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
     function_sentences_by_span: bool = True
@@ -345,6 +351,12 @@ def rank(
         if config.keep_dense_top and query.form == "function":
             kept += dense_top[: config.keep_dense_top]
         _keep(ranked, kept, limit)
+        if config.keep_test_top and query.form == "function":
+            test = _best_test(ranked, config.keep_test_top, limit)
+            last = ranked[limit - 1] if len(ranked) >= limit else None
+            # the page's last place, unless a result kept above already holds it
+            if test is not None and last is not None and not any(rule == "keep" for rule, _ in last.steps):
+                _keep(ranked, [test.fused], limit)
     _monotonic(ranked)
     return ranked
 
@@ -661,6 +673,19 @@ def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
             r.score *= factor
             r.steps.append(("saturation", f"×{factor:g}"))
     return sorted(ranked, key=_order)
+
+
+def _best_test(ranked: Sequence[Ranked], within: int, limit: int) -> Ranked | None:
+    """The first demoted test below the page that the text or the dense retriever ranks within its
+    first ``within``, when the page lists no demoted test."""
+    if any("test" in r.roles for r in ranked[:limit]):
+        return None
+    for r in ranked[limit:]:
+        if "test" in r.roles:
+            text, dense = r.fused.ranks.get("text"), r.fused.ranks.get("vector")
+            if (text is not None and text <= within) or (dense is not None and dense <= within):
+                return r
+    return None
 
 
 def _keep(ranked: list[Ranked], kept: Sequence[Fused], limit: int) -> None:
