@@ -463,27 +463,30 @@ def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     gain = config.name_words * top
     for r in ranked:
         label = r.fused.label
-        name = r.fused.defines or label.symbol
-        if not name or label.kind not in _FUNCTION_KINDS:
+        if label.kind not in _FUNCTION_KINDS:
             continue
-        if _spelled_by(bare_name(name), spelled, opener):
+        name = r.fused.defines or label.symbol
+        parts = _name_parts(name) if name else None
+        if not parts:
+            continue
+        whole, stems, single = parts
+        # every part as written or every part's stem among the words (or their stems); one part
+        # alone counts when it has four letters or more and is not the sentence's opening verb
+        if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
             r.score += gain
             r.steps.append(("name words", f"+{gain:.4f}"))
 
 
-@lru_cache(maxsize=4096)
-def _name_parts(name: str) -> tuple[tuple[str, str], ...]:
-    """The parts of ``name`` of two letters or more, lower-cased, each with its stem."""
-    parts = [p.lower() for p in identifier_parts(name) if len(p) >= 2 and p.isalpha()]
-    return tuple(zip(parts, stem_words(parts), strict=True)) if parts else ()
-
-
-def _spelled_by(name: str, spelled: frozenset[str], opener: str) -> bool:
-    parts = _name_parts(name)
-    if not parts or not all(p in spelled or s in spelled for p, s in parts):
-        return False
-    # One part alone: a word of four letters or more that is not the sentence's opening verb.
-    return len(parts) > 1 or (len(parts[0][0]) >= 4 and parts[0][1] != opener)
+@lru_cache(maxsize=1 << 14)
+def _name_parts(name: str) -> tuple[frozenset[str], frozenset[str], str | None] | None:
+    """The parts of ``name``'s bare name of two letters or more, lower-cased, and their stems, and
+    the stem of the one part of a one-part name (``None`` for a name of several); ``None`` for a name
+    with no such part or of one part shorter than four letters."""
+    parts = [p.lower() for p in identifier_parts(bare_name(name)) if len(p) >= 2 and p.isalpha()]
+    if not parts or (len(parts) == 1 and len(parts[0]) < 4):
+        return None
+    stems = stem_words(parts)
+    return frozenset(parts), frozenset(stems), stems[0] if len(parts) == 1 else None
 
 
 def _opens_with_name(query: AnalysedQuery) -> bool:
