@@ -635,6 +635,9 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("String gets the argument at the specified index.", "function"),
         ("Is gets whether the objects match the arguments specified.", "function"),
         ("what returns the config", "area"),
+        ("AddFlag will add the flag to the FlagSet", "function"),  # a name, then "will", no period
+        ("VarPF is like VarP, but returns the flag created", "function"),
+        ("is UploadSession retried", "area"),
         ("Parsing JSON fields", "area"),
     ],
 )

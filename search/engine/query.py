@@ -39,6 +39,7 @@ _DOC_VERBS = frozenset(
 )
 # Question words that open statements too, when the sentence ends with a period.
 _STATEMENT_OPENERS = frozenset({"do", "does", "when"})
+_NAME_LINKS = frozenset({"is", "will", "can", "must", "should", "does", "may"})  # "AddFlag will add …"
 # Words that make a role word before them a noun asking for files of that role ("tests for …").
 _ABOUT = frozenset("for of about on covering around".split())  # noqa: SIM905
 _PARTICLES = frozenset("up down out off on in into for to from with of over back all".split())  # noqa: SIM905
@@ -271,6 +272,10 @@ def sentence_form(text: str) -> Form:
     if _IDENT.fullmatch(spaced[0]) and low[1].endswith("s") and _doc_verb(low[1]):
         # "OnlyValidArgs returns an error if …", "setenv sets or unsets …", "Error returns the
         # formatted error" (no period): a name, plain or not, then what it does.
+        return "function"
+    if low[1] in _NAME_LINKS and looks_like_identifier(spaced[0].strip(_EDGE)):
+        # "AddFlag will add the flag to the FlagSet", "VarPF is like VarP, but returns the flag
+        # created": a definition's name, then what it is or will do (Go's convention, no period).
         return "function"
     if end == ".":
         return "function"
