@@ -814,3 +814,17 @@ def test_a_link_in_a_sentence_names_code_by_its_file_stem_only() -> None:
     )
     assert react.identifiers == ("formatProdErrorMessage",)
     assert analyse("See https://github.com/spf13/afero/issues/169.").identifiers == ()
+
+
+def test_the_readme_names_every_ranking_setting() -> None:
+    from dataclasses import fields
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index("\n[ranking]") :].split("\n\n", 1)[0]
+    # "also example_, fixture_, … (0.3)": a role's penalty may be named by its role's prefix
+    named = [
+        f.name for f in fields(RankingConfig) if f.name in block or f.name.replace("penalty", "") in block
+    ]
+    missing = [f.name for f in fields(RankingConfig) if f.name not in named]
+    assert missing == [], f"README's [ranking] block does not name {missing}"
