@@ -293,6 +293,12 @@ def _asks_for_role(low: list[str], *, period: bool) -> bool:
     return plural and low[1] in _ABOUT and not period
 
 
+def is_doc_verb(word: str) -> bool:
+    """``word`` (lower case) is one of the verbs documentation opens with, bare or in the third person
+    ("return", "gets"): too common to name a definition by itself."""
+    return _doc_verb(word)
+
+
 def _doc_verb(word: str) -> bool:
     """``word`` is one of :data:`_DOC_VERBS`, bare or in the third person (``returns``, ``fetches``,
     ``applies``)."""

@@ -24,8 +24,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    **name words** — a function sentence that does not open with a name gains for each function or
    method whose name its plain words spell, every part of it ("Returns the month name for …":
    ``month_name``; "… runs a maximum of ``limit`` async operations": ``mapLimit``, with "map"),
-   ``name_words × top score``; a one-part name counts when it is not the sentence's opening verb
-   ("Returns a ``date`` object …": ``date``; "Get the event loop": not ``get``). A function is usually
+   ``name_words × top score``; a one-part name counts unless it is the sentence's opening verb and that
+   verb is one documentation opens with ("Returns a ``date`` object …": ``date``; "Seek to a specific
+   point": ``seek``; "Get the event loop": not ``get``). A function is usually
    named with the words its documentation uses.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
@@ -76,7 +77,7 @@ from typing import Any
 from indexer import identifier_parts, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
-from search.engine.query import AnalysedQuery, bare_name
+from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
 
 # --- configuration -------------------------------------------------------------------------------
 
@@ -459,7 +460,8 @@ def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     if len(words) < 2:
         return
     spelled = frozenset(words) | frozenset(stem_words(words))
-    opener = stem_words(words[:1])[0]
+    # "Seek to a specific point in a file" names ``seek``; "Get the event loop" does not name ``get``
+    opener = stem_words(words[:1])[0] if is_doc_verb(words[0]) else None
     gain = config.name_words * top
     for r in ranked:
         label = r.fused.label
@@ -471,7 +473,8 @@ def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             continue
         whole, stems, single = parts
         # every part as written or every part's stem among the words (or their stems); one part
-        # alone counts when it has four letters or more and is not the sentence's opening verb
+        # alone counts when it has four letters or more and is not the sentence's opening verb, when
+        # that is one of the common verbs of documentation
         if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
             r.score += gain
             r.steps.append(("name words", f"+{gain:.4f}"))
