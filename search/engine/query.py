@@ -259,8 +259,9 @@ def sentence_form(text: str) -> Form:
         return "area"
     # "String gets the argument …" and "Is gets whether …." name a definition, then say what it does:
     # not a gerund, not a question (a question does not end with its period: "what returns the config").
-    names_first = low[1].endswith("s") and _doc_verb(low[1]) and _IDENT.fullmatch(spaced[0]) is not None
-    named = looks_like_identifier(spaced[0].strip(_EDGE)) or names_first
+    names_first = low[1].endswith("s") and is_doc_verb(low[1]) and _IDENT.fullmatch(spaced[0]) is not None
+    identifier_first = looks_like_identifier(spaced[0].strip(_EDGE))
+    named = identifier_first or names_first
     gerund = low[0].endswith("ing") and not named  # "UsageString" is a name, not a gerund
     # "Do basic configuration …." and "When the key is unset, … ." end as statements: an imperative
     # or a condition that documents code, not a question.
@@ -269,11 +270,11 @@ def sentence_form(text: str) -> Form:
         return "area"
     if _asks_for_role(low, period=end == "."):
         return "area"  # "tests for the retry logic", "examples of streaming": files of that role
-    if _IDENT.fullmatch(spaced[0]) and low[1].endswith("s") and _doc_verb(low[1]):
+    if names_first:
         # "OnlyValidArgs returns an error if …", "setenv sets or unsets …", "Error returns the
         # formatted error" (no period): a name, plain or not, then what it does.
         return "function"
-    if low[1] in _NAME_LINKS and looks_like_identifier(spaced[0].strip(_EDGE)):
+    if identifier_first and low[1] in _NAME_LINKS:
         # "AddFlag will add the flag to the FlagSet", "VarPF is like VarP, but returns the flag
         # created": a definition's name, then what it is or will do (Go's convention, no period).
         return "function"
@@ -282,7 +283,7 @@ def sentence_form(text: str) -> Form:
     after_verb = low[2] if low[1] in _PARTICLES else low[1]
     if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[1] in _QUANTIFIERS or low[0] == "it":
         return "function"
-    return "function" if _doc_verb(low[0]) else "area"
+    return "function" if is_doc_verb(low[0]) else "area"
 
 
 def _asks_for_role(low: list[str], *, period: bool) -> bool:
@@ -294,14 +295,9 @@ def _asks_for_role(low: list[str], *, period: bool) -> bool:
 
 
 def is_doc_verb(word: str) -> bool:
-    """``word`` (lower case) is one of the verbs documentation opens with, bare or in the third person
-    ("return", "gets"): too common to name a definition by itself."""
-    return _doc_verb(word)
-
-
-def _doc_verb(word: str) -> bool:
-    """``word`` is one of :data:`_DOC_VERBS`, bare or in the third person (``returns``, ``fetches``,
-    ``applies``)."""
+    """``word`` (lower case) is one of :data:`_DOC_VERBS`, the verbs documentation opens with, bare or
+    in the third person (``returns``, ``fetches``, ``applies``): too common to name a definition by
+    itself."""
     if word in _DOC_VERBS:
         return True
     if not word.endswith("s"):
