@@ -835,3 +835,74 @@ def test_the_readme_names_every_ranking_setting() -> None:
     ]
     missing = [f.name for f in fields(RankingConfig) if f.name not in named]
     assert missing == [], f"README's [ranking] block does not name {missing}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Make sure passing a default into ``peek()`` works.",
+        "Ensure tabulate accepts specific count",
+        "ensure a non-specified exception is raised",
+        "Verify that the lock is released after a timeout.",
+        "Check that iterator is totally consumed by default",
+        "Test that the cookie is kept.",
+        "This test makes sure a second call to wait() clears the first timeout.",
+        "Regression test for the unbounded cache.",
+    ],
+)
+def test_a_sentence_opening_by_stating_a_test_asks_for_the_test(text: str) -> None:
+    query = analyse(text)
+    assert query.states_test and query.wants == {"test"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ensures the directory exists.",  # the third person documents the code that does it
+        "Verifies the signature of a message.",
+        "Checks that the value is valid.",
+        "Tests whether or not an object is a typed array.",
+        "Test for executable file.",
+        "Returns True if the cookie should be secure.",  # an expectation asks for tests as much as code
+        "make sure retries back off",  # a topic opening so is a stated test too; a name is not one
+        "ensure_dir",
+    ],
+)
+def test_only_an_imperative_that_states_a_test_asks_for_the_test_over_code(text: str) -> None:
+    expected = text == "make sure retries back off"
+    assert analyse(text).states_test is expected
+
+
+def test_a_stated_test_puts_the_test_before_the_code_it_checks() -> None:
+    cands = [
+        fused("more/more.py", 1, 0.05),  # the code under test, first by the retrievers
+        fused("tests/test_more.py", 1, 0.03),
+        fused("tests/conftest.py", 1, 0.02),  # a fixture is found with the tests
+        fused("docs/api.rst", 1, 0.028),
+    ]
+    query = analyse("Make sure passing a default into peek() works.")
+    ranked = rank(cands, query, _only(code_penalty=0.5))
+    # code ×0.5: 0.05 → 0.025; the test (0.03) and the fixture file under tests/ keep their scores;
+    # the docs page is not a test either, and docs are demoted as ever (×0.5 twice: 0.007)
+    assert paths(ranked) == [
+        ("tests/test_more.py", 1),
+        ("more/more.py", 1),
+        ("tests/conftest.py", 1),
+        ("docs/api.rst", 1),
+    ]
+    by_path = {r.fused.span.path: r for r in ranked}
+    assert by_path["more/more.py"].score == pytest.approx(0.025)
+    assert by_path["more/more.py"].steps == [("code: a test is stated", "×0.5")]
+    assert by_path["tests/test_more.py"].score == pytest.approx(0.03)
+    assert by_path["tests/test_more.py"].steps == []
+    assert by_path["tests/conftest.py"].score == pytest.approx(0.02)
+    assert by_path["docs/api.rst"].score == pytest.approx(0.007)
+    assert by_path["docs/api.rst"].steps == [("code: a test is stated", "×0.5"), ("role:docs", "×0.5")]
+    off = rank(cands, query, _only(code_penalty=1.0))
+    assert paths(off)[0] == ("more/more.py", 1)
+    assert all(rule != "code: a test is stated" for r in off for rule, _ in r.steps)
+    # an expectation alone asks for tests as much as code: nothing demoted for it
+    expectation = rank(
+        cands, analyse("Returns True if the cookie should be secure."), _only(code_penalty=0.5)
+    )
+    assert paths(expectation)[0] == ("more/more.py", 1)

@@ -106,6 +106,9 @@ class RankingConfig:
     docs_penalty: float = 0.5
     reexport_penalty: float = 0.5
     stub_penalty: float = 0.7
+    code_penalty: float = (
+        0.5  # a sentence that opens by stating a test ("Make sure …"): candidates not in tests
+    )
     agreed_top: int = 2  # a function sentence's text first within this dense rank keeps its role (0: off)
     named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
     name_words: float = 0.05  # a function sentence's plain words spell a function's name (0: off)
@@ -551,6 +554,9 @@ def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top
             r.steps.append(("path", f"+{gain:.4f}"))
 
 
+_TESTING = frozenset({"test", "fixture"})  # the roles of a file a stated test may be found in
+
+
 def _roles(
     ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, generated: Callable[[str], bool] | None
 ) -> None:
@@ -565,6 +571,10 @@ def _roles(
             if path in older and "compat" not in roles:
                 roles += ("compat",)
             cache[path] = roles
+        if query.states_test and config.code_penalty != 1.0 and not _TESTING.intersection(roles):
+            # "Make sure ``peek()`` takes a default": the test that checks it, not the code it checks
+            r.score *= config.code_penalty
+            r.steps.append(("code: a test is stated", f"×{config.code_penalty:g}"))
         if not roles:
             continue  # most candidates: r.roles stays ()
         r.roles = tuple(
