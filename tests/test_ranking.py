@@ -848,6 +848,9 @@ def test_the_readme_names_every_ranking_setting() -> None:
         "Test that the cookie is kept.",
         "This test makes sure a second call to wait() clears the first timeout.",
         "Regression test for the unbounded cache.",
+        "Test structuring Optional primitive types.",
+        "Tests prepending in front of an empty iterable",
+        "Test the happy path",
     ],
 )
 def test_a_sentence_opening_by_stating_a_test_asks_for_the_test(text: str) -> None:
@@ -863,6 +866,10 @@ def test_a_sentence_opening_by_stating_a_test_asks_for_the_test(text: str) -> No
         "Checks that the value is valid.",
         "Tests whether or not an object is a typed array.",
         "Test for executable file.",
+        "Test whether the path exists.",
+        "Test if the token matches.",
+        "Test to see if we have a reason to print See Also information",
+        "Test sets the test struct variable of the mock object",  # Go: the definition Test, then a verb
         "Returns True if the cookie should be secure.",  # an expectation asks for tests as much as code
         "make sure retries back off",  # a topic opening so is a stated test too; a name is not one
         "ensure_dir",
