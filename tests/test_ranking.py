@@ -850,7 +850,8 @@ def test_the_readme_names_every_ranking_setting() -> None:
         "Regression test for the unbounded cache.",
         "Test structuring Optional primitive types.",
         "Tests prepending in front of an empty iterable",
-        "Test the happy path",
+        "Test the happy path here",
+        "Test that cookies persist",  # "Test that …" however short
     ],
 )
 def test_a_sentence_opening_by_stating_a_test_asks_for_the_test(text: str) -> None:
@@ -870,6 +871,9 @@ def test_a_sentence_opening_by_stating_a_test_asks_for_the_test(text: str) -> No
         "Test if the token matches.",
         "Test to see if we have a reason to print See Also information",
         "Test sets the test struct variable of the mock object",  # Go: the definition Test, then a verb
+        "verify jwt signature",  # fewer than five words: a search for the code that does it
+        "ensure directory exists",
+        "test runner configuration",
         "Returns True if the cookie should be secure.",  # an expectation asks for tests as much as code
         "make sure retries back off",  # a topic opening so is a stated test too; a name is not one
         "ensure_dir",
