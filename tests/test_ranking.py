@@ -917,3 +917,43 @@ def test_a_stated_test_puts_the_test_before_the_code_it_checks() -> None:
         cands, analyse("Returns True if the cookie should be secure."), _only(code_penalty=0.5)
     )
     assert paths(expectation)[0] == ("more/more.py", 1)
+
+
+def test_the_pool_is_shallower_where_the_verifier_decides_the_first_places() -> None:
+    from search.engine.engine import PLAIN_POOL, pool_depth
+
+    config = RankingConfig()
+    assert (config.pool, config.verified_pool, PLAIN_POOL) == (60, 30, 30)
+    sentence = analyse("retry failed uploads after a delay")
+    assert pool_depth(sentence, config) == 60  # the file rules order many candidates
+    assert pool_depth(analyse("UploadSession"), config) == 30  # the definitions found come first
+    assert pool_depth(analyse('"checksum mismatch"'), config) == 30
+    assert pool_depth(analyse("retry.*upload", regex=True), config) == 30
+    verbatim = {"text": [Hit(Span("a.py", 1, 3), 1.0, exact=True)]}
+    assert pool_depth(sentence, config, verbatim) == 30  # pasted from the code: its places come first
+    assert pool_depth(sentence, config, {"text": [Hit(Span("a.py", 1, 3), 1.0)]}) == 60
+    assert pool_depth(sentence, RankingConfig(enabled=False)) == PLAIN_POOL
+    assert pool_depth(analyse("UploadSession"), RankingConfig(pool=20)) == 20  # never deeper than the pool
+    assert pool_depth(sentence, RankingConfig(verified_pool=100)) == 60
+
+
+def test_deeper_rankings_are_ranked_as_a_search_asks_for_them(tmp_path) -> None:
+    """A replay of rankings recorded deeper than the pool orders exactly what a search would fetch:
+    here, text hits below the 30th would lift ``b.py`` by coherence if they were read."""
+    from indexer import load_settings
+    from search.engine.engine import Engine
+
+    engine = Engine(load_settings(tmp_path, env={}, overrides={"index_dir": str(tmp_path / "index")}))
+    try:
+        text = [Hit(Span(f"a{i}.py", 1, 9), 1.0) for i in range(30)]
+        text[4] = Hit(Span("b.py", 1, 9), 1.0)
+        tail = [Hit(Span("b.py", 100 + 20 * i, 110 + 20 * i), 1.0) for i in range(20)]
+        query = analyse("UploadSession")
+        deep = engine.order(query, {"text": text + tail})
+        shallow = engine.order(query, {"text": text})
+        assert paths(deep) == paths(shallow) and [r.score for r in deep] == [r.score for r in shallow]
+        unread = engine.order(query, {"text": text + tail}, config=RankingConfig(verified_pool=60))
+        assert paths(unread)[0] == ("b.py", 1)  # what the tail would have done
+        assert paths(shallow)[0] == ("a0.py", 1)
+    finally:
+        engine.close()

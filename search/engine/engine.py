@@ -61,6 +61,7 @@ NATURAL_IDENTIFIER_SYMBOL = 0.4
 # function sentences alone MRR@10 0.59 against 0.79, BENCHMARKS §9): fused with them, a sentence's dense
 # leg counts a quarter of the text leg's full weight, less than the full tier's equal share.
 FAST_TIER_SENTENCE_VECTOR = 0.5
+PLAIN_POOL = 30  # candidates per retriever without the ranking (a single mode, plain RRF)
 NAMING_HITS = 10  # symbol hits a "Name verbs …" sentence's first word is looked up in
 COVERAGE_HITS = 3  # text hits whose term coverage sets the text weight of a natural-language query
 
@@ -78,7 +79,7 @@ def fusion_weights(
     """
     kind = query.shape
     text_hits = rankings.get("text", ())[:COVERAGE_HITS]
-    if kind == "natural" and any(h.exact for h in text_hits):
+    if kind == "natural" and _found_verbatim(rankings):
         # Found verbatim, it is fused as a literal, but it is still a sentence: a plain word of it that
         # names a definition ("reducer" in a sentence about reducers) is as weak evidence as ever.
         literal = dict(WEIGHTS["literal"])
@@ -92,6 +93,24 @@ def fusion_weights(
         if query.identifiers:
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
     return kind, weights
+
+
+def pool_depth(
+    query: AnalysedQuery, config: RankingConfig, rankings: Mapping[str, Sequence[Hit]] | None = None
+) -> int:
+    """Candidates per retriever: the ranking's pool for a sentence, whose order the file rules decide
+    among many candidates; ``config.verified_pool`` at most for a name, a quoted string or a regex, and
+    for a sentence that ``rankings`` show was found verbatim, whose first places the verifier decides
+    (the definitions, the matches, the phrase's places)."""
+    if not config.enabled:
+        return PLAIN_POOL
+    verified = query.shape != "natural" or (rankings is not None and _found_verbatim(rankings))
+    return min(config.pool, config.verified_pool) if verified else config.pool
+
+
+def _found_verbatim(rankings: Mapping[str, Sequence[Hit]]) -> bool:
+    """The text retriever's first hits hold the query itself (a sentence pasted from the code)."""
+    return any(h.exact for h in rankings.get("text", ())[:COVERAGE_HITS])
 
 
 def retrievers_for(mode: str, settings: Settings, index: Index | None) -> dict[str, Retriever]:
@@ -251,7 +270,7 @@ class Engine:
         # The ranking orders hybrid results; a single retriever's mode shows that retriever's own order.
         plain = fusion != "weighted" or query.mode != "hybrid"
         config = RankingConfig(enabled=False) if plain else self.ranking
-        depth = max(query.limit * 3, config.pool if config.enabled else 30)
+        depth = max(query.limit * 3, pool_depth(analysed, config))
         rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
         rankings = self._answerable(rankings)
         tier = _vector_tier(index) if "vector" in rankings and index is not None else None
@@ -351,6 +370,9 @@ class Engine:
         Pure but for the guard's generated-file rules, so that benchmarks can replay recorded rankings
         through it."""
         config = config or self.ranking
+        # what search asks of each retriever: deeper recorded rankings replay as a search ranks them
+        depth = max(limit * 3, pool_depth(query, config, rankings))
+        rankings = {name: hits[:depth] for name, hits in rankings.items()}
         if config.enabled and mode == "hybrid":
             named = [h.symbol for h in rankings.get("symbol", ())[:NAMING_HITS] if h.symbol]
             query = named_in_sentence(query, named)

@@ -92,6 +92,7 @@ class RankingConfig:
 
     enabled: bool = True
     pool: int = 60  # candidates asked of each retriever (at least 3 × the limit)
+    verified_pool: int = 30  # …for a name, a quoted string or a regex (the verifier orders their first)
     coherence: float = 0.2
     definition: float = 3.0
     path: float = 1.0
