@@ -844,7 +844,6 @@ def test_the_readme_names_every_ranking_setting() -> None:
         "Ensure tabulate accepts specific count",
         "ensure a non-specified exception is raised",
         "Verify that the lock is released after a timeout.",
-        "Check that iterator is totally consumed by default",
         "Test that the cookie is kept.",
         "This test makes sure a second call to wait() clears the first timeout.",
         "Regression test for the unbounded cache.",
@@ -865,6 +864,7 @@ def test_a_sentence_opening_by_stating_a_test_asks_for_the_test(text: str) -> No
         "Ensures the directory exists.",  # the third person documents the code that does it
         "Verifies the signature of a message.",
         "Checks that the value is valid.",
+        "Check that an object is callable, else raise a TypeError.",  # a validator's as often as a test's
         "Tests whether or not an object is a typed array.",
         "Test for executable file.",
         "Test whether the path exists.",
