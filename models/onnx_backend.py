@@ -26,6 +26,7 @@ import numpy as np
 
 from models.base import Vectors
 from models.errors import ModelError
+from models.priority import start_embedding_thread
 from models.resolve import Pooling
 
 log = logging.getLogger(__name__)
@@ -148,7 +149,10 @@ class OnnxEncoder:
             return None
         with self._pool_lock:
             if self._pool is None:
-                self._pool = cf.ThreadPoolExecutor(self._threads, thread_name_prefix="plait-embed")
+                # In a server or `plait watch` these threads embed behind searches, at lower priority.
+                self._pool = cf.ThreadPoolExecutor(
+                    self._threads, thread_name_prefix="plait-embed", initializer=start_embedding_thread
+                )
             return self._pool
 
     def _run(self, texts: Sequence[str]) -> Vectors:

@@ -35,6 +35,7 @@ from models import (
 from models.bare_text import without_punctuation
 from models.errors import ConfigError, ModelError
 from models.loader import AUTO_CPU_BACKEND, LazyEmbedder, embed_in_length_batches
+from models.priority import BACKGROUND_NICE, embed_in_background, lower_this_thread
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -65,6 +66,34 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # --- without the real model -------------------------------------------------------------------
+
+LINUX_ONLY = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's"
+)
+
+
+def _nice(native_id: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, native_id)
+
+
+@LINUX_ONLY
+def test_a_background_thread_lowers_its_own_priority_once_and_nothing_else() -> None:
+    process = _nice(os.getpid())
+    seen: list[tuple[bool, int, bool, int]] = []
+
+    def work() -> None:
+        tid = threading.get_native_id()
+        first = lower_this_thread()
+        after_first = _nice(tid)
+        again = lower_this_thread()  # idempotent: not another step down
+        seen.append((first, after_first, again, _nice(tid)))
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    want = min(19, process + BACKGROUND_NICE)
+    assert seen == [(True, want, True, want)]
+    assert _nice(threading.get_native_id()) == _nice(os.getpid()) == process  # the caller's own are untouched
 
 
 def test_importing_models_and_reading_the_model_id_loads_no_ml_framework() -> None:
@@ -322,6 +351,35 @@ def test_onnx_int8_texts_run_side_by_side_give_the_vectors_of_one_thread(onnx_ca
     side_by_side = two.embed_documents(texts)
     assert np.array_equal(side_by_side, one.embed_documents(texts))
     assert np.array_equal(side_by_side, np.stack([one.embed_documents([t])[0] for t in texts]))
+
+
+@pytest.mark.model
+@LINUX_ONLY
+def test_a_background_process_embeds_its_batches_at_lower_priority(onnx_cache: Path) -> None:
+    config = ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache), threads=2)
+    process = _nice(os.getpid())
+
+    def embed_threads_nice(embedder: LazyEmbedder) -> set[int]:
+        before = {t.native_id for t in threading.enumerate()}
+        embedder.embed_documents(CODE + QUERIES)
+        fresh = [
+            t for t in threading.enumerate() if t.native_id not in before and t.name.startswith("plait-embed")
+        ]
+        assert fresh, "a batch of several texts runs on the encoder's threads"
+        return {_nice(t.native_id) for t in fresh if t.native_id is not None}
+
+    foreground = load_embedder(config)
+    assert embed_threads_nice(foreground) == {process}  # `plait index`: full priority
+    embed_in_background()
+    try:
+        background = load_embedder(config)
+        assert embed_threads_nice(background) == {min(19, process + BACKGROUND_NICE)}
+        # a query is one text, run on the searching thread itself: its priority is untouched
+        assert background.embed_query(QUERIES[0]).shape == (384,)
+        assert _nice(threading.get_native_id()) == process
+        assert np.array_equal(background.embed_documents(CODE), foreground.embed_documents(CODE))
+    finally:
+        embed_in_background(False)
 
 
 @pytest.mark.model

@@ -293,10 +293,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from indexer import run_watch
+    from models import embed_in_background
     from search.engine.engine import Engine
     from search.frontends.endpoint import remove_endpoints, start_endpoint
 
     settings = _settings(_root_arg(args), args)
+    embed_in_background()  # the daemon's builds run behind searches, its own and other processes' (models.priority)
     # The daemon keeps the model loaded anyway: let `plait search` use it through the local endpoint.
     engines = {str(settings.root): Engine(settings)}
     endpoint = start_endpoint(engines)

@@ -24,6 +24,7 @@ from typing import Any
 import anyio
 
 from indexer import Settings
+from models import embed_in_background
 from search.frontends.server.app import PlaitMCP, create_server
 from search.frontends.server.http import MCP_PATH, build_app, check_bind
 from search.frontends.server.registry import SEARCH_PROFILE, resolve_tools
@@ -72,6 +73,7 @@ def serve(args: argparse.Namespace) -> int:
     if args.transport == "http":
         check_bind(args.host, token)
     state, server = build(args)
+    embed_in_background()  # this process's builds run behind its searches (models.priority)
     state.start(
         preload=not args.no_preload,
         endpoint=True,
