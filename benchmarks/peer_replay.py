@@ -62,7 +62,10 @@ def run(
                 scores: dict[str, list[float]] = defaultdict(list)
                 for task, rankings in recorded:
                     kept = {k: v for k, v in rankings.items() if k in VARIANTS[variant]}
-                    ranked = engine.order(analyse(task.query), kept, limit=10, tier=tier)
+                    analysed = analyse(task.query)
+                    # a fast tier's sentences are re-ranked by the full model, as a search does
+                    kept, fused_as = engine.rerank(analysed, kept, tier)
+                    ranked = engine.order(analysed, kept, limit=10, tier=fused_as)
                     hits = [
                         Hit(f"{prefix}/{r.fused.span.path}" if prefix else r.fused.span.path,
                             r.fused.span.start_line, r.fused.span.end_line)

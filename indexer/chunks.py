@@ -150,6 +150,14 @@ def header(path: str, scope: str | None) -> str:
     return f"# {path}" + (f" · {scope}" if scope else "") + "\n"
 
 
+def chunk_text(
+    path: str, lines: Sequence[str], start: int, end: int, scope: str | None, max_chars: int
+) -> str:
+    """What a chunk of ``path`` over lines ``start``..``end`` (1-based, inclusive) holds and is embedded
+    as: a header naming the file and the chunk's scope, then its lines, cut at ``max_chars``."""
+    return (header(path, scope) + "\n".join(lines[start - 1 : end]))[:max_chars]
+
+
 def chunk_file(
     path: str,
     text: str,
@@ -166,7 +174,6 @@ def chunk_file(
     pieces = _pieces(root, lines, cfg)
     chunks: list[Chunk] = []
     for p in pieces:
-        body = "\n".join(lines[p.start - 1 : p.end])
-        embedded = (header(path, p.symbol) + body)[: cfg.max_chars]
+        embedded = chunk_text(path, lines, p.start, p.end, p.symbol, cfg.max_chars)
         chunks.append(Chunk(path, p.start, p.end, p.symbol, p.kind, language, embedded, sha256_hex(embedded)))
     return chunks

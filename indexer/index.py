@@ -39,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from indexer import bm25_store, ownership, textview
+from indexer.beneath import read_beneath
 from indexer.bm25_store import Bm25Store
 from indexer.build import Builder, BuildReport, Progress, read_manifest
+from indexer.chunks import chunk_text, split_lines
 from indexer.config import Settings
 from indexer.embedding import TIERS, make_embedder, tier_config
 from indexer.errors import IndexCorruptError, IndexStoreError
@@ -51,6 +53,7 @@ from indexer.lookup import SymbolMatch, SymbolRow
 from indexer.memo import VersionMemo
 from indexer.nearest import ANN_NPROBES, ANN_REFINE, VectorHit, VectorSearch, ann_ef, search_tier
 from indexer.parse_ahead import ParseAhead
+from indexer.parse_jobs import decode
 from indexer.snapshot import Snapshot, current
 from indexer.spans import ChunkSpan, ChunkSpans
 from indexer.status import IndexState, IndexStatus, read_status, snapshot_record
@@ -336,6 +339,30 @@ class Index:
     def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[ChunkSpan]]:
         """Chunk spans of ``paths``, sorted by start line (maps hits to chunk-sized spans)."""
         return self._readers.spans.of(self.snapshot(), paths)
+
+    def chunk_texts(self, spans: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], str]:
+        """What the chunks at ``spans`` (path, first line, last line) hold, made as the chunker makes
+        them (:func:`indexer.chunks.chunk_text`: header, scope and lines) from their files as they read
+        now: the texts the transformer embeds. Each file is read once, beneath the root (no symlink
+        followed, no special file opened); the spans of a file that cannot be read are left out."""
+        by_path: dict[str, list[tuple[int, int]]] = {}
+        for path, start, end in spans:
+            by_path.setdefault(path, []).append((start, end))
+        scopes = self.chunk_spans(by_path)
+        out: dict[tuple[str, int, int], str] = {}
+        for path, wanted in by_path.items():
+            try:
+                data = read_beneath(self.settings.root, path, self.settings.max_file_bytes)
+            except (OSError, PlaitError):
+                continue
+            lines = split_lines(decode(data))
+            known = {(c.start_line, c.end_line): c.symbol for c in scopes.get(path, ())}
+            for start, end in wanted:
+                scope = known.get((start, end))
+                out[(path, start, end)] = chunk_text(
+                    path, lines, start, end, scope, self.settings.chunks.max_chars
+                )
+        return out
 
     def lexical(self) -> LexicalIndex:
         """The BM25 index of the snapshot's chunks, built on first use and kept per published version."""

@@ -33,3 +33,8 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> Vectors:
         """Embed one search query; returns an array of shape (dimension,)."""
         ...
+
+    def ready(self) -> bool:
+        """Whether it embeds without a long wait first (a model to load from scratch, an export to make):
+        what a search may ask of it in passing."""
+        ...

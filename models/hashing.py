@@ -49,6 +49,9 @@ class HashingEmbedder:
             self._fill(out[row], text)
         return out
 
+    def ready(self) -> bool:
+        return True
+
     def embed_query(self, text: str) -> Vectors:
         """Embed one query exactly as a document; returns float32 (dimension,)."""
         out = np.zeros(self._dimension, dtype=np.float32)

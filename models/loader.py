@@ -26,7 +26,7 @@ from models.bare_text import TAG as BARE_TAG
 from models.bare_text import without_punctuation
 from models.base import Vectors
 from models.config import BACKENDS, DEVICES, PUNCTUATION, ModelConfig
-from models.errors import ConfigError, ModelError
+from models.errors import ConfigError, ModelError, PlaitError
 from models.resolve import (
     Pooling,
     compose_model_id,
@@ -127,6 +127,21 @@ class LazyEmbedder:
     @property
     def loaded(self) -> bool:
         return self._encoder is not None
+
+    def ready(self) -> bool:
+        """Whether the model runs without a long wait first: loaded, or an ONNX backend whose export is
+        made (loading it takes about a second; making it, or importing torch, many)."""
+        if self._encoder is not None:
+            return True
+        try:
+            plan = self._resolved()
+        except PlaitError:
+            return False
+        if plan.backend.startswith("onnx"):
+            from models.onnx_backend import is_exported
+
+            return is_exported(plan.export_dir, int8=plan.backend == "onnx-int8")
+        return plan.backend == "static"
 
     def load(self) -> Encoder:
         """Load the model now (e.g. at server start); later calls return the same encoder.

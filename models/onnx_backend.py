@@ -26,7 +26,7 @@ import numpy as np
 
 from models.base import Vectors
 from models.errors import ModelError
-from models.priority import start_embedding_thread
+from models.priority import in_background, in_foreground, start_embedding_thread
 from models.resolve import Pooling
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,11 @@ _FP32_FILE = "model.onnx"
 _INT8_FILE = "model-int8.onnx"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _ORT_ERROR_NAMES = ("Fail", "InvalidArgument", "NoSuchFile", "NoModel", "InvalidProtobuf", "RuntimeException")
+
+
+def is_exported(export_dir: Path, *, int8: bool) -> bool:
+    """Whether the export :func:`ensure_export` makes is there already (loading it takes a second)."""
+    return (export_dir / (_INT8_FILE if int8 else _FP32_FILE)).is_file()
 
 
 def ensure_export(model_dir: str, export_dir: Path, pooling: Pooling, *, int8: bool) -> Path:
@@ -123,6 +128,7 @@ class OnnxEncoder:
         self._per_text = per_text
         self._threads = max(1, threads)
         self._pool: cf.ThreadPoolExecutor | None = None
+        self._foreground_pool: cf.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
     @property
@@ -144,10 +150,18 @@ class OnnxEncoder:
 
     def _texts_pool(self) -> cf.ThreadPoolExecutor | None:
         """The threads that run a batch's texts side by side (``None`` with one thread). An
-        InferenceSession may be run from several threads at once; each run releases the GIL."""
+        InferenceSession may be run from several threads at once; each run releases the GIL. A
+        search's texts in a background process (:func:`models.priority.foreground`) get threads of
+        their own, at full priority: the others may be lowered and busy with a build's batch."""
         if self._threads < 2:
             return None
         with self._pool_lock:
+            if in_background() and in_foreground():
+                if self._foreground_pool is None:
+                    self._foreground_pool = cf.ThreadPoolExecutor(
+                        self._threads, thread_name_prefix="plait-embed-search"
+                    )
+                return self._foreground_pool
             if self._pool is None:
                 # In a server or `plait watch` these threads embed behind searches, at lower priority.
                 self._pool = cf.ThreadPoolExecutor(

@@ -14,14 +14,17 @@ cannot be lowered again without privilege, so only threads that do nothing but e
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
+from collections.abc import Iterator
 
 BACKGROUND_NICE = 10
 """How much lower than the process's own priority background embedding runs (nice: 0 to 19)."""
 
 _background = threading.Event()
+_calls = threading.local()
 
 
 def embed_in_background(on: bool = True) -> None:
@@ -35,6 +38,24 @@ def embed_in_background(on: bool = True) -> None:
 
 def in_background() -> bool:
     return _background.is_set()
+
+
+@contextlib.contextmanager
+def foreground() -> Iterator[None]:
+    """Texts embedded on this thread within the block are a search's, waited on by a user: in a
+    background process they run on threads of their own at full priority, not behind a build's batch
+    on the lowered ones."""
+    before = getattr(_calls, "foreground", False)
+    _calls.foreground = True
+    try:
+        yield
+    finally:
+        _calls.foreground = before
+
+
+def in_foreground() -> bool:
+    """Whether this thread embeds for a search now (see :func:`foreground`)."""
+    return bool(getattr(_calls, "foreground", False))
 
 
 def lower_this_thread(step: int = BACKGROUND_NICE) -> bool:

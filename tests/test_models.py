@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -35,7 +35,7 @@ from models import (
 from models.bare_text import without_punctuation
 from models.errors import ConfigError, ModelError
 from models.loader import AUTO_CPU_BACKEND, LazyEmbedder, embed_in_length_batches
-from models.priority import BACKGROUND_NICE, embed_in_background, lower_this_thread
+from models.priority import BACKGROUND_NICE, embed_in_background, foreground, lower_this_thread
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -380,6 +380,46 @@ def test_a_background_process_embeds_its_batches_at_lower_priority(onnx_cache: P
         assert np.array_equal(background.embed_documents(CODE), foreground.embed_documents(CODE))
     finally:
         embed_in_background(False)
+
+
+@LINUX_ONLY
+@pytest.mark.model
+def test_a_search_embeds_its_texts_at_full_priority_in_a_background_process(onnx_cache: Path) -> None:
+    config = ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache), threads=2)
+    process = _nice(os.getpid())
+    embed_in_background()
+    try:
+        embedder = load_embedder(config)
+
+        def started(embed: Callable[[], np.ndarray]) -> tuple[np.ndarray, set[int]]:
+            before = {t.native_id for t in threading.enumerate()}
+            vectors = embed()
+            fresh = [t for t in threading.enumerate() if t.native_id not in before]
+            assert fresh and all(t.name.startswith("plait-embed") for t in fresh)
+            return vectors, {_nice(t.native_id) for t in fresh if t.native_id is not None}
+
+        behind, build_nice = started(lambda: embedder.embed_documents(CODE))  # a build's batch
+        with foreground():  # a search's: threads of its own, at the process's priority
+            searched, search_nice = started(lambda: embedder.embed_documents(CODE + QUERIES))
+        assert build_nice == {min(19, process + BACKGROUND_NICE)} and search_nice == {process}
+        assert np.array_equal(searched[: len(CODE)], behind)  # the same vectors, whichever threads
+    finally:
+        embed_in_background(False)
+
+
+@pytest.mark.model
+def test_a_model_is_ready_when_it_needs_no_export_made_first(onnx_cache: Path, tmp_path: Path) -> None:
+    fresh = load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(tmp_path)))
+    assert not fresh.ready()  # its export would take half a minute: a search does not ask for it
+    assert not list(tmp_path.rglob("*.onnx")) and not fresh.loaded
+    load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache))).embed_query("made")
+    exported = LazyEmbedder(
+        ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache)), resolve_model_path(DEFAULT_MODEL)
+    )
+    assert exported.ready() and not exported.loaded
+    assert not load_embedder(ModelConfig(backend="torch", cache_dir=str(tmp_path))).ready()  # torch to import
+    assert load_embedder(ModelConfig(backend="static", cache_dir=str(tmp_path))).ready()
+    assert HashingEmbedder(64).ready()
 
 
 @pytest.mark.model

@@ -9,6 +9,7 @@ The machinery runs with the hashing embedder, whose fast tier is ``hashing-128``
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -181,14 +182,17 @@ def test_a_search_ranks_with_one_complete_tier_never_two(tmp_path: Path) -> None
 
 def test_a_sentences_dense_leg_counts_less_with_the_fast_tier(tmp_path: Path) -> None:
     """Fused with the fast tier's vectors a sentence's dense leg has weight 0.5, with the full tier's
-    2.0: read from the explanation of a result only the dense leg found (fused = w / (60 + rank))."""
+    2.0: read from the explanation of a result only the dense leg found (fused = w / (60 + rank)).
+    0.5 is the weight of the static vectors themselves, with the re-ranking by the full model off
+    (re-ranked, they are the full model's ranking: tests/test_rerank.py)."""
     from search import Engine, Query
     from search.engine.engine import FAST_TIER_SENTENCE_VECTOR, WEIGHTS
 
     s = settings(repo(tmp_path / "repo", 40), tmp_path / "index")
     Index(s).build(tier="fast")
+    static = dataclasses.replace(s, ranking={"rerank_pool": 0})
 
-    def dense_weights() -> set[float]:
+    def dense_weights(s: Settings = s) -> set[float]:
         engine = Engine(s)
         try:
             found = engine.search(Query("where is a failed upload retried", limit=30, explain=True)).results
@@ -203,7 +207,7 @@ def test_a_sentences_dense_leg_counts_less_with_the_fast_tier(tmp_path: Path) ->
         assert seen, "no result found by the dense leg alone"
         return seen
 
-    assert dense_weights() == {FAST_TIER_SENTENCE_VECTOR} == {0.5}
+    assert dense_weights(static) == {FAST_TIER_SENTENCE_VECTOR} == {0.5}
     while Index(s).upgrade("full", limit=64):
         pass
     assert dense_weights() == {WEIGHTS["natural"]["vector"]} == {2.0}

@@ -10,7 +10,7 @@ from the delta and of every other file from the snapshot, so a definition that e
 reader's edit is found by symbol search, and one the edit removed is not. The vector leg ranks the
 changed files' chunks by their own embeddings, where that is cheap: at most :data:`EMBED_PER_SEARCH`
 new chunks are embedded per search (with the tier the snapshot is searched with), and kept by content
-hash, so an edit costs its chunks once.
+hash (:mod:`search.engine.chunk_vectors`), so an edit costs its chunks once.
 
 Parsing is kept per file and redone only when the file's size or mtime changes, so an edited file costs
 one parse, not one per query. At most :data:`MAX_FILES` files (and :data:`MAX_BYTES` in all) are parsed:
@@ -45,13 +45,13 @@ from indexer import (
     read_beneath,
 )
 from models import Embedder
+from search.engine.chunk_vectors import ChunkVectors
 
 log = logging.getLogger(__name__)
 
 MAX_FILES = 256
 MAX_BYTES = 32 * 1024 * 1024
 EMBED_PER_SEARCH = 64  # chunks of changed files embedded by one search at most
-MAX_KEPT_VECTORS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,32 +75,15 @@ class LocalDelta:
         self._parsed: dict[str, tuple[int, int, Parsed | None]] = {}
         self._lock = threading.Lock()
         self._last: tuple[tuple[tuple[str, int, int], ...], DeltaTables] | None = None
-        self._vectors: dict[tuple[str, str], np.ndarray] = {}  # (model id, chunk content hash) -> unit vector
+        self._vectors = ChunkVectors()
 
     def vectors(self, embedder: Embedder, chunks: Sequence[Chunk]) -> list[tuple[Chunk, np.ndarray]]:
         """Unit vectors of ``chunks`` by ``embedder``: those kept, and up to :data:`EMBED_PER_SEARCH`
         more embedded now (the rest on later searches)."""
-        model = embedder.model_id
-        with self._lock:
-            missing = list(
-                {c.content_hash: c for c in chunks if (model, c.content_hash) not in self._vectors}.values()
-            )
-        missing = missing[:EMBED_PER_SEARCH]
-        if missing:
-            matrix = np.asarray(embedder.embed_documents([c.text for c in missing]), dtype=np.float32)
-            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-            matrix = (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)
-            with self._lock:
-                if len(self._vectors) + len(missing) > MAX_KEPT_VECTORS:
-                    self._vectors.clear()
-                for c, vec in zip(missing, matrix, strict=True):
-                    self._vectors[(model, c.content_hash)] = vec
-        with self._lock:
-            return [
-                (c, self._vectors[(model, c.content_hash)])
-                for c in chunks
-                if (model, c.content_hash) in self._vectors
-            ]
+        found = self._vectors.of(
+            embedder, [(c.content_hash, c.text) for c in chunks], budget=EMBED_PER_SEARCH
+        )
+        return [(c, found[c.content_hash]) for c in chunks if c.content_hash in found]
 
     def tables(self, changed: Sequence[str]) -> DeltaTables | None:
         """The delta of the ``changed`` files (``None`` when there are none). Files past the caps,

@@ -32,6 +32,7 @@ from search.workspace.scope import parse_scope, resolve_scope
 
 if TYPE_CHECKING:
     from indexer import Index, TextView
+    from search.engine.chunk_vectors import ChunkVectors
     from search.engine.delta import LocalDelta
     from search.workspace.guard import GuardRule
 
@@ -152,6 +153,7 @@ class Engine:
         self._generated_rules: list[GuardRule] | None = None
         self._globs: tuple[Callable[[str], bool] | None] | None = None  # see _left_out
         self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plait-retriever")
+        self._reranked: ChunkVectors | None = None  # the fast tier's candidates, by the full model
         self.delta: LocalDelta | None = None
         if not settings.index_is_local if local_delta is None else local_delta:
             from search.engine.delta import LocalDelta  # parsing code: only for an engine keeping a delta
@@ -274,6 +276,17 @@ class Engine:
         rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
         rankings = self._answerable(rankings)
         tier = _vector_tier(index) if "vector" in rankings and index is not None else None
+        if not plain and index is not None:
+            start = time.perf_counter()
+            rankings, reranked = self.rerank(analysed, rankings, tier, index=index)
+            if reranked != tier:
+                timings["rerank"] = (time.perf_counter() - start) * 1000
+                if query.explain:
+                    notes.append(
+                        "the full tier is still being built: the dense ranks are the full model's order "
+                        f"of the retrievers' first {config.rerank_pool} candidates each"
+                    )
+            tier = reranked
         ranked = self.order(
             analysed,
             rankings,
@@ -312,6 +325,51 @@ class Engine:
             active, analysed, self.resolve_scope(Scope()), depth or self.ranking.pool, degraded
         )
         return found
+
+    def rerank(
+        self,
+        query: AnalysedQuery,
+        rankings: Mapping[str, Sequence[Hit]],
+        tier: str | None,
+        *,
+        index: Index | None = None,
+    ) -> tuple[dict[str, list[Hit]], str | None]:
+        """The rankings a hybrid search fuses, and the tier whose weights fuse them: for a sentence not
+        found verbatim, searched in the fast tier, the dense ranking is replaced by the full model's
+        order of the retrievers' first ``[ranking] rerank_pool`` candidates (:mod:`search.engine.rerank`)
+        and the tier becomes the full one; otherwise both as given. A model that cannot run, or is not
+        ready to without a long wait, leaves them as given (a failure is logged)."""
+        out = {name: list(hits) for name, hits in rankings.items()}
+        config = self.ranking
+        if (
+            tier != "fast"
+            or not (config.enabled and config.rerank_pool)
+            or query.shape != "natural"
+            or "vector" not in out
+            or _found_verbatim(out)
+        ):
+            return out, tier
+        index = index if index is not None else self.index
+        from search.engine.chunk_vectors import ChunkVectors  # numpy: not on a text search's path
+        from search.engine.rerank import candidates, rerank
+
+        with self._index_lock:
+            if self._reranked is None:
+                self._reranked = ChunkVectors()
+            memo = self._reranked
+        try:
+            embedder = index.tier_embedder("full")
+            if not embedder.ready():
+                return out, tier
+            out["vector"] = rerank(query.text, candidates(out, config.rerank_pool), index, embedder, memo)
+        except Exception as exc:  # an improvement on the fast tier's own ranking: never a failed search
+            log.warning(
+                "the fast tier's candidates were not re-ranked: %s",
+                exc,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
+            return {name: list(hits) for name, hits in rankings.items()}, tier
+        return out, "full"
 
     def _answerable(self, rankings: dict[str, list[Hit]]) -> dict[str, list[Hit]]:
         """The rankings less the hits that are no answer: in files this checkout no longer holds

@@ -82,7 +82,7 @@ from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
 # --- configuration -------------------------------------------------------------------------------
 
 _COUNTS_FROM_ZERO = frozenset(
-    {"keep_dense_top", "agreed_top", "keep_test_top"}
+    {"keep_dense_top", "agreed_top", "keep_test_top", "rerank_pool"}
 )  # integer settings that 0 switches off
 
 
@@ -122,6 +122,9 @@ class RankingConfig:
     # A sentence that documents one function ("Return the running loop.") asks for that definition:
     # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
     function_sentences_by_span: bool = True
+    # Until the full tier is complete, a sentence's candidates (each retriever's first n) are ranked by
+    # the full tier's model at search time (search.engine.rerank; 0: off).
+    rerank_pool: int = 10
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any]) -> RankingConfig:

@@ -1,0 +1,71 @@
+"""The fast tier's sentences, ranked by the full tier's model over a few candidates.
+
+The fast tier (a static token table, :mod:`indexer.embedding`) makes a workspace searchable in seconds
+and holds its own on names, strings and the peer suite's queries, but it finds what a sentence
+describes less often than the transformer (docstring MRR@10 over six corpora 0.440 against the full
+tier's 0.496, BENCHMARKS §9). Until the full tier covers every chunk, a sentence's candidates, each
+retriever's first ``[ranking] rerank_pool`` (text, symbols, static vectors: about 18 chunks for 10),
+are embedded by the full tier's model while the search waits, and the dense ranking that fusion reads
+is those candidates in the order of their cosine to the query under that model: one model's ranking,
+fused with the full tier's weights. The texts embedded are the chunks as the full tier embeds them
+(:meth:`indexer.Index.chunk_texts`), kept by content hash (:mod:`search.engine.chunk_vectors`), so a
+chunk costs once per process and a later search of the same code is cheap. Over the six corpora:
+0.501, the full tier's figure, for about 0.2–0.4 s a sentence on two cores.
+
+Not for a sentence found verbatim (its places come first by the phrase rule), nor for names, strings
+and regexes, whose first places the verifier decides, nor when the full model would need a long wait
+first (an export to make, torch to import: :meth:`models.Embedder.ready`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from indexer import sha256_hex
+from models import Embedder
+from search.engine.chunk_vectors import ChunkVectors
+from search.types import Hit, Span
+
+if TYPE_CHECKING:
+    from indexer import Index
+
+LEGS = ("text", "vector", "symbol")  # whose first candidates are re-ranked, in this order
+
+
+def candidates(rankings: Mapping[str, Sequence[Hit]], depth: int) -> list[Hit]:
+    """The first ``depth`` hits of each leg, each span once (the dense leg's hit where it has one: it
+    names the chunk's definition)."""
+    found: dict[Span, Hit] = {}
+    for leg in LEGS:
+        for hit in rankings.get(leg, ())[:depth]:
+            if leg == "vector" or hit.span not in found:
+                found[hit.span] = hit
+    return list(found.values())
+
+
+def rerank(
+    text: str,
+    hits: Sequence[Hit],
+    index: Index,
+    embedder: Embedder,
+    memo: ChunkVectors,
+) -> list[Hit]:
+    """``hits`` ordered by the cosine of their chunks' texts to ``text`` under ``embedder``, best first
+    (ties by span), each scored with its cosine; a hit whose file cannot be read is left out.
+
+    Raises:
+        ModelError: the model cannot be loaded or run.
+    """
+    keys = {h.span: (h.span.path, h.span.start_line, h.span.end_line) for h in hits}
+    texts = index.chunk_texts(keys.values())
+    hashed = {span: sha256_hex(texts[key]) for span, key in keys.items() if key in texts}
+    vectors = memo.of(embedder, [(hashed[span], texts[keys[span]]) for span in hashed])
+    query = embedder.embed_query(text)
+    scored = [
+        (float(vectors[hashed[h.span]] @ query), h)
+        for h in hits
+        if h.span in hashed and hashed[h.span] in vectors
+    ]
+    scored.sort(key=lambda pair: (-pair[0], pair[1].span))
+    return [Hit(h.span, score, h.symbol, h.kind, h.language) for score, h in scored]

@@ -1,0 +1,173 @@
+"""The fast tier's sentences ranked by the full tier's model over a few candidates (search.engine.rerank).
+
+The hashing embedder stands in for both tiers, as in tests/test_tiers.py: the fast tier is
+``hashing-128``, the full one ``hashing`` (256), two models whose orders differ. Expected orders are
+computed here from the chunks table's own texts, not from the code under test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexer import Index, Settings, load_settings
+from models.base import Vectors
+from models.hashing import HashingEmbedder
+from search import Engine, Query
+from search.engine.chunk_vectors import ChunkVectors
+from search.engine.query import analyse
+from search.engine.rerank import candidates
+
+pytestmark = pytest.mark.timeout(120)
+
+TOPICS = [
+    ("parse_config", "Read the settings file and fill in defaults for missing keys."),
+    ("retry_upload", "Send the file again after a short wait when the server drops it."),
+    ("hash_password", "Derive a salted digest of the secret for storage."),
+    ("render_template", "Fill the page layout with the values of the context."),
+    ("open_socket", "Connect to the remote host and keep the connection alive."),
+    ("rotate_logs", "Move the current log aside and start a new one every night."),
+]
+SENTENCE = "send the upload again when the connection drops"  # found verbatim nowhere
+
+
+def workspace(tmp_path: Path) -> Settings:
+    root = tmp_path / "repo"
+    for n, (name, doc) in enumerate(TOPICS):
+        body = f'def {name}(value):\n    """{doc}"""\n    return value + {n}\n\n\ndef helper_{n}():\n    return {n}\n'
+        (root / "pkg" / f"m{n}.py").parent.mkdir(parents=True, exist_ok=True)
+        (root / "pkg" / f"m{n}.py").write_text(body)
+    settings = load_settings(
+        root, env={}, overrides={"index_dir": str(tmp_path / "index"), "model_name": "hashing"}
+    )
+    Index(settings).build(tier="fast")
+    return settings
+
+
+def chunk_texts_in_table(index: Index) -> dict[tuple[str, int, int], str]:
+    table = index.store.read("chunks", ["path", "start_line", "end_line", "text"]).to_pylist()
+    return {(r["path"], r["start_line"], r["end_line"]): r["text"] for r in table}
+
+
+def test_a_sentence_in_the_fast_tier_is_ranked_by_the_full_model_over_its_candidates(tmp_path: Path) -> None:
+    engine = Engine(workspace(tmp_path))
+    try:
+        searched = engine.index.search_tier()
+        assert searched is not None and searched[0] == "fast"
+        raw = engine.rankings(SENTENCE)
+        assert raw["vector"] and raw["text"]
+        pool = candidates(raw, engine.ranking.rerank_pool)
+        assert len({h.span for h in pool}) == len(pool)  # each chunk once
+        # By hand: the full model's cosine of each candidate's text, as the index holds it, to the query.
+        full = HashingEmbedder(256)
+        texts = chunk_texts_in_table(engine.index)
+        query = full.embed_query(SENTENCE)
+        cosine = {
+            h.span: float(
+                full.embed_documents([texts[(h.span.path, h.span.start_line, h.span.end_line)]])[0] @ query
+            )
+            for h in pool
+        }
+        expected = sorted(pool, key=lambda h: (-cosine[h.span], h.span))
+
+        reranked, tier = engine.rerank(analyse(SENTENCE), raw, "fast")
+        assert tier == "full"  # one model's dense ranking: fused with the full tier's weights
+        assert [h.span for h in reranked["vector"]] == [h.span for h in expected]
+        assert [h.score for h in reranked["vector"]] == pytest.approx(
+            [cosine[h.span] for h in expected], abs=1e-5
+        )
+        assert reranked["text"] == raw["text"] and reranked.get("symbol") == raw.get("symbol")
+        static_order = [h.span for h in raw["vector"] if h.span in cosine]
+        assert static_order != [h.span for h in expected]  # the two models disagree: the test can tell
+
+        response = engine.search(Query(SENTENCE, limit=10, explain=True))
+        assert "rerank" in response.timings_ms
+        assert any("full model" in note for note in response.notes)
+        position = {(h.span.path, h.span.start_line): n for n, h in enumerate(reranked["vector"], 1)}
+        dense = [
+            (r.path, r.start_line, r.sources["vector"]) for r in response.results if r.sources.get("vector")
+        ]
+        assert dense and all(position[(p, s)] == rank for p, s, rank in dense)
+        again = engine.search(Query(SENTENCE, limit=10, explain=True))
+        assert [(r.path, r.start_line, r.score) for r in again.results] == [
+            (r.path, r.start_line, r.score) for r in response.results
+        ]
+    finally:
+        engine.close()
+
+
+def test_names_strings_verbatim_sentences_and_a_complete_full_tier_are_not_reranked(tmp_path: Path) -> None:
+    settings = workspace(tmp_path)
+    engine = Engine(settings)
+    try:
+        for text in ("retry_upload", '"salted digest"', "Derive a salted digest of the secret"):
+            raw = engine.rankings(text)
+            assert engine.rerank(analyse(text), raw, "fast") == (raw, "fast"), text
+            assert "rerank" not in engine.search(Query(text)).timings_ms, text
+    finally:
+        engine.close()
+    off = Engine(dataclasses.replace(settings, ranking={"rerank_pool": 0}))
+    try:
+        raw = off.rankings(SENTENCE)
+        assert off.rerank(analyse(SENTENCE), raw, "fast") == (raw, "fast")
+        assert "rerank" not in off.search(Query(SENTENCE)).timings_ms
+    finally:
+        off.close()
+    Index(settings).build(tier="full")
+    full = Engine(settings)
+    try:
+        searched = full.index.search_tier()
+        assert searched is not None and searched[0] == "full"
+        assert "rerank" not in full.search(Query(SENTENCE)).timings_ms
+        assert full.search(Query(SENTENCE, mode="semantic")).results  # the full tier's own dense leg
+    finally:
+        full.close()
+
+
+class CountingEmbedder(HashingEmbedder):
+    def __init__(self, dimension: int) -> None:
+        super().__init__(dimension)
+        self.embedded: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.embedded += texts
+        return super().embed_documents(texts)
+
+
+def test_chunk_vectors_embed_a_text_once_within_the_budget_and_the_capacity() -> None:
+    embedder = CountingEmbedder(64)
+    memo = ChunkVectors(capacity=4)
+    texts = [("h1", "alpha beta"), ("h2", "gamma delta"), ("h1", "alpha beta"), ("h3", "epsilon")]
+    first = memo.of(embedder, texts, budget=2)
+    assert set(first) == {"h1", "h2"} and embedder.embedded == ["alpha beta", "gamma delta"]
+    assert np.allclose(first["h1"], HashingEmbedder(64).embed_documents(["alpha beta"])[0])
+    second = memo.of(embedder, texts)
+    assert set(second) == {"h1", "h2", "h3"} and embedder.embedded[2:] == ["epsilon"]  # the rest only
+    memo.of(embedder, [("h4", "zeta"), ("h5", "eta")])  # past the capacity: started afresh
+    assert set(memo.of(embedder, [("h1", "alpha beta")], budget=0)) == set()
+    other = CountingEmbedder(32)  # another model: its own vectors
+    assert memo.of(other, [("h5", "eta")])["h5"].shape == (32,)
+
+
+def test_chunk_texts_are_the_indexed_texts_read_beneath_the_root(tmp_path: Path) -> None:
+    settings = workspace(tmp_path)
+    index = Index(settings)
+    table = chunk_texts_in_table(index)
+    assert index.chunk_texts(table) == table  # header, scope and lines, as the chunker made them
+    victim = sorted(table)[0]
+    outside = tmp_path / "outside.py"
+    outside.write_text(Path(settings.root, victim[0]).read_text())
+    os.unlink(Path(settings.root, victim[0]))
+    os.symlink(outside, Path(settings.root, victim[0]))  # swapped for a link out of the root
+    fifo = sorted(table)[-1]
+    os.unlink(Path(settings.root, fifo[0]))
+    os.mkfifo(Path(settings.root, fifo[0]))  # would hang a reader that opened it
+    read = index.chunk_texts(table)
+    assert victim not in read and fifo not in read
+    assert {k: v for k, v in table.items() if k[0] not in (victim[0], fifo[0])} == read
+    assert index.chunk_texts(()) == {}
