@@ -8,7 +8,9 @@ Two tiers of vectors are kept per index, each in its own table (``vectors_<model
   semantic index in seconds, upgraded in the background by ``plait watch`` and ``plait serve``. It
   is what ``plait index`` builds for an index without a complete full tier (``--tier auto``,
   :meth:`indexer.index.Index.default_tier`): within 0.01 NDCG@10 of the full tier on the peer suite
-  (0.870 vs 0.877 over 39 repositories), further behind on sentences that describe one function;
+  (0.870 vs 0.877 over 39 repositories), further behind on sentences that describe one function,
+  whose first candidates a search therefore ranks with the full tier's model until that tier is
+  complete (:mod:`search.engine.rerank`);
 * ``full``: the configured transformer itself, built by ``plait index --tier full``, behind the fast
   tier by the watcher and the server, and kept up to date by ``plait index`` once it is complete.
 
