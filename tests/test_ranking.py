@@ -639,6 +639,16 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("VarPF is like VarP, but returns the flag created", "function"),
         ("is UploadSession retried", "area"),
         ("Parsing JSON fields", "area"),
+        # a noun naming a piece of code, then what it does or is of, documents that piece
+        ("Implementation of ``|`` operator - returns :class:`MatchFirst`", "function"),
+        ("Helper to create a parse action for converting parsed date string", "function"),
+        ("internal factory method to simplify creating one type of exception", "function"),
+        ("Alternate constructor that returns a fresh instance", "function"),
+        ("Class decorator to create __repr__ from __rich_repr__", "function"),
+        ("how does the helper for urls work", "area"),  # a question first
+        ("helpers for url building", "area"),  # a plural: files of helpers, not one piece
+        ("error handling helpers", "area"),  # no link word after the noun
+        ("a version of the config file", "area"),  # not a noun that names code
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

@@ -37,6 +37,15 @@ _DOC_VERBS = frozenset(
     " print render emit clear reset copy clone extract split join sort compare append insert push pop"
     " wait run execute dispatch transform serialize deserialize escape strip replace iterate yield".split()
 )
+# Nouns that name one piece of code by what it is. A docstring without its period that opens with one,
+# then what the piece does or is of ("Helper to create a parse action …", "internal factory method to
+# …", "Implementation of ``|`` operator …", "Alternate constructor that returns …"), documents that
+# piece, as a sentence opening with a verb does.
+_PIECE_NOUNS = frozenset(
+    "helper function method constructor decorator wrapper factory implementation callback hook"  # noqa: SIM905
+    " shortcut alias utility action handler".split()
+)
+_PIECE_LINKS = frozenset({"to", "of", "that", "which", "for"})
 # Question words that open statements too, when the sentence ends with a period.
 _STATEMENT_OPENERS = frozenset({"do", "does", "when"})
 _NAME_LINKS = frozenset({"is", "will", "can", "must", "should", "does", "may"})  # "AddFlag will add …"
@@ -299,6 +308,8 @@ def sentence_form(text: str) -> Form:
         return "area"
     if _asks_for_role(low, period=end == "."):
         return "area"  # "tests for the retry logic", "examples of streaming": files of that role
+    if _names_a_piece(low):
+        return "function"
     if names_first:
         # "OnlyValidArgs returns an error if …", "setenv sets or unsets …", "Error returns the
         # formatted error" (no period): a name, plain or not, then what it does.
@@ -313,6 +324,13 @@ def sentence_form(text: str) -> Form:
     if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[1] in _QUANTIFIERS or low[0] == "it":
         return "function"
     return "function" if is_doc_verb(low[0]) else "area"
+
+
+def _names_a_piece(low: list[str]) -> bool:
+    """The sentence opens by naming a piece of code: at most two words before (a determiner or
+    adjectives: "Internal helper", "Class decorator", "'Do-nothing' debug action"), one of
+    :data:`_PIECE_NOUNS`, then "to", "of", "that", "which" or "for"."""
+    return any(low[i] in _PIECE_NOUNS and low[i + 1] in _PIECE_LINKS for i in range(min(3, len(low) - 1)))
 
 
 def _asks_for_role(low: list[str], *, period: bool) -> bool:
