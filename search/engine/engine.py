@@ -329,7 +329,7 @@ class Engine:
     def rerank(
         self,
         query: AnalysedQuery,
-        rankings: Mapping[str, Sequence[Hit]],
+        rankings: dict[str, list[Hit]],
         tier: str | None,
         *,
         index: Index | None = None,
@@ -339,16 +339,15 @@ class Engine:
         order of the retrievers' first ``[ranking] rerank_pool`` candidates (:mod:`search.engine.rerank`)
         and the tier becomes the full one; otherwise both as given. A model that cannot run, or is not
         ready to without a long wait, leaves them as given (a failure is logged)."""
-        out = {name: list(hits) for name, hits in rankings.items()}
         config = self.ranking
         if (
             tier != "fast"
             or not (config.enabled and config.rerank_pool)
             or query.shape != "natural"
-            or "vector" not in out
-            or _found_verbatim(out)
+            or "vector" not in rankings
+            or _found_verbatim(rankings)
         ):
-            return out, tier
+            return rankings, tier
         index = index if index is not None else self.index
         from search.engine.chunk_vectors import ChunkVectors  # numpy: not on a text search's path
         from search.engine.rerank import candidates, rerank
@@ -360,16 +359,16 @@ class Engine:
         try:
             embedder = index.tier_embedder("full")
             if not embedder.ready():
-                return out, tier
-            out["vector"] = rerank(query.text, candidates(out, config.rerank_pool), index, embedder, memo)
+                return rankings, tier
+            dense = rerank(query.text, candidates(rankings, config.rerank_pool), index, embedder, memo)
         except Exception as exc:  # an improvement on the fast tier's own ranking: never a failed search
             log.warning(
                 "the fast tier's candidates were not re-ranked: %s",
                 exc,
                 exc_info=log.isEnabledFor(logging.DEBUG),
             )
-            return {name: list(hits) for name, hits in rankings.items()}, tier
-        return out, "full"
+            return rankings, tier
+        return {**rankings, "vector": dense}, "full"
 
     def _answerable(self, rankings: dict[str, list[Hit]]) -> dict[str, list[Hit]]:
         """The rankings less the hits that are no answer: in files this checkout no longer holds
