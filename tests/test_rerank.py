@@ -101,6 +101,30 @@ def test_a_sentence_in_the_fast_tier_is_ranked_by_the_full_model_over_its_candid
         engine.close()
 
 
+def test_a_topic_reranks_deeper_than_a_sentence_documenting_one_function(tmp_path: Path) -> None:
+    settings = workspace(tmp_path)
+    engine = Engine(dataclasses.replace(settings, ranking={"rerank_pool": 1, "rerank_topic_pool": 3}))
+    topic = "upload retries when connections drop"  # no verb first, no period: a topic
+    try:
+        for text, form, depth in ((SENTENCE, "function", 1), (topic, "area", 3)):
+            query = analyse(text)
+            assert query.form == form
+            raw = engine.rankings(text)
+            reranked, tier = engine.rerank(query, raw, "fast")
+            assert tier == "full"
+            assert {h.span for h in reranked["vector"]} == {h.span for h in candidates(raw, depth)}
+            assert len(candidates(raw, depth)) < len(candidates(raw, depth + 2))  # the depth tells
+    finally:
+        engine.close()
+    topics_only = Engine(dataclasses.replace(settings, ranking={"rerank_pool": 0, "rerank_topic_pool": 3}))
+    try:
+        raw = topics_only.rankings(SENTENCE)
+        assert topics_only.rerank(analyse(SENTENCE), raw, "fast") == (raw, "fast")  # 0: off for its kind
+        assert topics_only.rerank(analyse(topic), topics_only.rankings(topic), "fast")[1] == "full"
+    finally:
+        topics_only.close()
+
+
 def test_names_strings_verbatim_sentences_and_a_complete_full_tier_are_not_reranked(tmp_path: Path) -> None:
     settings = workspace(tmp_path)
     engine = Engine(settings)
@@ -111,7 +135,7 @@ def test_names_strings_verbatim_sentences_and_a_complete_full_tier_are_not_reran
             assert "rerank" not in engine.search(Query(text)).timings_ms, text
     finally:
         engine.close()
-    off = Engine(dataclasses.replace(settings, ranking={"rerank_pool": 0}))
+    off = Engine(dataclasses.replace(settings, ranking={"rerank_pool": 0, "rerank_topic_pool": 0}))
     try:
         raw = off.rankings(SENTENCE)
         assert off.rerank(analyse(SENTENCE), raw, "fast") == (raw, "fast")

@@ -190,7 +190,7 @@ def test_a_sentences_dense_leg_counts_less_with_the_fast_tier(tmp_path: Path) ->
 
     s = settings(repo(tmp_path / "repo", 40), tmp_path / "index")
     Index(s).build(tier="fast")
-    static = dataclasses.replace(s, ranking={"rerank_pool": 0})
+    static = dataclasses.replace(s, ranking={"rerank_pool": 0, "rerank_topic_pool": 0})
 
     def dense_weights(s: Settings = s) -> set[float]:
         engine = Engine(s)

@@ -282,9 +282,10 @@ class Engine:
             if reranked != tier:
                 timings["rerank"] = (time.perf_counter() - start) * 1000
                 if query.explain:
+                    pool = config.rerank_pool if analysed.form == "function" else config.rerank_topic_pool
                     notes.append(
                         "the full tier is still being built: the dense ranks are the full model's order "
-                        f"of the retrievers' first {config.rerank_pool} candidates each"
+                        f"of the retrievers' first {pool} candidates each"
                     )
             tier = reranked
         ranked = self.order(
@@ -336,13 +337,15 @@ class Engine:
     ) -> tuple[dict[str, list[Hit]], str | None]:
         """The rankings a hybrid search fuses, and the tier whose weights fuse them: for a sentence not
         found verbatim, searched in the fast tier, the dense ranking is replaced by the full model's
-        order of the retrievers' first ``[ranking] rerank_pool`` candidates (:mod:`search.engine.rerank`)
-        and the tier becomes the full one; otherwise both as given. A model that cannot run, or is not
+        order of the retrievers' first ``[ranking] rerank_pool`` candidates (``rerank_topic_pool`` for a
+        topic or a question: :mod:`search.engine.rerank`) and the tier becomes the full one; otherwise
+        both as given. A model that cannot run, or is not
         ready to without a long wait, leaves them as given (a failure is logged)."""
         config = self.ranking
+        pool = config.rerank_pool if query.form == "function" else config.rerank_topic_pool
         if (
             tier != "fast"
-            or not (config.enabled and config.rerank_pool)
+            or not (config.enabled and pool)
             or query.shape != "natural"
             or "vector" not in rankings
             or _found_verbatim(rankings)
@@ -360,7 +363,7 @@ class Engine:
             embedder = index.tier_embedder("full")
             if not embedder.ready():
                 return rankings, tier
-            dense = rerank(query.text, candidates(rankings, config.rerank_pool), index, embedder, memo)
+            dense = rerank(query.text, candidates(rankings, pool), index, embedder, memo)
         except Exception as exc:  # an improvement on the fast tier's own ranking: never a failed search
             log.warning(
                 "the fast tier's candidates were not re-ranked: %s",

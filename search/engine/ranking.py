@@ -82,7 +82,7 @@ from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
 # --- configuration -------------------------------------------------------------------------------
 
 _COUNTS_FROM_ZERO = frozenset(
-    {"keep_dense_top", "agreed_top", "keep_test_top", "rerank_pool"}
+    {"keep_dense_top", "agreed_top", "keep_test_top", "rerank_pool", "rerank_topic_pool"}
 )  # integer settings that 0 switches off
 
 
@@ -123,8 +123,11 @@ class RankingConfig:
     # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
     function_sentences_by_span: bool = True
     # Until the full tier is complete, a sentence's candidates (each retriever's first n) are ranked by
-    # the full tier's model at search time (search.engine.rerank; 0: off).
+    # the full tier's model at search time (search.engine.rerank; 0: off): n for a sentence documenting
+    # one function, which asks for one definition, and more for a topic or a question, which asks about
+    # an area (several files) whose places the retrievers rank deeper.
     rerank_pool: int = 10
+    rerank_topic_pool: int = 20
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any]) -> RankingConfig:

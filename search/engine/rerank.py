@@ -4,8 +4,9 @@ The fast tier (a static token table, :mod:`indexer.embedding`) makes a workspace
 and holds its own on names, strings and the peer suite's queries, but it finds what a sentence
 describes less often than the transformer (docstring MRR@10 over six corpora 0.440 against the full
 tier's 0.496, BENCHMARKS §9). Until the full tier covers every chunk, a sentence's candidates, each
-retriever's first ``[ranking] rerank_pool`` (text, symbols, static vectors: about 18 chunks for 10),
-are embedded by the full tier's model while the search waits, and the dense ranking that fusion reads
+retriever's first ``[ranking] rerank_pool`` (text, symbols, static vectors: about 18 chunks for 10;
+``rerank_topic_pool``, 20, for a topic or a question, which asks about an area whose places the
+retrievers rank deeper), are embedded by the full tier's model while the search waits, and the dense ranking that fusion reads
 is those candidates in the order of their cosine to the query under that model: one model's ranking,
 fused with the full tier's weights. The texts embedded are the chunks as the full tier embeds them
 (:meth:`indexer.Index.chunk_texts`), kept by content hash (:mod:`search.engine.chunk_vectors`), so a
