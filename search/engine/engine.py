@@ -282,10 +282,9 @@ class Engine:
             if reranked != tier:
                 timings["rerank"] = (time.perf_counter() - start) * 1000
                 if query.explain:
-                    pool = config.rerank_pool if analysed.form == "function" else config.rerank_topic_pool
                     notes.append(
                         "the full tier is still being built: the dense ranks are the full model's order "
-                        f"of the retrievers' first {pool} candidates each"
+                        f"of the retrievers' first {config.rerank_depth(analysed)} candidates each"
                     )
             tier = reranked
         ranked = self.order(
@@ -339,10 +338,10 @@ class Engine:
         found verbatim, searched in the fast tier, the dense ranking is replaced by the full model's
         order of the retrievers' first ``[ranking] rerank_pool`` candidates (``rerank_topic_pool`` for a
         topic or a question: :mod:`search.engine.rerank`) and the tier becomes the full one; otherwise
-        both as given. A model that cannot run, or is not
-        ready to without a long wait, leaves them as given (a failure is logged)."""
+        both as given. A model that cannot run, or is not ready to without a long wait, leaves them as
+        given (a failure is logged)."""
         config = self.ranking
-        pool = config.rerank_pool if query.form == "function" else config.rerank_topic_pool
+        pool = config.rerank_depth(query)
         if (
             tier != "fast"
             or not (config.enabled and pool)

@@ -129,6 +129,10 @@ class RankingConfig:
     rerank_pool: int = 10
     rerank_topic_pool: int = 20
 
+    def rerank_depth(self, query: AnalysedQuery) -> int:
+        """Candidates per retriever that a fast tier's sentence has ranked by the full model (0: none)."""
+        return self.rerank_pool if query.form == "function" else self.rerank_topic_pool
+
     @classmethod
     def from_table(cls, table: Mapping[str, Any]) -> RankingConfig:
         """Validate the raw ``[ranking]`` table: unknown keys and wrong types are errors."""

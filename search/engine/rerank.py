@@ -59,10 +59,9 @@ def rerank(
     Raises:
         ModelError: the model cannot be loaded or run.
     """
-    keys = {h.span: (h.span.path, h.span.start_line, h.span.end_line) for h in hits}
-    texts = index.chunk_texts(keys.values())
-    hashed = {span: sha256_hex(texts[key]) for span, key in keys.items() if key in texts}
-    vectors = memo.of(embedder, [(hashed[span], texts[keys[span]]) for span in hashed])
+    texts = index.chunk_texts(h.span for h in hits)  # a span is its (path, first line, last line)
+    hashed = {span: sha256_hex(text) for span, text in texts.items()}
+    vectors = memo.of(embedder, [(hashed[span], texts[span]) for span in hashed])
     query = embedder.embed_query(text)
     scored = [
         (float(vectors[hashed[h.span]] @ query), h)
