@@ -283,7 +283,7 @@ class Engine:
                 timings["rerank"] = (time.perf_counter() - start) * 1000
                 if query.explain:
                     notes.append(
-                        "the full tier is still being built: the dense ranks are the full model's order "
+                        "the full tier is not complete: the dense ranks are the full model's order "
                         f"of the retrievers' first {config.rerank_depth(analysed)} candidates each"
                     )
             tier = reranked
