@@ -244,6 +244,25 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     assert asked[0].score == pytest.approx(0.05)
 
 
+def test_a_file_of_several_roles_is_demoted_once_by_the_strongest() -> None:
+    """``docs/examples/`` is docs (×0.5) and an example (×0.3): one prior, ×0.3, not ×0.15."""
+    cands = [
+        fused("docs/examples/eggsample/host.py", 1, 0.05),
+        fused("tests/fixtures/data.py", 1, 0.05),
+        fused("docs/guide.md", 1, 0.05),
+        fused("src/cook.py", 1, 0.01),
+    ]
+    ranked = rank(cands, analyse("offer your own ingredients"), _only())
+    by_path = {r.fused.span.path: r for r in ranked}
+    assert by_path["docs/examples/eggsample/host.py"].score == pytest.approx(0.05 * 0.3)
+    assert by_path["docs/examples/eggsample/host.py"].steps == [("role:example", "×0.3")]
+    assert by_path["tests/fixtures/data.py"].score == pytest.approx(0.05 * 0.3)  # test and fixture: ×0.3
+    assert by_path["tests/fixtures/data.py"].steps == [("role:fixture", "×0.3")]
+    assert by_path["docs/guide.md"].score == pytest.approx(0.05 * 0.5)
+    assert paths(ranked) == [("docs/guide.md", 1), ("docs/examples/eggsample/host.py", 1),
+                             ("tests/fixtures/data.py", 1), ("src/cook.py", 1)]  # fmt: skip
+
+
 def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> None:
     """A test's docstring is a function sentence too: the chunk both retrievers put first is not
     demoted for its role; one the dense retriever ranks below ``agreed_top``, or a topic's, is."""

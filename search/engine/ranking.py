@@ -34,10 +34,11 @@ in the candidate's explanation (``plait search --explain``). In order:
 4. **roles** — tests, fixtures (scaffolding templates included), examples, vendored, generated and
    compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included),
    docs, the import blocks of package ``__init__`` files (not the definitions some of them hold) and
-   type stubs are multiplied by a penalty, unless the query asks for that role ("tests for the retry
-   logic"), or the query is a function sentence and the candidate is the text retriever's first and
-   within the dense retriever's first ``agreed_top`` (both retrievers put it first: the one function
-   the sentence documents, a test's own docstring included).
+   type stubs are multiplied by a penalty (a file of several roles, ``docs/examples/``, by the
+   strongest one only), unless the query asks for that role ("tests for the retry logic"), or the
+   query is a function sentence and the candidate is the text retriever's first and within the dense
+   retriever's first ``agreed_top`` (both retrievers put it first: the one function the sentence
+   documents, a test's own docstring included).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
    for a definition: a chunk that defines nothing (module-level code, an import block, a test's
    calls) is multiplied by ``undefined_penalty``.
@@ -601,15 +602,19 @@ def _roles(
         ):
             r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its meaning"))
             r.roles = ()  # the one chunk both retrievers put first is what the sentence documents
-        for role in r.roles:
-            if role == "reexport" and r.fused.hit.symbol:
-                continue  # a definition in __init__.py (all of logging lives there) is real code
-            if any(rule.startswith("definition") for rule, _ in r.steps):
-                continue  # it defines a name the query asks for: the query asks for this file
-            penalty = float(getattr(config, f"{role}_penalty"))
-            if penalty != 1.0:
-                r.score *= penalty
-                r.steps.append((f"role:{role}", f"×{penalty:g}"))
+        if any(rule.startswith("definition") for rule, _ in r.steps):
+            continue  # it defines a name the query asks for: the query asks for this file
+        # One prior, not one per name the file goes by: ``docs/examples/x.py`` (docs and example) or
+        # ``tests/fixtures/x.py`` is multiplied by its strongest role's penalty only.
+        penalties = [
+            (float(getattr(config, f"{role}_penalty")), role)
+            for role in r.roles
+            if not (role == "reexport" and r.fused.hit.symbol)  # a definition in __init__.py is real code
+        ]
+        penalty, role = min(penalties, default=(1.0, ""))
+        if penalty != 1.0:
+            r.score *= penalty
+            r.steps.append((f"role:{role}", f"×{penalty:g}"))
 
 
 def _undefined(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
