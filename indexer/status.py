@@ -64,6 +64,9 @@ class IndexStatus:
     watcher: dict[str, Any] | None = None
     search_tier: str | None = None  # the tier searches rank with (``model`` and ``vectors`` are its)
     tiers: dict[str, dict[str, Any]] = field(default_factory=dict)  # tier → {model, vectors, complete}
+    # The fast tier searched: whether a sentence's candidates are ranked by the full tier's model
+    # (``ready``), or not until its export is made (``needs the model's export``), or not at all (``off``).
+    rerank: str | None = None
     revision: dict[str, Any] | None = None  # the git commit (and dirty flag) of the tree last indexed
     checkout: dict[str, Any] | None = None  # the same of the tree under the root now (with check_files)
 
@@ -80,6 +83,10 @@ class IndexStatus:
                 mark = " (searched)" if tier == self.search_tier else ""
                 parts.append(f"{tier} {entry['vectors']:,}/{self.chunks:,}{mark}")
         return ", ".join(parts) or "no vectors"
+
+    def rerank_line(self) -> str | None:
+        """What the fast tier's re-ranking does for searches now, in words; None with the full tier."""
+        return None if self.rerank is None else RERANK_LINES.get(self.rerank, self.rerank)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON of ``plait status --json`` and ``index_status``. Written out rather than
@@ -105,6 +112,7 @@ class IndexStatus:
             "watcher": self.watcher,
             "search_tier": self.search_tier,
             "tiers": self.tiers,
+            "rerank": self.rerank,
             "revision": self.revision,
             "checkout": self.checkout,
         }
@@ -141,6 +149,7 @@ def read_status(index: Index, *, check_files: bool = True) -> IndexStatus:
         if not _same_fingerprint(st, meta.get("fingerprint"), settings):
             return st
         _same_model(st, settings)
+        _rerank(st, settings)
         if check_files:
             from indexer.tables import read_manifest  # pyarrow: not on the saved record's path
 
@@ -223,6 +232,31 @@ def _same_model(st: IndexStatus, settings: Settings) -> None:
     )
 
 
+#: What ``plait status`` says of the fast tier's re-ranking (:mod:`search.engine.rerank`).
+RERANK_LINES = {
+    "ready": "sentences ranked by the full model over their candidates until the full tier is complete",
+    "needs the model's export": "not until the full model's ONNX export is made: `python -m indexer.prepare "
+    "ROOT` (about 20 s) or any full-tier build makes it",
+    "off": "off ([ranking] rerank_pool and rerank_topic_pool are 0)",
+}
+
+
+def _rerank(st: IndexStatus, settings: Settings) -> None:
+    """While searches rank with the fast tier, whether a sentence's candidates are re-ranked by the full
+    tier's model: a search does that only when the model runs without a long wait first (its export
+    made: :meth:`models.Embedder.ready`) and the ``[ranking]`` pools are not both 0."""
+    if st.search_tier != "fast":
+        return
+    if all(settings.ranking.get(key, 1) == 0 for key in ("rerank_pool", "rerank_topic_pool")):
+        st.rerank = "off"
+        return
+    try:
+        ready = make_embedder(tier_config(settings.model, "full")).ready()
+    except PlaitError:  # the configured model cannot be found: a search says so
+        return
+    st.rerank = "ready" if ready else "needs the model's export"
+
+
 def saved_status(settings: Settings, *, check_files: bool = True) -> IndexStatus | None:
     """The status of a local index from the record its last build saved, or ``None`` when there is
     none that is current, or a writer is at work (status then shows what it has written so far), or
@@ -240,6 +274,7 @@ def saved_status(settings: Settings, *, check_files: bool = True) -> IndexStatus
         return None
     if _same_fingerprint(st, record.get("fingerprint"), settings):
         _same_model(st, settings)
+        _rerank(st, settings)
         if check_files:
             _compare_files(settings, st, manifest)
             st.checkout = tree_revision(settings.root)

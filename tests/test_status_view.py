@@ -66,6 +66,7 @@ def test_the_saved_record_answers_as_the_tables_do(tmp_path: Path) -> None:
     assert answered_from_record(s) and fresh == status(s, tables=True)
     assert fresh["state"] == "fresh" and fresh["files"] == len(FILES) and fresh["search_tier"] == "fast"
     assert fresh["tiers"]["fast"]["complete"] and "full" not in fresh["tiers"]
+    assert fresh["rerank"] == "ready"  # the hashing model needs no export: sentences are re-ranked
 
     (Path(s.root) / "pkg/m0.py").write_text("def changed():\n    return 0\n")
     (Path(s.root) / "pkg/new.py").write_text("def new():\n    return 1\n")
@@ -82,6 +83,40 @@ def test_the_saved_record_answers_as_the_tables_do(tmp_path: Path) -> None:
     upgraded = status(s)
     assert answered_from_record(s) and upgraded == status(s, tables=True)
     assert upgraded["search_tier"] == "full" and upgraded["tiers"]["full"]["complete"]
+    assert upgraded["rerank"] is None  # the full tier ranks: nothing to re-rank
+
+
+def test_status_says_whether_the_fast_tiers_sentences_are_re_ranked(tmp_path: Path) -> None:
+    """The real model with an empty model cache: its fast tier is there (the shipped table), its ONNX
+    export is not, so searches do not re-rank yet and status says how to make it; a ``[ranking]`` with
+    both pools at 0 turns the re-rank off."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "m.py").write_text("def upload(data):\n    return data\n")
+    (root / "plait.toml").write_text(f'[model]\ncache_dir = "{tmp_path / "models"}"\n')
+    settings = load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index")})
+    Index(settings).build(tier="fast")
+    pending = Index(settings).status()
+    assert pending.search_tier == "fast" and pending.rerank == "needs the model's export"
+    assert "python -m indexer.prepare" in (pending.rerank_line() or "")
+    cli = [
+        sys.executable,
+        "-m",
+        "search.frontends.cli",
+        "status",
+        str(root),
+        "--index-dir",
+        str(tmp_path / "index"),
+    ]
+    shown = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+    assert (
+        shown.returncode == 0 and "re-rank:   not until the full model's ONNX export is made" in shown.stdout
+    )
+    (root / "plait.toml").write_text(
+        f'[model]\ncache_dir = "{tmp_path / "models"}"\n[ranking]\nrerank_pool = 0\nrerank_topic_pool = 0\n'
+    )
+    off = Index(load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index")})).status()
+    assert off.rerank == "off" and off.as_dict()["rerank"] == "off"
 
 
 def test_a_full_build_saves_a_record_that_answers(tmp_path: Path) -> None:

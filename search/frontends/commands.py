@@ -157,6 +157,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"files:     {status.files:,}   symbols: {status.symbols:,}   chunks: {status.chunks:,}")
     print(f"vectors:   {status.coverage}" + (f"   model: {status.model}" if status.model else ""))
     print(f"tiers:     {status.tier_line()}")
+    if status.rerank_line():
+        print(f"re-rank:   {status.rerank_line()}")
     changed = len(status.stale_files) + len(status.new_files) + len(status.deleted_files)
     print(
         f"changed:   {changed} file(s) since the last build"

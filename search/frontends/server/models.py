@@ -214,6 +214,12 @@ class IndexStatusOut(BaseModel):
     tiers: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per vector tier (fast, full): model, vectors, complete."
     )
+    rerank: str | None = Field(
+        None,
+        description="While searches rank with the fast tier: ready (a sentence's candidates are ranked by the "
+        "full tier's model), needs the model's export (run `python -m indexer.prepare ROOT` or a full-tier "
+        "build), or off; null once the full tier ranks.",
+    )
     revision: dict[str, Any] | None = Field(
         None, description="The git commit, branch and dirty flag of the tree the index was built from."
     )

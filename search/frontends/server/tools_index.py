@@ -81,6 +81,8 @@ def index_status(
         if r.tiers:
             tiers = ", ".join(f"{t} {d['vectors']:,}/{r.chunks:,}" for t, d in r.tiers.items())
             lines.append(f"  vector tiers: {tiers}; searches use {r.search_tier or 'none'}")
+        if r.rerank is not None:
+            lines.append(f"  re-rank of sentences by the full model: {r.rerank}")
         if r.changed_count:
             sample = (r.stale_files + r.new_files + r.deleted_files)[:5]
             lines.append(f"  {r.changed_count} file(s) changed since the last build: {', '.join(sample)}")
