@@ -138,8 +138,7 @@ class VectorWriter:
     ) -> int:
         """Embed up to ``limit`` chunks of ``tier`` that have no vector yet; returns how many remain."""
         t0 = time.perf_counter()
-        slug = model_slug(embedder.model_id)
-        vec_name, cache_name = f"vectors_{slug}", f"embcache_{slug}"
+        vec_name, cache_name = f"vectors_{model_slug(embedder.model_id)}", cache_table(embedder.model_id)
         dim = embedder.dimension
         self.store.table(vec_name, vectors_schema(dim))
         if ids is None:
@@ -258,15 +257,25 @@ class VectorWriter:
             self.progress.advance(len(sel))
 
     def _cached_vectors(self, cache_name: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        if not hashes or not self.store.has(cache_name):
-            return {}
-        out: dict[str, np.ndarray] = {}
-        for batch in batched(hashes):
-            table = self.store.read(cache_name, None, in_filter("content_hash", batch))
-            if table.num_rows:
-                matrix = vector_matrix(table.column("vector"))
-                out.update(zip(table.column("content_hash").to_pylist(), matrix, strict=True))
-        return out
+        return cached_vectors(self.store, cache_name, hashes)
+
+
+def cache_table(model_id: str) -> str:
+    """The embedding cache of ``model_id``: content hash → vector, kept across builds."""
+    return f"embcache_{model_slug(model_id)}"
+
+
+def cached_vectors(store: Store, cache_name: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vectors ``cache_name`` holds for ``hashes`` (at its latest version), by content hash."""
+    if not hashes or not store.has(cache_name):
+        return {}
+    out: dict[str, np.ndarray] = {}
+    for batch in batched(hashes):
+        table = store.read(cache_name, None, in_filter("content_hash", batch))
+        if table.num_rows:
+            matrix = vector_matrix(table.column("vector"))
+            out.update(zip(table.column("content_hash").to_pylist(), matrix, strict=True))
+    return out
 
 
 def _batch_of(tier: str) -> int:

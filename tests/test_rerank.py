@@ -178,6 +178,51 @@ def test_chunk_vectors_embed_a_text_once_within_the_budget_and_the_capacity() ->
     assert memo.of(other, [("h5", "eta")])["h5"].shape == (32,)
 
 
+def test_what_the_full_tiers_build_embedded_is_read_not_embedded_again(tmp_path: Path) -> None:
+    """Half the chunks embedded by a full-tier upgrade (as a server's background build does): the
+    re-rank reads those candidates' vectors from the full tier's cache, embeds only the others, and
+    ranks exactly as if it had embedded them all."""
+    settings = workspace(tmp_path)
+    chunks = Index(settings).store.read("chunks", ["content_hash"]).num_rows
+    Index(settings).upgrade("full", limit=chunks // 2)
+    engine = Engine(settings)
+    try:
+        assert engine.index.search_tier()[0] == "fast"  # type: ignore[index]  # still incomplete
+        raw = engine.rankings(SENTENCE)
+        pool = candidates(raw, engine.ranking.rerank_pool)
+        hashes = {
+            (r["path"], r["start_line"], r["end_line"]): r["content_hash"]
+            for r in engine.index.store.read(
+                "chunks", ["path", "start_line", "end_line", "content_hash"]
+            ).to_pylist()
+        }
+        wanted = [hashes[(h.span.path, h.span.start_line, h.span.end_line)] for h in pool]
+        stored = engine.index.stored_vectors("full", wanted)
+        assert 0 < len(stored) < len(set(wanted))  # some candidates embedded by the build, not all
+
+        counting = CountingEmbedder(256)  # the full tier's model (hashing, 256), counting its texts
+        engine.index._embedder = counting
+        reranked, tier = engine.rerank(analyse(SENTENCE), raw, "fast")
+        assert tier == "full" and len(counting.embedded) == len(set(wanted)) - len(stored)
+        texts = chunk_texts_in_table(engine.index)
+        query = counting.embed_query(SENTENCE)
+        cosine = {
+            h.span: float(
+                HashingEmbedder(256).embed_documents(
+                    [texts[(h.span.path, h.span.start_line, h.span.end_line)]]
+                )[0]
+                @ query
+            )
+            for h in pool
+        }
+        assert [h.span for h in reranked["vector"]] == [
+            h.span for h in sorted(pool, key=lambda h: (-cosine[h.span], h.span))
+        ]
+        assert engine.index.stored_vectors("fast", wanted) == {}  # the fast tier keeps no cache
+    finally:
+        engine.close()
+
+
 def test_chunk_texts_are_the_indexed_texts_read_beneath_the_root(tmp_path: Path) -> None:
     settings = workspace(tmp_path)
     index = Index(settings)
