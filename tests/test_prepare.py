@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from indexer import Index, load_settings
 from indexer.embedding import tier_config
 from indexer.prepare import main, prepare
-from models import ModelConfig, load_embedder
+from models import LazyEmbedder, ModelConfig, load_embedder
+from search import Engine
 
 
 def test_each_tier_of_the_configured_model_is_made_ready(
@@ -50,3 +52,17 @@ def test_the_transformer_export_a_search_waits_for_is_made(tmp_path: Path) -> No
     assert load_embedder(tier_config(config, "full")).ready()
     assert load_embedder(tier_config(config, "fast")).ready()
     assert list(cache.glob("*/onnx-v*/*int8*.onnx")) and list(cache.glob("*/static-v*"))
+
+    # A server's preload (Engine.warm) of a fast-tier index then loads the full model too, which a
+    # first sentence's re-rank would otherwise wait for.
+    (root / "upload.py").write_text("def retry_upload(data):\n    return data\n", encoding="utf-8")
+    settings = load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index")})
+    Index(settings).build(tier="fast")
+    engine = Engine(settings)
+    try:
+        full = engine.index.tier_embedder("full")
+        assert isinstance(full, LazyEmbedder) and not full.loaded
+        engine.warm()
+        assert full.loaded
+    finally:
+        engine.close()

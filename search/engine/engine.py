@@ -206,6 +206,23 @@ class Engine:
                 self.index.nearest("warm up", limit=1)  # the model, the vector table and its row ids
             except IndexStoreError:  # vectors of another model, say: the search will say so
                 self.index.embedder().embed_query("warm up")
+            self._warm_rerank()
+
+    def _warm_rerank(self) -> None:
+        """With the fast tier searched, the full tier's model too, when the re-rank would use it: a first
+        sentence then waits for its candidates' vectors only, not for the model's load."""
+        config = self.ranking
+        searched = self.index.search_tier()
+        if searched is None or searched[0] != "fast" or not config.enabled:
+            return
+        if not (config.rerank_pool or config.rerank_topic_pool):
+            return
+        try:
+            full = self.index.tier_embedder("full")
+            if full.ready():  # never an export made here: a search does not wait for one either
+                full.embed_query("warm up")
+        except Exception as exc:  # the re-rank is an improvement: a search without it still answers
+            log.warning("the full tier's model was not loaded ahead of the first sentence: %s", exc)
 
     def resolve_scope(self, scope: Scope) -> ResolvedScope:
         """``scope`` against this engine's root (:func:`search.workspace.scope.resolve_scope`: the path
