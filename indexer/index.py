@@ -347,12 +347,15 @@ class Index:
         """The vectors that ``tier``'s builds have made of these contents, by content hash: its embedding
         cache, read at its latest version (a vector kept by content is right whatever the snapshot), so
         a search sees what a build running beside it has embedded so far. Empty when the tier keeps no
-        cache (the fast one) or the cache is too large to filter while a user waits."""
+        cache (the fast one), the cache is too large to filter while a user waits, or it is in object
+        storage (a scan there was not measured against embedding the few texts at hand)."""
         from indexer.vector_build import cache_table, cached_vectors  # numpy, pyarrow: a vector search's
 
+        if not hashes or not self.settings.index_is_local:
+            return {}
         name = cache_table(self.tier_embedder(tier).model_id)
         store = self.store
-        if not hashes or not store.has(name) or store.count(name) > MAX_SEARCHED_CACHE:
+        if not store.has(name) or store.count(name) > MAX_SEARCHED_CACHE:
             return {}
         return cached_vectors(store, name, hashes)
 
