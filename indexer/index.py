@@ -186,6 +186,12 @@ class Index:
         the one :meth:`default_tier` names (what ``plait index`` builds when no tier is named).
         Takes the writer lock (waiting up to ``wait`` seconds, then IndexLockedError). A corrupt
         index is rebuilt from scratch; the embedding cache is kept whenever it is readable.
+
+        Large builds (and a process's first build of 100+ files) parse in *spawned* worker processes,
+        which import the calling program's main module as any spawn-based multiprocessing does: a
+        script that calls this must keep its top-level work under ``if __name__ == "__main__":``, or
+        each worker runs it again (plait's own commands do; a worker that cannot start leaves the
+        build to parse in-process).
         """
         tier = self.default_tier() if tier == "auto" else tier
         tier_config(self.settings.model, tier)  # a bad tier fails before any work
