@@ -22,6 +22,7 @@ from search import Engine, Query
 from search.engine.chunk_vectors import ChunkVectors
 from search.engine.query import analyse
 from search.engine.rerank import candidates
+from search.types import Hit, Span
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -49,9 +50,23 @@ def workspace(tmp_path: Path) -> Settings:
     return settings
 
 
+def chunk_column(index: Index, column: str) -> dict[tuple[str, int, int], str]:
+    """``column`` of each row of the chunks table, by (path, first line, last line)."""
+    table = index.store.read("chunks", ["path", "start_line", "end_line", column]).to_pylist()
+    return {(r["path"], r["start_line"], r["end_line"]): r[column] for r in table}
+
+
 def chunk_texts_in_table(index: Index) -> dict[tuple[str, int, int], str]:
-    table = index.store.read("chunks", ["path", "start_line", "end_line", "text"]).to_pylist()
-    return {(r["path"], r["start_line"], r["end_line"]): r["text"] for r in table}
+    return chunk_column(index, "text")
+
+
+def full_model_cosines(index: Index, pool: Sequence[Hit]) -> dict[Span, float]:
+    """By hand: the full model's (``hashing``, 256) cosine of each candidate's text, as the index holds
+    it, to :data:`SENTENCE`."""
+    full = HashingEmbedder(256)
+    texts = chunk_texts_in_table(index)
+    query = full.embed_query(SENTENCE)
+    return {h.span: float(full.embed_documents([texts[h.span]])[0] @ query) for h in pool}
 
 
 def test_a_sentence_in_the_fast_tier_is_ranked_by_the_full_model_over_its_candidates(tmp_path: Path) -> None:
@@ -63,16 +78,7 @@ def test_a_sentence_in_the_fast_tier_is_ranked_by_the_full_model_over_its_candid
         assert raw["vector"] and raw["text"]
         pool = candidates(raw, engine.ranking.rerank_pool)
         assert len({h.span for h in pool}) == len(pool)  # each chunk once
-        # By hand: the full model's cosine of each candidate's text, as the index holds it, to the query.
-        full = HashingEmbedder(256)
-        texts = chunk_texts_in_table(engine.index)
-        query = full.embed_query(SENTENCE)
-        cosine = {
-            h.span: float(
-                full.embed_documents([texts[(h.span.path, h.span.start_line, h.span.end_line)]])[0] @ query
-            )
-            for h in pool
-        }
+        cosine = full_model_cosines(engine.index, pool)
         expected = sorted(pool, key=lambda h: (-cosine[h.span], h.span))
 
         reranked, tier = engine.rerank(analyse(SENTENCE), raw, "fast")
@@ -190,13 +196,8 @@ def test_what_the_full_tiers_build_embedded_is_read_not_embedded_again(tmp_path:
         assert engine.index.search_tier()[0] == "fast"  # type: ignore[index]  # still incomplete
         raw = engine.rankings(SENTENCE)
         pool = candidates(raw, engine.ranking.rerank_pool)
-        hashes = {
-            (r["path"], r["start_line"], r["end_line"]): r["content_hash"]
-            for r in engine.index.store.read(
-                "chunks", ["path", "start_line", "end_line", "content_hash"]
-            ).to_pylist()
-        }
-        wanted = [hashes[(h.span.path, h.span.start_line, h.span.end_line)] for h in pool]
+        hashes = chunk_column(engine.index, "content_hash")
+        wanted = [hashes[h.span] for h in pool]
         stored = engine.index.stored_vectors("full", wanted)
         assert 0 < len(stored) < len(set(wanted))  # some candidates embedded by the build, not all
 
@@ -204,17 +205,7 @@ def test_what_the_full_tiers_build_embedded_is_read_not_embedded_again(tmp_path:
         engine.index._embedder = counting
         reranked, tier = engine.rerank(analyse(SENTENCE), raw, "fast")
         assert tier == "full" and len(counting.embedded) == len(set(wanted)) - len(stored)
-        texts = chunk_texts_in_table(engine.index)
-        query = counting.embed_query(SENTENCE)
-        cosine = {
-            h.span: float(
-                HashingEmbedder(256).embed_documents(
-                    [texts[(h.span.path, h.span.start_line, h.span.end_line)]]
-                )[0]
-                @ query
-            )
-            for h in pool
-        }
+        cosine = full_model_cosines(engine.index, pool)
         assert [h.span for h in reranked["vector"]] == [
             h.span for h in sorted(pool, key=lambda h: (-cosine[h.span], h.span))
         ]
