@@ -237,17 +237,22 @@ RERANK_LINES = {
     "ready": "sentences ranked by the full model over their candidates until the full tier is complete",
     "needs the model's export": "not until the full model's ONNX export is made: `python -m indexer.prepare "
     "ROOT` (about 20 s) or any full-tier build makes it",
-    "off": "off ([ranking] rerank_pool and rerank_topic_pool are 0)",
+    "off": "off ([ranking] enabled is false, or rerank_pool and rerank_topic_pool are 0)",
 }
 
 
 def _rerank(st: IndexStatus, settings: Settings) -> None:
     """While searches rank with the fast tier, whether a sentence's candidates are re-ranked by the full
     tier's model: a search does that only when the model runs without a long wait first (its export
-    made: :meth:`models.Embedder.ready`) and the ``[ranking]`` pools are not both 0."""
+    made: :meth:`models.Embedder.ready`), the ranking is on and its ``[ranking]`` pools are not both 0
+    (the conditions of ``search.engine.Engine.rerank``, read here from the raw table: the search side
+    validates it)."""
     if st.search_tier != "fast":
         return
-    if all(settings.ranking.get(key, 1) == 0 for key in ("rerank_pool", "rerank_topic_pool")):
+    table = settings.ranking
+    if table.get("enabled", True) is False or all(
+        table.get(key, 1) == 0 for key in ("rerank_pool", "rerank_topic_pool")
+    ):
         st.rerank = "off"
         return
     try:

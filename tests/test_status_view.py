@@ -117,6 +117,11 @@ def test_status_says_whether_the_fast_tiers_sentences_are_re_ranked(tmp_path: Pa
     )
     off = Index(load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index")})).status()
     assert off.rerank == "off" and off.as_dict()["rerank"] == "off"
+    (root / "plait.toml").write_text(
+        f'[model]\ncache_dir = "{tmp_path / "models"}"\n[ranking]\nenabled = false\n'
+    )
+    unranked = Index(load_settings(root, env={}, overrides={"index_dir": str(tmp_path / "index")})).status()
+    assert unranked.rerank == "off"  # no ranking after fusion, no re-rank (Engine.rerank)
 
 
 def test_a_full_build_saves_a_record_that_answers(tmp_path: Path) -> None:
