@@ -28,6 +28,7 @@ from models.base import Vectors
 from models.errors import ModelError
 from models.priority import in_background, in_foreground, start_embedding_thread
 from models.resolve import Pooling
+from models.tokenize import encode_texts
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +171,7 @@ class OnnxEncoder:
             return self._pool
 
     def _run(self, texts: Sequence[str]) -> Vectors:
-        encodings = self._tokenizer.encode_batch(list(texts))
+        encodings = encode_texts(self._tokenizer, texts)
         columns = {
             "input_ids": [e.ids for e in encodings],
             "attention_mask": [e.attention_mask for e in encodings],

@@ -52,6 +52,7 @@ import numpy as np
 
 from models.base import Vectors
 from models.errors import ModelError
+from models.tokenize import encode_texts
 
 #: The distilling recipe's number; bump it when :func:`distil` changes. It is part of the artefact's
 #: folder and of the model id (:func:`recipe_for`).
@@ -300,9 +301,7 @@ def static_tokenizer(model_dir: str, max_seq_length: int) -> Any:
 def token_ids(tokenizer: Any, texts: Sequence[str], chars: int) -> list[list[int]]:
     """The ids whose rows a text's static vector averages (its first ``chars`` characters,
     without special tokens), per text; the trained recipe fits on exactly these."""
-    # encode_batch_fast (tokenizers >= 0.20) gives the same ids without tracking character offsets
-    encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-    encodings = encode([t[:chars] for t in texts], add_special_tokens=False)
+    encodings = encode_texts(tokenizer, [t[:chars] for t in texts], add_special_tokens=False)
     return [e.ids for e in encodings]  # each access copies the ids out of the tokenizer: once
 
 

@@ -36,6 +36,7 @@ from models.bare_text import without_punctuation
 from models.errors import ConfigError, ModelError
 from models.loader import AUTO_CPU_BACKEND, LazyEmbedder, embed_in_length_batches
 from models.priority import BACKGROUND_NICE, embed_in_background, foreground, lower_this_thread
+from models.tokenize import encode_texts
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -144,6 +145,28 @@ def test_hashing_embedder_relates_camel_and_snake_case_spellings() -> None:
 def test_hashing_embedder_rejects_a_tiny_dimension() -> None:
     with pytest.raises(ValueError, match="dimension"):
         HashingEmbedder(dimension=2)
+
+
+@pytest.mark.parametrize("special", [True, False])
+def test_one_text_is_tokenised_as_in_a_batch_of_its_own(special: bool) -> None:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(Path(resolve_model_path(DEFAULT_MODEL)) / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=16)
+    tokenizer.enable_padding()  # as the ONNX backend sets it: a batch pads to its longest text
+    texts = [*CODE, *QUERIES, "retry " * 40, "ünïcödé façade"]
+
+    def fields(encoding: object) -> tuple[list[int], ...]:
+        return tuple(getattr(encoding, f) for f in ("ids", "attention_mask", "type_ids"))
+
+    for text in texts:  # the search's query: encode, on the calling thread
+        (one,) = encode_texts(tokenizer, [text], add_special_tokens=special)
+        (batch,) = tokenizer.encode_batch([text], add_special_tokens=special)
+        assert fields(one) == fields(batch)
+    together = encode_texts(tokenizer, texts, add_special_tokens=special)
+    reference = tokenizer.encode_batch(texts, add_special_tokens=special)
+    assert [fields(e) for e in together] == [fields(e) for e in reference]
+    assert len(set(map(len, (e.ids for e in together)))) == 1  # padded to the longest
 
 
 def test_length_batches_group_similar_lengths_and_restore_input_order() -> None:
