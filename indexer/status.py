@@ -241,18 +241,23 @@ RERANK_LINES = {
 }
 
 
+def reranks(table: Mapping[str, Any]) -> bool:
+    """Whether the raw ``[ranking]`` table lets a fast tier's sentences be re-ranked: the ranking on and
+    a pool above 0 (``search.engine.ranking.RankingConfig.reranks`` of the validated table)."""
+    if table.get("enabled", True) is False:
+        return False
+    return any(table.get(key, 1) != 0 for key in ("rerank_pool", "rerank_topic_pool"))
+
+
 def _rerank(st: IndexStatus, settings: Settings) -> None:
     """While searches rank with the fast tier, whether a sentence's candidates are re-ranked by the full
     tier's model: a search does that only when the model runs without a long wait first (its export
     made: :meth:`models.Embedder.ready`), the ranking is on and its ``[ranking]`` pools are not both 0
-    (the conditions of ``search.engine.Engine.rerank``, read here from the raw table: the search side
-    validates it)."""
+    (``search.engine.ranking.RankingConfig.reranks``, read here from the raw table, as ``indexer`` does
+    not import ``search``: the search side validates it)."""
     if st.search_tier != "fast":
         return
-    table = settings.ranking
-    if table.get("enabled", True) is False or all(
-        table.get(key, 1) == 0 for key in ("rerank_pool", "rerank_topic_pool")
-    ):
+    if not reranks(settings.ranking):
         st.rerank = "off"
         return
     try:

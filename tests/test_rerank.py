@@ -16,11 +16,13 @@ import numpy as np
 import pytest
 
 from indexer import Index, Settings, load_settings
+from indexer.status import reranks
 from models.base import Vectors
 from models.hashing import HashingEmbedder
 from search import Engine, Query
 from search.engine.chunk_vectors import ChunkVectors
 from search.engine.query import analyse
+from search.engine.ranking import RankingConfig
 from search.engine.rerank import candidates
 from search.types import Hit, Span
 
@@ -105,6 +107,24 @@ def test_a_sentence_in_the_fast_tier_is_ranked_by_the_full_model_over_its_candid
         ]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(
+    ("table", "on"),
+    [
+        ({}, True),
+        ({"rerank_pool": 0}, True),
+        ({"rerank_topic_pool": 0}, True),
+        ({"rerank_pool": 0, "rerank_topic_pool": 0}, False),
+        ({"enabled": False}, False),
+        ({"enabled": False, "rerank_pool": 5}, False),
+        ({"enabled": True, "rerank_pool": 5, "rerank_topic_pool": 0}, True),
+    ],
+)
+def test_status_reads_the_rerank_settings_as_a_search_does(table: dict[str, object], on: bool) -> None:
+    # ``plait status`` reads the raw table (indexer does not import search): the two readings agree
+    assert reranks(table) is on
+    assert RankingConfig.from_table(table).reranks is on
 
 
 def test_a_topic_reranks_deeper_than_a_sentence_documenting_one_function(tmp_path: Path) -> None:

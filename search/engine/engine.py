@@ -211,11 +211,8 @@ class Engine:
     def _warm_rerank(self) -> None:
         """With the fast tier searched, the full tier's model too, when the re-rank would use it: a first
         sentence then waits for its candidates' vectors only, not for the model's load."""
-        config = self.ranking
         searched = self.index.search_tier()
-        if searched is None or searched[0] != "fast" or not config.enabled:
-            return
-        if not (config.rerank_pool or config.rerank_topic_pool):
+        if searched is None or searched[0] != "fast" or not self.ranking.reranks:
             return
         try:
             full = self.index.tier_embedder("full")

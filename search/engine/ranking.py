@@ -134,6 +134,12 @@ class RankingConfig:
         """Candidates per retriever that a fast tier's sentence has ranked by the full model (0: none)."""
         return self.rerank_pool if query.form == "function" else self.rerank_topic_pool
 
+    @property
+    def reranks(self) -> bool:
+        """Whether any sentence of a fast tier is re-ranked (the ranking on, a pool above 0); the
+        settings' side of what ``plait status`` reports as the re-rank (``indexer.status``)."""
+        return self.enabled and bool(self.rerank_pool or self.rerank_topic_pool)
+
     @classmethod
     def from_table(cls, table: Mapping[str, Any]) -> RankingConfig:
         """Validate the raw ``[ranking]`` table: unknown keys and wrong types are errors."""
