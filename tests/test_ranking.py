@@ -388,6 +388,25 @@ def test_phrase_rule_puts_the_few_verbatim_places_first() -> None:
     assert paths(arrow)[0] == ("a.py", 1)  # punctuation alone is no text to find
 
 
+def test_phrase_rule_puts_a_declaration_files_copy_after_the_code_it_documents() -> None:
+    """commander ships ``typings/index.d.ts`` with its JSDoc repeated word for word: a pasted doc sentence
+    is found in both, BM25 ranks the declarations' chunk first, the implementation comes first."""
+    cands = [
+        fused("typings/index.d.ts", 367, 0.04, exact=True, text=1)._replace(exact_case=True),
+        fused("lib/command.js", 301, 0.03, exact=True, text=2)._replace(exact_case=True),
+        fused("lib/option.js", 1, 0.06, vector=1),
+    ]
+    ranked = rank(cands, analyse("Define argument syntax for command."), RankingConfig())
+    assert paths(ranked) == [("lib/command.js", 301), ("typings/index.d.ts", 367), ("lib/option.js", 1)]
+    assert ("phrase", "after the code (a declaration)") in ranked[1].steps
+    alone = rank([cands[0], cands[2]], analyse("Define argument syntax for command."), RankingConfig())
+    assert paths(alone)[0] == ("typings/index.d.ts", 367)  # the only place: still first
+    # first in both retrievers, the declarations keep their role (see _roles), not their place
+    both = [cands[0]._replace(ranks={"symbol": None, "text": 1, "vector": 1}), *cands[1:]]
+    agreed = rank(both, analyse("Define argument syntax for command."), RankingConfig())
+    assert paths(agreed)[:2] == [("lib/command.js", 301), ("typings/index.d.ts", 367)]
+
+
 def test_phrase_rule_puts_the_phrase_as_written_first_when_it_has_capitals() -> None:
     def place(path: str, score: float, text: int, cased: bool) -> Fused:
         f = fused(path, 1, score, exact=True, text=text)

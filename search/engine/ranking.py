@@ -676,9 +676,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     if 0 < _place_count(places) <= config.phrase_places:
         for r in places:
             differs = cased and not r.fused.exact_case
+            # A declaration file (``index.d.ts``, ``.pyi``) repeats the documentation of code found
+            # elsewhere: where both hold the phrase, the code that does what it says comes first.
+            copy = "stub" not in query.wants and _STUB_FILE.search(r.fused.span.path) is not None
             r.tier = 1
-            r.lead = (0, int(differs), 0, r.fused.ranks.get("text") or unranked)
-            r.steps.append(("phrase", "first (case differs)" if differs else "first"))
+            r.lead = (int(copy), int(differs), 0, r.fused.ranks.get("text") or unranked)
+            where = "after the code (a declaration)" if copy else "first"
+            r.steps.append(("phrase", where + (" (case differs)" if differs else "")))
 
 
 def _place_count(places: Sequence[Ranked]) -> int:
