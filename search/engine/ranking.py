@@ -50,7 +50,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    demoted role after the others, then those in a file named after it first); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
-   a capital letter puts the places holding it as written first, as ripgrep's smart case would).
+   a capital letter puts the places holding it as written first, as ripgrep's smart case would; a
+   declaration file's copy, ``index.d.ts`` or ``.pyi``, follows the code that holds the phrase too).
    Within a tier the score decides.
 8. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
