@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING
 
 from indexer import K1 as BM25_K1
 from indexer import B as BM25_B
-from indexer import IndexStoreError, Settings, code_tokens
+from indexer import IndexStoreError, Settings, code_tokens, glob_matcher
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
+from search.engine.retrievers.declared import declared_definitions
 from search.engine.retrievers.live import (
     LiveChanges,
     bm25_hits,
@@ -154,8 +155,58 @@ class TextRetriever:
         if changes.changed:
             few = _narrowed(scope, changes.changed)
             jobs.append(self._spawn([phrase] if whole else [], terms, few, cap=few is scope))
-        found = self._rank_live(phrase, tokens, (read or []) + self._collect(jobs), index, limit)
+        lines = (read or []) + self._collect(jobs)
+        found = self._rank_live(phrase, tokens, lines, index, limit)
+        if whole:
+            found = self._with_declared(phrase, lines, found, index, scope)
         return merge_live(ranked, found, changes, limit)
+
+    def _with_declared(
+        self, phrase: str, lines: list[RgLine], found: list[Hit], index: Index, scope: ResolvedScope
+    ) -> list[Hit]:
+        """``found`` with, before each place of ``phrase`` in a declaration file's doc comment, the
+        definition in code of what that comment declares (:mod:`search.engine.retrievers.declared`),
+        as a place of the phrase too: the sentence documents it."""
+        declared = declared_definitions(str(self.settings.root), index, phrase, lines)
+        globs = glob_matcher(scope.globs)
+        rows = {
+            key: [
+                r
+                for r in defs
+                if scope.allows(r.path)
+                and (globs is None or globs(r.path))
+                and (not scope.language or r.language == scope.language)
+            ]
+            for key, defs in declared.items()
+        }
+        if not any(rows.values()):
+            return found
+        mapper = SpanMapper(
+            index, self.settings.chunks.window_lines, {r.path for d in rows.values() for r in d}
+        )
+        out = list(found)
+        for (path, line), defs in rows.items():
+            at = next(
+                (
+                    i
+                    for i, h in enumerate(out)
+                    if h.exact and h.span.path == path and h.span.start_line <= line <= h.span.end_line
+                ),
+                None,
+            )
+            if at is None:
+                continue
+            place = out[at]
+            for row in defs:
+                span = mapper.span(row.path, row.start_line)[0]
+                out = [h for h in out if h.span != span]  # a hit of its own, if any, becomes the place
+                at = out.index(place)
+                hit = Hit(
+                    span, place.score, row.qualified_name, row.kind, row.language,
+                    exact=True, coverage=1.0, exact_case=place.exact_case,
+                )  # fmt: skip
+                out.insert(at, hit)
+        return out
 
     def _rank_everywhere(
         self,
