@@ -41,7 +41,9 @@ class ChunkSettings:
     overlap_lines: int = 10
     min_lines: int = 6  # smaller neighbouring definitions are merged up to max_lines
     window_lines: int = 50  # line windows for files without a grammar
-    max_chars: int = 4000
+    # A chunk's text (its header and lines): what BM25 reads and what is hashed; the models stop well
+    # before (256 tokens, the static table 128). The cap only bounds pathological lines (BENCHMARKS §10).
+    max_chars: int = 16000
 
 
 @dataclass(frozen=True, slots=True)
