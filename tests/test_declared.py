@@ -104,3 +104,17 @@ def test_a_name_several_classes_define_is_not_guessed_without_its_owner(indexed_
     text = engine.rankings("Allow unknown options on the command line.")["text"]
     places = [h.span.path for h in text if h.exact]
     assert places == ["typings/index.d.ts"]  # two classes define it, neither is the declaration's owner
+
+
+def test_a_failed_lookup_leaves_the_text_retrievers_answer(indexed_engine, monkeypatch) -> None:
+    from indexer import Index, IndexStoreError
+
+    engine = indexed_engine({"lib/command.js": CODE, "typings/index.d.ts": DECLARATIONS})
+
+    def broken(self: Index, path: str) -> list[object]:
+        raise IndexStoreError("the symbols table cannot be read")
+
+    monkeypatch.setattr(Index, "symbols_in_file", broken)
+    response = engine.search(Query("Allow unknown options on the command line."))
+    assert "text" not in response.degraded  # the declaration's own place still answers
+    assert any(r.path == "typings/index.d.ts" for r in response.results)

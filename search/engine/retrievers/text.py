@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import concurrent.futures as cf
+import logging
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 from indexer import K1 as BM25_K1
 from indexer import B as BM25_B
 from indexer import IndexStoreError, Settings, code_tokens, glob_matcher
+from models import PlaitError
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.declared import declared_definitions
@@ -42,6 +44,8 @@ from search.workspace.ripgrep import RgCommand, RgLine
 
 if TYPE_CHECKING:
     from indexer import Index
+
+log = logging.getLogger(__name__)
 
 AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
@@ -167,7 +171,11 @@ class TextRetriever:
         """``found`` with, before each place of ``phrase`` in a declaration file's doc comment, the
         definition in code of what that comment declares (:mod:`search.engine.retrievers.declared`),
         as a place of the phrase too: the sentence documents it."""
-        declared = declared_definitions(str(self.settings.root), index, phrase, lines)
+        try:
+            declared = declared_definitions(str(self.settings.root), index, phrase, lines)
+        except PlaitError as exc:  # an improvement on the text ranking: never a failed text leg
+            log.warning("declared definitions not looked up: %s", exc)
+            return found
         globs = glob_matcher(scope.globs)
         rows = {
             key: [
