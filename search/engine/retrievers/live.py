@@ -3,6 +3,7 @@ view of them into the BM25 ranking of the indexed chunks."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import zip_longest
 from typing import TYPE_CHECKING
@@ -52,6 +53,12 @@ def scope_mask(lexical: LexicalIndex, scope: ResolvedScope) -> np.ndarray | None
     """Which indexed chunks lie in ``scope`` (``None``: all of them)."""
     if scope.kind == "ws" and not scope.globs and not scope.language:
         return None
+    return lexical.file_mask(in_scope(scope))
+
+
+def in_scope(scope: ResolvedScope) -> Callable[[str, str | None], bool]:
+    """Whether an indexed file, by its path and language, lies in ``scope``: its path, its globs and its
+    language (:meth:`ResolvedScope.allows` is the path alone)."""
     glob_ok = glob_matcher(scope.globs)
 
     def keep(path: str, language: str | None) -> bool:
@@ -59,7 +66,7 @@ def scope_mask(lexical: LexicalIndex, scope: ResolvedScope) -> np.ndarray | None
             return False
         return scope.allows(path) and (glob_ok is None or glob_ok(path))
 
-    return lexical.file_mask(keep)
+    return keep
 
 
 def bm25_hits(

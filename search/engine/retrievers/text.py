@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from indexer import K1 as BM25_K1
 from indexer import B as BM25_B
-from indexer import IndexStoreError, Settings, code_tokens, glob_matcher
+from indexer import IndexStoreError, Settings, code_tokens
 from models import PlaitError
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
@@ -32,6 +32,7 @@ from search.engine.retrievers.declared import declared_definitions
 from search.engine.retrievers.live import (
     LiveChanges,
     bm25_hits,
+    in_scope,
     kept_changes,
     live_changes,
     merge_live,
@@ -176,17 +177,8 @@ class TextRetriever:
         except PlaitError as exc:  # an improvement on the text ranking: never a failed text leg
             log.warning("declared definitions not looked up: %s", exc)
             return found
-        globs = glob_matcher(scope.globs)
-        rows = {
-            key: [
-                r
-                for r in defs
-                if scope.allows(r.path)
-                and (globs is None or globs(r.path))
-                and (not scope.language or r.language == scope.language)
-            ]
-            for key, defs in declared.items()
-        }
+        keep = in_scope(scope)
+        rows = {key: [r for r in defs if keep(r.path, r.language)] for key, defs in declared.items()}
         if not any(rows.values()):
             return found
         mapper = SpanMapper(
@@ -194,17 +186,16 @@ class TextRetriever:
         )
         out = list(found)
         for (path, line), defs in rows.items():
-            at = next(
+            place = next(
                 (
-                    i
-                    for i, h in enumerate(out)
+                    h
+                    for h in out
                     if h.exact and h.span.path == path and h.span.start_line <= line <= h.span.end_line
                 ),
                 None,
             )
-            if at is None:
+            if place is None:
                 continue
-            place = out[at]
             for row in defs:
                 span = mapper.span(row.path, row.start_line)[0]
                 out = [h for h in out if h.span != span]  # a hit of its own, if any, becomes the place
