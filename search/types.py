@@ -45,6 +45,7 @@ class Hit:
     )
     coverage: float = 1.0  # text retriever: share of the query's term weight (idf) matched here
     exact_case: bool = False  # text retriever: holds the query verbatim as written, case included
+    wrapped: bool = False  # text retriever: holds the query verbatim only across a line break
 
 
 ScopeKind = Literal["ws", "changed", "dir", "file"]

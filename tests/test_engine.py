@@ -326,6 +326,35 @@ def test_a_pasted_phrase_with_capitals_puts_its_text_as_written_first(indexed_en
     assert all({"rule": "phrase", "effect": "first"} in r.explain["rules"] for r in typed[:2])
 
 
+def test_a_pasted_message_split_over_two_literals_is_found_where_it_is_written(indexed_engine) -> None:
+    """An error message split over adjacent literals, and a comment's sentence wrapped over two lines,
+    are found verbatim by the text retriever (index, then the few files that can hold them) and put
+    first; where the same words are also written on one line, that line comes first."""
+    engine = indexed_engine(
+        {
+            "web/template.py": "def set_resources(path, kwargs):\n    if seen[path] != kwargs:\n"
+            "        raise ValueError(\n            'set_resources called with different '\n"
+            "            'resources for the same template'\n        )\n",
+            "web/render.py": "def render(resources, template):\n"
+            "    # different resources are merged; the same template renders once\n"
+            "    return merge(resources, template)\n",
+            "web/log.py": "def configure(level):\n    # If none, the server won't touch the\n"
+            "    # logging configuration.\n    return level\n",
+            "web/docs.py": 'def help():\n    return "if none, the server won\'t touch the logging configuration"\n',
+        }
+    )
+    query = "called with different resources for the same template"
+    text = {h.span.path: (h.exact, h.wrapped) for h in engine.rankings(query)["text"]}
+    assert text["web/template.py"] == (True, True) and not text.get("web/render.py", (False,))[0]
+    top = engine.search(Query(query, explain=True)).results[0]
+    assert top.path == "web/template.py"
+    assert top.explain is not None
+    assert {"rule": "phrase", "effect": "first (across a line break)"} in top.explain["rules"]
+    # Written on one line in docs.py and wrapped in log.py.
+    both = engine.search(Query("the server won't touch the logging configuration", explain=True)).results
+    assert [r.path for r in both[:2]] == ["web/docs.py", "web/log.py"]
+
+
 def test_a_phrase_is_found_verbatim_where_the_code_double_spaces_it(
     indexed_engine, make_repo, settings_for
 ) -> None:

@@ -53,6 +53,20 @@ def test_fused_keeps_the_name_the_symbol_retriever_found_in_a_chunk_labelled_oth
     assert fuse({"text": text})[0].defines is None
 
 
+def test_a_result_is_wrapped_only_when_no_member_holds_the_query_within_a_line() -> None:
+    """The text retriever marks a place that holds a phrase only across a line break (``Hit.wrapped``);
+    a result merged with a hit that holds it within a line, or with the symbol retriever's exact
+    definition, is not wrapped."""
+    wrapped = [Hit(A, 2.0, exact=True, wrapped=True), Hit(Span("b.py", 3, 3), 1.0, exact=True, wrapped=True)]
+    symbol = [Hit(Span("b.py", 1, 9), 1.0, "check", exact=True)]
+    by_span = {f.span.path: f for f in fuse({"text": wrapped, "symbol": symbol})}
+    assert by_span["a.py"].wrapped and by_span["a.py"].exact
+    assert not by_span["b.py"].wrapped
+    mixed = [Hit(A, 2.0, exact=True, wrapped=True), Hit(Span("a.py", 4, 4), 1.0, exact=True)]
+    assert not fuse({"text": mixed})[0].wrapped
+    assert not fuse({"text": [Hit(A, 1.0)]})[0].wrapped  # not exact: nothing to be wrapped
+
+
 def test_weighted_fusion_uses_weights_per_retriever() -> None:
     fused = fuse({"text": [Hit(A, 1.0)], "vector": [Hit(B, 1.0)]}, weights={"text": 0.5, "vector": 2.0})
     assert [f.span for f in fused] == [B, A]

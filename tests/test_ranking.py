@@ -420,6 +420,25 @@ def test_phrase_rule_puts_the_phrase_as_written_first_when_it_has_capitals() -> 
     assert paths(typed) == [("comment.py", 1), ("errors.py", 1), ("a.py", 1)]  # BM25's order: no case asked
 
 
+def test_phrase_rule_puts_a_place_within_a_line_before_one_across_a_line_break() -> None:
+    """A message written on one line in one file and split over two literals in another: the line is
+    the text it was copied from; the split copy follows, whatever BM25 preferred. Alone, a split
+    place is still first."""
+    split = fused("validators.py", 349, 0.05, exact=True, text=1)._replace(exact_case=True, wrapped=True)
+    whole = fused("validators.py", 485, 0.03, exact=True, text=2)._replace(exact_case=True)
+    cands = [split, whole, fused("a.py", 1, 0.06, vector=1)]
+    for query in (
+        "keyword was immediately followed by keyword character",
+        "Call validator.evolve() instead.",
+    ):
+        ranked = rank(cands, analyse(query), _only(phrase_rule=True))
+        assert paths(ranked) == [("validators.py", 485), ("validators.py", 349), ("a.py", 1)]
+        assert ranked[0].steps == [("phrase", "first")]
+        assert ranked[1].steps[-1][1].endswith("across a line break)")
+    alone = rank([split, cands[2]], analyse("Call validator.evolve() instead."), _only(phrase_rule=True))
+    assert paths(alone)[0] == ("validators.py", 349)
+
+
 def test_phrase_rule_counts_a_pasted_phrase_rare_when_it_is_rare_as_written() -> None:
     """The phrase "Should not match" once as written and in six tests' comments in lower case: ripgrep's smart
     case finds one place, so the phrase rule puts that one first; typed in lower case, it is common."""

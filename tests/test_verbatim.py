@@ -1,6 +1,6 @@
 """The in-process verbatim reader answers as ``rg -i --only-matching`` does for the phrase's pattern
-(its words, each space matching a run of spaces and tabs), and hands back to ripgrep what it cannot
-read the same way."""
+(its words, each space matching a run of spaces and tabs) within a line, finds a phrase wrapped over
+lines too, and hands back to ripgrep what it cannot read the same way."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_reads_the_files_as_ripgrep_does(make_repo: Callable[..., Path], setting
 
 def test_a_space_of_the_phrase_matches_any_run_of_spaces_and_tabs_on_a_line(make_repo, settings_for) -> None:
     """A sentence is compared whitespace-normalised: "verify PIN. Network error?" is the text of a line
-    that aligns or double-spaces it, as ripgrep finds it with the same pattern; never across lines."""
+    that aligns or double-spaces it, as ripgrep finds it with the same pattern."""
     root = make_repo(FILES)
     found = find_verbatim(str(root), "could not verify PIN. Network error?", ["d.js"])
     assert found is not None
@@ -65,7 +65,6 @@ def test_a_space_of_the_phrase_matches_any_run_of_spaces_and_tabs_on_a_line(make
     ]
     double = find_verbatim(str(root), "checksum mismatch", ["a.py"])
     assert double is not None and [m.line for m in double] == [1, 3]
-    assert find_verbatim(str(root), "line one the checksum", ["b.txt"]) == []  # not across a line end
     assert sorted((m.path, m.line, m.submatches) for m in found) == ripgrep(
         settings_for(root), "could not verify PIN. Network error?", ["d.js"]
     )
@@ -90,3 +89,70 @@ def test_what_it_cannot_read_the_same_way_goes_to_ripgrep(tmp_path: Path) -> Non
     many = [f"f{i}.py" for i in range(MAX_FILES + 1)]
     assert find_verbatim(str(tmp_path), "checksum mismatch", many) is None
     assert find_verbatim(str(tmp_path), "café au lait", ["a.py"]) is None
+
+
+WRAPPED = {
+    "errors.py": (
+        "def render(path, kwargs):\n"
+        "    if seen[path] != kwargs:\n"
+        "        raise ValueError(\n"
+        '            "set_resources called with different "\n'
+        '            "resources for the same template"\n'
+        "        )\n"
+        "    log.warning(f'max_clients limit reached, ' \\\n"
+        "                f'request queued')\n"
+        "    # If none, the server won't touch the\n"
+        "    # logging configuration.\n"
+    ),
+    "client.js": (
+        "/**\n"
+        " * Define argument syntax for\n"
+        " * the command.\n"
+        " */\n"
+        "throw new Error('Body must be None for method ' +\n"
+        "  'PUT (unless allowed)');\n"
+        "msg = 'first part'\n"
+        "  + ' second part';\n"
+    ),
+    "notes.md": "A sentence that wraps\nonto the next line.\n\nA paragraph\n\nends at a blank line.\n",
+}
+
+
+def test_a_phrase_wrapped_over_lines_is_found_on_its_first_line(make_repo) -> None:
+    """A space of the phrase matches a line break with what a wrapped message or sentence carries
+    across it: the end of one string literal and the start of the next (adjacent, joined by ``+`` or
+    after a backslash), a comment's leader, indentation. The occurrence is reported on its first line,
+    its words as they read with each joint one line break."""
+    root = make_repo(WRAPPED)
+    paths = list(WRAPPED)
+
+    def places(phrase: str) -> list[tuple[str, int, tuple[str, ...]]]:
+        found = find_verbatim(str(root), phrase, paths)
+        assert found is not None
+        return [(m.path, m.line, m.submatches) for m in found]
+
+    assert places("called with different resources for the same template") == [
+        ("errors.py", 4, ("called with different\nresources for the same template",))
+    ]
+    assert places("limit reached, request queued") == [("errors.py", 7, ("limit reached,\nrequest queued",))]
+    assert places("won't touch the logging configuration") == [
+        ("errors.py", 9, ("won't touch the\nlogging configuration",))
+    ]
+    assert places("argument syntax for the command.") == [
+        ("client.js", 2, ("argument syntax for\nthe command.",))
+    ]
+    assert places("Body must be None for method PUT") == [
+        ("client.js", 5, ("Body must be None for method\nPUT",))
+    ]
+    assert places("first part second part") == [("client.js", 7, ("first part\nsecond part",))]
+    assert places("that wraps onto the next line") == [("notes.md", 1, ("that wraps\nonto the next line",))]
+    assert places("a paragraph ends at a blank line") == []  # a blank line ends a sentence
+
+
+def test_a_wrapped_phrase_is_matched_in_linear_time(make_repo) -> None:
+    """Runs of spaces before and after line breaks, where the phrase's next word never comes, are read
+    once: every run of spaces in the pattern is followed by something that is not a space."""
+    run = " " * 200_000
+    text = f"word{run}x\nword \"{run}+{run}\\{run}\n{run}+{run}'{run}y\n" + f"word\n{run}\n" * 8
+    root = make_repo({"spaces.txt": text})
+    assert find_verbatim(str(root), "word other", ["spaces.txt"]) == []

@@ -43,6 +43,7 @@ class Fused(NamedTuple):
     # is labelled with its first (``hit.symbol``) and the one asked for may be its third.
     definition: Hit | None = None
     exact_case: bool = False  # some member hit holds the query as written, case included
+    wrapped: bool = False  # exact, but no member hit holds the query within one line (Hit.wrapped)
 
     @property
     def defines(self) -> str | None:
@@ -100,6 +101,8 @@ def fuse(
             cluster.exact = True
             if hit.exact_case:
                 cluster.exact_case = True
+            if not hit.wrapped:
+                cluster.in_line = True
         if name == SYMBOL and hit.symbol and cluster.definition is None:
             cluster.definition = hit
     weight = {n: (weights or {}).get(n, 1.0) for n in names}
@@ -111,7 +114,8 @@ def fuse(
             score += weight[n] / (k + r)
         ranks_of = absent.copy()
         ranks_of.update(c.ranks)
-        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition, c.exact_case))
+        wrapped = c.exact and not c.in_line
+        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition, c.exact_case, wrapped))
     # Best score first, ties by span: sorted by span, then (stably) by score.
     fused.sort(key=_SPAN)
     fused.sort(key=_SCORE, reverse=True)
@@ -132,3 +136,4 @@ class _Cluster:
     exact: bool = False
     definition: Hit | None = None
     exact_case: bool = False
+    in_line: bool = False  # some member hit holds the query within one line

@@ -51,7 +51,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
    a capital letter puts the places holding it as written first, as ripgrep's smart case would; a
-   declaration file's copy, ``index.d.ts`` or ``.pyi``, follows the code that holds the phrase too).
+   declaration file's copy, ``index.d.ts`` or ``.pyi``, follows the code that holds the phrase too;
+   a place that holds it only across a line break, a message split over two literals or a sentence
+   wrapped over two comment lines, follows one that holds it within a line).
    Within a tier the score decides.
 8. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
@@ -680,10 +682,15 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             # A declaration file (``index.d.ts``, ``.pyi``) repeats the documentation of code found
             # elsewhere: where both hold the phrase, the code that does what it says comes first.
             copy = "stub" not in query.wants and _STUB_FILE.search(r.fused.span.path) is not None
+            # A place that holds the phrase within a line is the text as it was copied; one that holds
+            # it only across a line break (a message split over two literals, a sentence wrapped over
+            # two comment lines) joins lines to match, so it follows.
+            wrapped = r.fused.wrapped
             r.tier = 1
-            r.lead = (int(copy), int(differs), 0, r.fused.ranks.get("text") or unranked)
+            r.lead = (int(copy), int(differs), int(wrapped), r.fused.ranks.get("text") or unranked)
             where = "after the code (a declaration)" if copy else "first"
-            r.steps.append(("phrase", where + (" (case differs)" if differs else "")))
+            notes = [n for n, on in (("case differs", differs), ("across a line break", wrapped)) if on]
+            r.steps.append(("phrase", where + (f" ({', '.join(notes)})" if notes else "")))
 
 
 def _place_count(places: Sequence[Ranked]) -> int:

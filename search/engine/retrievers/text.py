@@ -202,7 +202,7 @@ class TextRetriever:
                 at = out.index(place)
                 hit = Hit(
                     span, place.score, row.qualified_name, row.kind, row.language,
-                    exact=True, coverage=1.0, exact_case=place.exact_case,
+                    exact=True, coverage=1.0, exact_case=place.exact_case, wrapped=place.wrapped,
                 )  # fmt: skip
                 out.insert(at, hit)
         return out
@@ -290,6 +290,7 @@ class TextRetriever:
         meta: dict[Key, tuple[str | None, str | None, str | None]] = {}
         exact: set[Key] = set()
         as_written: set[Key] = set()
+        in_line: set[Key] = set()  # holds the whole query within one line (not only across a break)
         # matched text → (the query tokens it holds, it is the whole query, as written, case included)
         found: dict[str, tuple[tuple[str, ...], bool, bool]] = {}
         for m in matches:
@@ -310,6 +311,8 @@ class TextRetriever:
                 held, whole, cased = seen
                 if whole:
                     exact.add(span)
+                    if "\n" not in sub:  # the verbatim reader's occurrence across lines reads so
+                        in_line.add(span)
                 if cased:
                     as_written.add(span)
                 for t in held:
@@ -343,6 +346,7 @@ class TextRetriever:
                 exact=span in exact,
                 coverage=cov,
                 exact_case=span in as_written,
+                wrapped=span in exact and span not in in_line,
             )
             for score, span, cov in scored[:limit]
         ]
