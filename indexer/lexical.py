@@ -7,7 +7,8 @@ variant, k1 = 1.5, b = 0.75).
 
 Tokens are code-aware: every identifier counts whole and also split on ``snake_case`` and
 ``camelCase``, lower-cased, English stop words dropped, and stemmed (Snowball, via PyStemmer), so
-"retries the failed uploads" meets ``retry_failed_upload`` and ``RetryPolicy``. A chunk's text is
+"retries the failed uploads" meets ``retry_failed_upload`` and ``RetryPolicy``. A word is letters and
+digits of any script (``Před``, ``größe``; a run of CJK characters is one token). A chunk's text is
 what was embedded for it: the path/scope header, then its lines.
 
 The index is built from the ``chunks`` table a window at a time (:meth:`LexicalIndex.build`: Arrow
@@ -48,7 +49,7 @@ else:  # imported on first use: the tokenizer (``code_tokens``) needs neither
 
 K1 = 1.5
 B = 0.75
-SAVED_FORMAT = 4  # bump when the tokenizer or the saved arrays change (4: one memory-mapped file)
+SAVED_FORMAT = 5  # bump when the tokenizer or the saved arrays change (5: words of any script)
 COLUMNS = ["path", "start_line", "end_line", "symbol", "kind", "language", "content_hash", "text"]
 
 # One stop list for chunks and queries alike: English function words, the question words of a
@@ -61,7 +62,9 @@ us how what where who whom why over under about above below between than via per
 else function functions method methods return returns self none true false null nil def elif lambda yield
 void var let const"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
-_PIECE = re.compile(r"[A-Za-z0-9_]+")
+#: A run of identifier characters: letters and digits of any script, and the underscore (``Před``,
+#: ``größe``, ``重试``: whole words, not the ASCII letters between their accents).
+_PIECE = re.compile(r"\w+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
@@ -74,8 +77,35 @@ def _stemmer() -> Any:
 
 def identifier_parts(piece: str) -> list[str]:
     """The words of one run of identifier characters as written: ``HTTPServer2`` → ``HTTP``,
-    ``Server``, ``2``; ``retry_policy`` → ``retry``, ``policy``."""
-    return _CAMEL.findall(piece)
+    ``Server``, ``2``; ``retry_policy`` → ``retry``, ``policy``; ``GrößeÄndern`` → ``Größe``,
+    ``Ändern``."""
+    return _CAMEL.findall(piece) if piece.isascii() else _unicode_parts(piece)
+
+
+def _unicode_parts(piece: str) -> list[str]:
+    """:data:`_CAMEL`'s words for a piece with letters beyond ASCII: runs of capitals (the last one
+    starting the next word when lower-case letters follow), a capital with the lower-case or caseless
+    letters after it (a script without case is one run), runs of digits; anything else separates."""
+    kinds = ["U" if c.isupper() else "L" if c.isalpha() else "D" if c.isdigit() else "_" for c in piece]
+    out: list[str] = []
+    i, n = 0, len(piece)
+    while i < n:
+        kind = kinds[i]
+        j = i + 1
+        while j < n and kinds[j] == kind:
+            j += 1
+        if kind == "U" and j < n and kinds[j] == "L":
+            if j - i >= 2:  # HTTPServer: HTTP, then Server
+                out.append(piece[i : j - 1])
+                i = j - 1
+                continue
+            j += 1  # Server: the capital and the lower-case run after it
+            while j < n and kinds[j] == "L":
+                j += 1
+        if kind != "_":
+            out.append(piece[i:j])
+        i = j
+    return out
 
 
 def _piece_tokens(piece: str) -> list[str]:
@@ -108,13 +138,15 @@ def phrase_tokens(text: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(code_tokens(word)) for word in text.split())
 
 
-_KEEP = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_KEEP = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") | frozenset(range(128, 256))
 _BLANK = bytes(c if c in _KEEP else 32 for c in range(256))
 
 
 def _blank_separators(texts: pa.Array) -> pa.Array:
-    """``texts`` with every byte that cannot be part of an identifier turned into a space (UTF-8 bytes
-    of non-ASCII characters included), so that splitting on whitespace yields identifier pieces."""
+    """``texts`` with every ASCII byte that cannot be part of an identifier turned into a space, so
+    that splitting on whitespace yields identifier pieces; the UTF-8 bytes of other characters stay
+    (the UTF-8 stays valid: no ASCII byte is part of another character), and a piece that holds
+    them is split again on :data:`_PIECE` (:func:`_tokenise_distinct`), as a query is."""
     validity, offsets, data = texts.buffers()
     if data is None:
         return texts
@@ -126,7 +158,10 @@ def _blank_separators(texts: pa.Array) -> pa.Array:
 
 def _tokenise_distinct(pieces: list[str]) -> list[list[str]]:
     """:func:`code_tokens` of each piece, stemming each distinct raw token once."""
-    raw = [_piece_tokens(p) for p in pieces]
+    raw = [
+        _piece_tokens(p) if p.isascii() else [t for w in _PIECE.findall(p) for t in _piece_tokens(w)]
+        for p in pieces
+    ]
     distinct = list({t for tokens in raw for t in tokens})
     stems = dict(zip(distinct, _stemmer().stemWords(distinct), strict=True)) if distinct else {}
     return [[stems[t] for t in tokens] for tokens in raw]

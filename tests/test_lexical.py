@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from indexer import Index
 from indexer.lexical import COLUMNS, K1, B, LexicalIndex, code_tokens, phrase_tokens
@@ -41,12 +43,13 @@ def test_tokens_split_identifiers_drop_stop_words_and_stem() -> None:
     assert code_tokens("HTTPServer") == ["httpserver", "http", "server"]
     assert code_tokens("the (a) x, is") == []  # stop words and one-letter words
     assert code_tokens("Retries the failed uploads") == ["retri", "fail", "upload"]
-    assert code_tokens("naïve café") == ["na", "ve", "caf"]  # non-ASCII letters separate, as in chunks
+    # Words of any script are words: not the ASCII letters between their accents.
+    assert code_tokens("naïve café, Před hodinou") == ["naïv", "café", "před", "hodinou"]
+    assert code_tokens("GrößeÄndern(“x1”) — 重试上传") == ["größeändern", "größe", "ändern", "x1", "重试上传"]
 
 
-def test_index_tokens_equal_the_tokenizer_on_each_chunk() -> None:
-    texts = ["def retry_upload(session):\n    return session.sendAll()", "# notes\nUpload retries: 3", ""]
-    lex = LexicalIndex(table([("a.py", 1, 2, texts[0]), ("b.md", 1, 2, texts[1]), ("c.py", 1, 1, texts[2])]))
+def _index_tokens_equal_code_tokens(texts: list[str]) -> None:
+    lex = LexicalIndex(table([(f"f{i}.py", 1, 2, text) for i, text in enumerate(texts)]))
     for doc, text in enumerate(texts):
         expected: dict[str, int] = {}
         for t in code_tokens(text):
@@ -61,6 +64,30 @@ def test_index_tokens_equal_the_tokenizer_on_each_chunk() -> None:
         assert got == expected
         assert lex._doc_len[doc] == len(code_tokens(text))
     assert len(lex._vocab) == len({t for text in texts for t in code_tokens(text)})
+
+
+def test_index_tokens_equal_the_tokenizer_on_each_chunk() -> None:
+    _index_tokens_equal_code_tokens(
+        [
+            "def retry_upload(session):\n    return session.sendAll()",
+            "# notes\nUpload retries: 3",
+            "",
+            "msg = 'Před hodinou'  # naïve café\u00a0au lait — GrößeÄndern(“x”)\n重试上传失败",
+        ]
+    )
+
+
+_SOME_TEXT = st.lists(
+    st.sampled_from([*"aZ_9 \t\n.(“—\u00a0\u0301éÄßř重试", "Size", "HTTP", "x2", "of"]), max_size=30
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_SOME_TEXT, min_size=1, max_size=4))
+def test_index_tokens_equal_the_tokenizer_for_text_of_any_script(texts: list[str]) -> None:
+    """The build splits pieces on ASCII bytes first (Arrow, in C) and a piece holding other characters
+    again on word characters: the same tokens as :func:`code_tokens`, which a query goes through."""
+    _index_tokens_equal_code_tokens(texts)
 
 
 def test_bm25_scores_by_hand() -> None:
@@ -269,6 +296,7 @@ def test_a_new_process_reuses_the_saved_tokens_of_the_previous_version(
         "the is it",
         "",
         "naïve café x2",
+        "Před\u00a0hodinou “GrößeÄndern” 重试",
     ],
 )
 def test_a_phrase_is_tokenised_once_per_word_into_the_same_tokens(text: str) -> None:
