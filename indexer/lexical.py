@@ -138,7 +138,8 @@ def phrase_tokens(text: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(code_tokens(word)) for word in text.split())
 
 
-_KEEP = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") | frozenset(range(128, 256))
+_ASCII_WORD = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+_KEEP = frozenset(_ASCII_WORD) | frozenset(range(128, 256))  # and every byte of a non-ASCII character
 _BLANK = bytes(c if c in _KEEP else 32 for c in range(256))
 
 
