@@ -45,7 +45,15 @@ class Hit:
     )
     coverage: float = 1.0  # text retriever: share of the query's term weight (idf) matched here
     exact_case: bool = False  # text retriever: holds the query verbatim as written, case included
-    wrapped: bool = False  # text retriever: holds the query verbatim only across a line break
+    # Text retriever, an exact hit: how loosely it holds the query (VERBATIM, WRAPPED, FILLED below).
+    loose: int = 0
+
+
+#: How an exact hit of the text retriever holds an unquoted phrase (``Hit.loose``), closest first: the
+#: words within a line; only across a line break (a message split over two literals, a sentence
+#: wrapped over comment lines); only as a format string whose placeholders the phrase fills ("Worker
+#: 'db' is done" in ``"Worker %r is done"``).
+VERBATIM, WRAPPED, FILLED = 0, 1, 2
 
 
 ScopeKind = Literal["ws", "changed", "dir", "file"]

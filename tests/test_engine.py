@@ -10,6 +10,7 @@ import pytest
 from indexer import Index
 from models.errors import PathOutsideRootError
 from search import Engine, Query, QueryError, Scope, parse_scope
+from search.types import WRAPPED
 
 UPLOAD = '''"""Uploads."""
 
@@ -344,8 +345,8 @@ def test_a_pasted_message_split_over_two_literals_is_found_where_it_is_written(i
         }
     )
     query = "called with different resources for the same template"
-    text = {h.span.path: (h.exact, h.wrapped) for h in engine.rankings(query)["text"]}
-    assert text["web/template.py"] == (True, True) and not text.get("web/render.py", (False,))[0]
+    text = {h.span.path: (h.exact, h.loose) for h in engine.rankings(query)["text"]}
+    assert text["web/template.py"] == (True, WRAPPED) and not text.get("web/render.py", (False,))[0]
     top = engine.search(Query(query, explain=True)).results[0]
     assert top.path == "web/template.py"
     assert top.explain is not None

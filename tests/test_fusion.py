@@ -10,7 +10,7 @@ from search.engine.engine import FAST_TIER_SENTENCE_VECTOR, NATURAL_IDENTIFIER_S
 from search.engine.fusion import fuse, rrf
 from search.engine.query import analyse
 from search.engine.ranking import RankingConfig, rank
-from search.types import Hit, Span
+from search.types import FILLED, VERBATIM, WRAPPED, Hit, Span
 
 A, B, C = Span("a.py", 1, 10), Span("b.py", 1, 10), Span("c.py", 5, 9)
 
@@ -53,18 +53,18 @@ def test_fused_keeps_the_name_the_symbol_retriever_found_in_a_chunk_labelled_oth
     assert fuse({"text": text})[0].defines is None
 
 
-def test_a_result_is_wrapped_only_when_no_member_holds_the_query_within_a_line() -> None:
-    """The text retriever marks a place that holds a phrase only across a line break (``Hit.wrapped``);
-    a result merged with a hit that holds it within a line, or with the symbol retriever's exact
-    definition, is not wrapped."""
-    wrapped = [Hit(A, 2.0, exact=True, wrapped=True), Hit(Span("b.py", 3, 3), 1.0, exact=True, wrapped=True)]
+def test_a_result_is_as_loose_as_its_closest_member_that_holds_the_query() -> None:
+    """The text retriever grades how a place holds a phrase (``Hit.loose``: within a line, only across
+    a line break, only as a format string it fills); a merged result takes its closest member's grade,
+    and the symbol retriever's exact definition is not loose."""
+    text = [Hit(A, 2.0, exact=True, loose=WRAPPED), Hit(Span("b.py", 3, 3), 1.0, exact=True, loose=FILLED)]
     symbol = [Hit(Span("b.py", 1, 9), 1.0, "check", exact=True)]
-    by_span = {f.span.path: f for f in fuse({"text": wrapped, "symbol": symbol})}
-    assert by_span["a.py"].wrapped and by_span["a.py"].exact
-    assert not by_span["b.py"].wrapped
-    mixed = [Hit(A, 2.0, exact=True, wrapped=True), Hit(Span("a.py", 4, 4), 1.0, exact=True)]
-    assert not fuse({"text": mixed})[0].wrapped
-    assert not fuse({"text": [Hit(A, 1.0)]})[0].wrapped  # not exact: nothing to be wrapped
+    by_span = {f.span.path: f for f in fuse({"text": text, "symbol": symbol})}
+    assert by_span["a.py"].loose == WRAPPED and by_span["a.py"].exact
+    assert by_span["b.py"].loose == VERBATIM
+    mixed = [Hit(A, 2.0, exact=True, loose=FILLED), Hit(Span("a.py", 4, 4), 1.0, exact=True, loose=WRAPPED)]
+    assert fuse({"text": mixed})[0].loose == WRAPPED
+    assert fuse({"text": [Hit(A, 1.0, loose=FILLED)]})[0].loose == VERBATIM  # not exact: not a place
 
 
 def test_weighted_fusion_uses_weights_per_retriever() -> None:

@@ -9,7 +9,7 @@ from search import Query, QueryError
 from search.engine.fusion import Fused
 from search.engine.query import analyse, named_in_sentence
 from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
-from search.types import Hit, Span
+from search.types import WRAPPED, Hit, Span
 
 OFF = RankingConfig(
     coherence=0,
@@ -424,7 +424,7 @@ def test_phrase_rule_puts_a_place_within_a_line_before_one_across_a_line_break()
     """A message written on one line in one file and split over two literals in another: the line is
     the text it was copied from; the split copy follows, whatever BM25 preferred. Alone, a split
     place is still first."""
-    split = fused("validators.py", 349, 0.05, exact=True, text=1)._replace(exact_case=True, wrapped=True)
+    split = fused("validators.py", 349, 0.05, exact=True, text=1)._replace(exact_case=True, loose=WRAPPED)
     whole = fused("validators.py", 485, 0.03, exact=True, text=2)._replace(exact_case=True)
     cands = [split, whole, fused("a.py", 1, 0.06, vector=1)]
     for query in (

@@ -43,7 +43,7 @@ class Fused(NamedTuple):
     # is labelled with its first (``hit.symbol``) and the one asked for may be its third.
     definition: Hit | None = None
     exact_case: bool = False  # some member hit holds the query as written, case included
-    wrapped: bool = False  # exact, but no member hit holds the query within one line (Hit.wrapped)
+    loose: int = 0  # the closest Hit.loose of the member hits that hold the query (0: none is loose)
 
     @property
     def defines(self) -> str | None:
@@ -101,8 +101,7 @@ def fuse(
             cluster.exact = True
             if hit.exact_case:
                 cluster.exact_case = True
-            if not hit.wrapped:
-                cluster.in_line = True
+            cluster.loose = min(cluster.loose, hit.loose)
         if name == SYMBOL and hit.symbol and cluster.definition is None:
             cluster.definition = hit
     weight = {n: (weights or {}).get(n, 1.0) for n in names}
@@ -114,8 +113,8 @@ def fuse(
             score += weight[n] / (k + r)
         ranks_of = absent.copy()
         ranks_of.update(c.ranks)
-        wrapped = c.exact and not c.in_line
-        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition, c.exact_case, wrapped))
+        loose = c.loose if c.exact else 0
+        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition, c.exact_case, loose))
     # Best score first, ties by span: sorted by span, then (stably) by score.
     fused.sort(key=_SPAN)
     fused.sort(key=_SCORE, reverse=True)
@@ -136,4 +135,4 @@ class _Cluster:
     exact: bool = False
     definition: Hit | None = None
     exact_case: bool = False
-    in_line: bool = False  # some member hit holds the query within one line
+    loose: int = 1 << 30  # the closest Hit.loose of its exact members

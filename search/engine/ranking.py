@@ -53,7 +53,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    a capital letter puts the places holding it as written first, as ripgrep's smart case would; a
    declaration file's copy, ``index.d.ts`` or ``.pyi``, follows the code that holds the phrase too;
    a place that holds it only across a line break, a message split over two literals or a sentence
-   wrapped over two comment lines, follows one that holds it within a line).
+   wrapped over two comment lines, follows one that holds it within a line, and a format string that
+   it fills, a message pasted as a program printed it, follows both).
    Within a tier the score decides.
 8. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
@@ -82,6 +83,7 @@ from indexer import identifier_parts, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
+from search.types import FILLED, WRAPPED
 
 # --- configuration -------------------------------------------------------------------------------
 
@@ -684,13 +686,17 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             copy = "stub" not in query.wants and _STUB_FILE.search(r.fused.span.path) is not None
             # A place that holds the phrase within a line is the text as it was copied; one that holds
             # it only across a line break (a message split over two literals, a sentence wrapped over
-            # two comment lines) joins lines to match, so it follows.
-            wrapped = r.fused.wrapped
+            # two comment lines) joins lines to match, and a format string that the phrase fills
+            # matches only the words around its placeholders: they follow, in that order.
+            loose = r.fused.loose
             r.tier = 1
-            r.lead = (int(copy), int(differs), int(wrapped), r.fused.ranks.get("text") or unranked)
+            r.lead = (int(copy), int(differs), loose, r.fused.ranks.get("text") or unranked)
             where = "after the code (a declaration)" if copy else "first"
-            notes = [n for n, on in (("case differs", differs), ("across a line break", wrapped)) if on]
+            notes = [n for n, on in (("case differs", differs), (_LOOSE.get(loose, ""), loose)) if on]
             r.steps.append(("phrase", where + (f" ({', '.join(notes)})" if notes else "")))
+
+
+_LOOSE = {WRAPPED: "across a line break", FILLED: "a format string it fills"}
 
 
 def _place_count(places: Sequence[Ranked]) -> int:

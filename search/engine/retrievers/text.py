@@ -7,6 +7,9 @@ match count. A natural-language query is ranked in two ways at once:
   only where the index cannot answer: the whole query verbatim (chunks holding it come first; the
   few files that can hold it are read here, :mod:`search.engine.retrievers.verbatim`, more by ripgrep) and
   the query's terms in files changed since indexing (:mod:`search.engine.retrievers.live` weaves the two);
+  where nothing holds it verbatim and it holds a value (a digit, a quote, a path, a name), the format
+  strings in BM25's first chunks that it fills are places of it too, as a program printed it
+  (:mod:`search.engine.retrievers.template`);
 - without one, ripgrep searches the terms (an OR of stems, case-insensitive) and a span scores BM25
   from its matches: tf from the matched text, df per file, length in lines.
 """
@@ -38,8 +41,9 @@ from search.engine.retrievers.live import (
     merge_live,
     scope_mask,
 )
+from search.engine.retrievers.template import MIN_WORDS, filled_places, looks_printed
 from search.engine.retrievers.verbatim import find_verbatim, phrase_pattern, rg_escape
-from search.types import Hit, Span
+from search.types import FILLED, VERBATIM, WRAPPED, Hit, Span
 from search.workspace import ripgrep
 from search.workspace.ripgrep import RgCommand, RgLine
 
@@ -164,7 +168,34 @@ class TextRetriever:
         found = self._rank_live(phrase, tokens, lines, index, limit)
         if whole:
             found = self._with_declared(phrase, lines, found, index, scope)
+            if len(phrase.split()) > MIN_WORDS and looks_printed(phrase) and not any(h.exact for h in found):
+                found = self._with_filled(phrase, ranked, found, changes)
         return merge_live(ranked, found, changes, limit)
+
+    def _with_filled(
+        self, phrase: str, ranked: list[Hit], found: list[Hit], changes: LiveChanges
+    ) -> list[Hit]:
+        """``found`` with, as places of ``phrase``, BM25's chunks that hold a format string the phrase
+        fills (:mod:`search.engine.retrievers.template`): a message pasted as a program printed it.
+        Chunks of files changed since indexing are left out (their lines have moved)."""
+        changed = set(changes.changed)
+        chunks = [h for h in ranked if h.span.path not in changed]
+        spans = [(h.span.path, h.span.start_line, h.span.end_line) for h in chunks]
+        places = filled_places(str(self.settings.root), phrase, spans)
+        if not places:
+            return found
+        filled: dict[Span, Hit] = {}
+        for path, line, cased in places:
+            chunk = next(
+                h for h in chunks if h.span.path == path and h.span.start_line <= line <= h.span.end_line
+            )
+            seen = filled.get(chunk.span)
+            filled[chunk.span] = Hit(
+                chunk.span, chunk.score, chunk.symbol, chunk.kind, chunk.language,
+                exact=True, coverage=1.0, exact_case=cased or (seen is not None and seen.exact_case),
+                loose=FILLED,
+            )  # fmt: skip
+        return [*(h for h in found if h.span not in filled), *filled.values()]
 
     def _with_declared(
         self, phrase: str, lines: list[RgLine], found: list[Hit], index: Index, scope: ResolvedScope
@@ -202,7 +233,7 @@ class TextRetriever:
                 at = out.index(place)
                 hit = Hit(
                     span, place.score, row.qualified_name, row.kind, row.language,
-                    exact=True, coverage=1.0, exact_case=place.exact_case, wrapped=place.wrapped,
+                    exact=True, coverage=1.0, exact_case=place.exact_case, loose=place.loose,
                 )  # fmt: skip
                 out.insert(at, hit)
         return out
@@ -346,7 +377,7 @@ class TextRetriever:
                 exact=span in exact,
                 coverage=cov,
                 exact_case=span in as_written,
-                wrapped=span in exact and span not in in_line,
+                loose=WRAPPED if span in exact and span not in in_line else VERBATIM,
             )
             for score, span, cov in scored[:limit]
         ]
