@@ -50,10 +50,10 @@ class Hit:
 
 
 #: How an exact hit of the text retriever holds an unquoted phrase (``Hit.loose``), closest first: the
-#: words within a line; only across a line break (a message split over two literals, a sentence
-#: wrapped over comment lines); only as a format string whose placeholders the phrase fills ("Worker
-#: 'db' is done" in ``"Worker %r is done"``).
-VERBATIM, WRAPPED, FILLED = 0, 1, 2
+#: line the phrase names (``web.py:3413``, a traceback's frame); the words within a line; only across
+#: a line break (a message split over two literals, a sentence wrapped over comment lines); only as a
+#: format string whose placeholders the phrase fills ("Worker 'db' is done" in ``"Worker %r is done"``).
+LOCATED, VERBATIM, WRAPPED, FILLED = -1, 0, 1, 2
 
 
 ScopeKind = Literal["ws", "changed", "dir", "file"]

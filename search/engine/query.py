@@ -104,6 +104,9 @@ class AnalysedQuery:
     # Natural language only: the sentence opens by stating what a test checks ("Make sure …", "Ensure
     # …", "Test that …"): a test is what it asks for, not the code under test (see _TEST_STATED).
     states_test: bool = False
+    # Natural language only: the places the text names, a stack trace's frames or a compiler's message
+    # (``tornado/web.py:3413``, ``File "app/db.py", line 42``): (path as written, line), in order.
+    locations: tuple[tuple[str, int], ...] = ()
 
     @property
     def phrase(self) -> str:
@@ -260,7 +263,34 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         form,
         joined,
         stated,
+        locations(q),
     )
+
+
+# A file's path as a stack trace or a compiler prints it: folders and a name with an extension.
+_PATH = r"(?:[A-Za-z]:)?[\w.$@+~-]*(?:[/\\][\w.$@+~-]+)*\.[A-Za-z][\w]{0,9}"
+_LOCATIONS = re.compile(
+    rf'File "(?P<quoted>[^"\n]+)", line (?P<qline>\d+)'  # Python's traceback
+    rf"|(?P<path>{_PATH}):(?:line )?(?P<line>\d+)(?!\d)"  # path:line[:col], C#'s path:line N
+)
+MAX_LOCATIONS = 16
+
+
+def locations(text: str) -> tuple[tuple[str, int], ...]:
+    """The places ``text`` names as ``path:line`` (compilers, grep, Go, Rust, Node, Java's
+    ``Bar.java:42``, C#'s ``:line 42``; ``file://`` dropped, links left out) or as a Python traceback's
+    ``File "path", line N``: ``(path, line)``, the innermost frame first (a Python traceback prints the
+    most recent call last, so its frames are read from the end; every other form in order), at most
+    :data:`MAX_LOCATIONS`, line 1 or more."""
+    frames: list[tuple[str, int]] = []  # a Python traceback's, outermost first
+    out: list[tuple[str, int]] = []
+    for m in _LOCATIONS.finditer(_URL.sub(" ", text.replace("file://", ""))):
+        python = m["quoted"] is not None
+        path, line = (m["quoted"], m["qline"]) if python else (m["path"], m["line"])
+        place = (path, int(line))
+        if place[1] >= 1 and place not in frames and place not in out:
+            (frames if python else out).append(place)
+    return tuple([*reversed(frames), *out][:MAX_LOCATIONS])
 
 
 def compounds(spaced: Sequence[str]) -> tuple[str, ...]:

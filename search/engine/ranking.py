@@ -54,7 +54,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    declaration file's copy, ``index.d.ts`` or ``.pyi``, follows the code that holds the phrase too;
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
-   it fills, a message pasted as a program printed it, follows both).
+   it fills, a message pasted as a program printed it, follows both; a line the query names, such as
+   a stack trace's frame, ``web.py:3413``, comes before them all).
    Within a tier the score decides.
 8. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
@@ -83,7 +84,7 @@ from indexer import identifier_parts, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
-from search.types import FILLED, WRAPPED
+from search.types import FILLED, LOCATED, WRAPPED
 
 # --- configuration -------------------------------------------------------------------------------
 
@@ -696,7 +697,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             r.steps.append(("phrase", where + (f" ({', '.join(notes)})" if notes else "")))
 
 
-_LOOSE = {WRAPPED: "across a line break", FILLED: "a format string it fills"}
+_LOOSE = {LOCATED: "the line it names", WRAPPED: "across a line break", FILLED: "a format string it fills"}
 
 
 def _place_count(places: Sequence[Ranked]) -> int:

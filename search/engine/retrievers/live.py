@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from indexer import Settings, glob_matcher
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.listing import Listing, kept_files, live_files
-from search.types import Hit, Span
+from search.types import LOCATED, Hit, Span
 
 if TYPE_CHECKING:
     import numpy as np
@@ -93,7 +93,11 @@ def merge_live(ranked: list[Hit], found: list[Hit], changes: LiveChanges, limit:
     """
     changed = set(changes.changed)
     order = {h.span: i for i, h in enumerate(ranked)}  # verbatim holders in BM25's order, then ripgrep's
-    verbatim = sorted((h for h in found if h.exact), key=lambda h: order.get(h.span, len(order)))
+    # A line the query names comes first, in the query's order (its innermost frame first).
+    verbatim = sorted(
+        (h for h in found if h.exact),
+        key=lambda h: (0, 0) if h.loose == LOCATED else (1, order.get(h.span, len(order))),
+    )
     live = [h for h in found if h.span.path in changed and not h.exact]
     indexed = [h for h in ranked if h.span.path not in changed and h.span.path in changes.present]
     woven = indexed

@@ -7,6 +7,8 @@ match count. A natural-language query is ranked in two ways at once:
   only where the index cannot answer: the whole query verbatim (chunks holding it come first; the
   few files that can hold it are read here, :mod:`search.engine.retrievers.verbatim`, more by ripgrep) and
   the query's terms in files changed since indexing (:mod:`search.engine.retrievers.live` weaves the two);
+  a line it names (``web.py:3413``, a traceback's frame) is a place of it, first
+  (:mod:`search.engine.retrievers.located`);
   where nothing holds it verbatim and it holds a value (a digit, a quote, a path, a name), the format
   strings in BM25's first chunks that it fills are places of it too, as a program printed it
   (:mod:`search.engine.retrievers.template`);
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from indexer import K1 as BM25_K1
 from indexer import B as BM25_B
-from indexer import IndexStoreError, Settings, code_tokens
+from indexer import IndexStoreError, Settings, code_tokens, detect_language
 from models import PlaitError
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
@@ -41,9 +43,10 @@ from search.engine.retrievers.live import (
     merge_live,
     scope_mask,
 )
+from search.engine.retrievers.located import files_by_name, resolve
 from search.engine.retrievers.template import MIN_WORDS, filled_places, looks_printed
 from search.engine.retrievers.verbatim import find_verbatim, phrase_pattern, rg_escape
-from search.types import FILLED, VERBATIM, WRAPPED, Hit, Span
+from search.types import FILLED, LOCATED, VERBATIM, WRAPPED, Hit, Span
 from search.workspace import ripgrep
 from search.workspace.ripgrep import RgCommand, RgLine
 
@@ -166,11 +169,40 @@ class TextRetriever:
             jobs.append(self._spawn([phrase] if whole else [], terms, few, cap=few is scope))
         lines = (read or []) + self._collect(jobs)
         found = self._rank_live(phrase, tokens, lines, index, limit)
+        if query.locations:
+            found = self._with_locations(query, changes, index, scope, found)
         if whole:
             found = self._with_declared(phrase, lines, found, index, scope)
             if len(phrase.split()) > MIN_WORDS and looks_printed(phrase) and not any(h.exact for h in found):
                 found = self._with_filled(phrase, ranked, found, changes)
         return merge_live(ranked, found, changes, limit)
+
+    def _with_locations(
+        self, query: AnalysedQuery, changes: LiveChanges, index: Index, scope: ResolvedScope, found: list[Hit]
+    ) -> list[Hit]:
+        """``found`` with, first, the chunk that holds each line the query names (``path:line``, a
+        traceback's frame: :mod:`search.engine.retrievers.located`), in the query's order, as places of
+        it (a line window where the file has no chunk); a path that names no file of the workspace in
+        scope, or several, places nothing."""
+        by_name = files_by_name(changes.present)
+        keep = in_scope(scope)
+        wanted: list[tuple[str, int]] = []
+        for named, line in query.locations:
+            path = resolve(named, lambda name: by_name.get(name, ()))
+            if path is not None and keep(path, detect_language(path)) and (path, line) not in wanted:
+                wanted.append((path, line))
+        if not wanted:
+            return found
+        mapper = SpanMapper(index, self.settings.chunks.window_lines, {path for path, _ in wanted})
+        located: dict[Span, Hit] = {}
+        for path, line in wanted:
+            span, symbol, kind, language = mapper.span(path, line)
+            if span not in located:
+                located[span] = Hit(
+                    span, 1.0, symbol, kind, language,
+                    exact=True, coverage=1.0, exact_case=True, loose=LOCATED,
+                )  # fmt: skip
+        return [*located.values(), *(h for h in found if h.span not in located)]
 
     def _with_filled(
         self, phrase: str, ranked: list[Hit], found: list[Hit], changes: LiveChanges
