@@ -27,7 +27,7 @@ TypeError: unsupported operand type(s)"""
         ("/home/ci/build/shop/cart.py:6:12: E501 line too long", [("/home/ci/build/shop/cart.py", 6)]),
         ("at Cart.total (lib/cart.js:847:12)", [("lib/cart.js", 847)]),
         ("at com.shop.Cart.total(Cart.java:42)", [("Cart.java", 42)]),
-        ("   at Shop.Cart.Total() in C:\\src\\Shop\\Cart.cs:line 17", [("C:\\src\\Shop\\Cart.cs", 17)]),
+        ("   at Shop.Cart.Total() in C:\\src\\Shop\\Cart.cs:line 17", [("\\src\\Shop\\Cart.cs", 17)]),
         ("main.main()\n\t/tmp/build/main.go:12 +0x1d", [("/tmp/build/main.go", 12)]),
         ("file:///home/u/app/index.js:10:5", [("/home/u/app/index.js", 10)]),
         (TRACE, [("/srv/app/shop/cart.py", 6), ("/srv/app/shop/views.py", 3)]),  # innermost first
@@ -41,9 +41,16 @@ def test_a_query_names_the_places_a_trace_or_a_compiler_prints(text: str, expect
     assert analyse(text).locations == tuple(expected)
 
 
-def test_at_most_so_many_places_are_read_from_one_query() -> None:
+def test_at_most_so_many_places_are_read_from_one_query_in_linear_time() -> None:
     many = " ".join(f"a{i}.py:{i + 1}" for i in range(MAX_LOCATIONS + 5))
     assert len(locations(many)) == MAX_LOCATIONS
+    # A query of 2,000 characters (the engine's limit) that almost names a path everywhere: every ":N"
+    # reads back at most 400 characters (the path's tail), and at most 64 of them are read.
+    assert locations("a." * 1000) == ()
+    assert locations("x:1 " * 500) == ()
+    assert locations("a" * 1990 + ".py:1") == (("a" * 397 + ".py", 1),)
+    assert locations("x:1 " * 64 + "cart.py:3") == ()  # past the 64 read
+    assert locations("x:1 " * 63 + "cart.py:3") == (("cart.py", 3),)
 
 
 def test_a_path_from_another_machine_resolves_to_the_one_file_it_ends_like() -> None:

@@ -267,13 +267,13 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     )
 
 
-# A file's path as a stack trace or a compiler prints it: folders and a name with an extension.
-_PATH = r"(?:[A-Za-z]:)?[\w.$@+~-]*(?:[/\\][\w.$@+~-]+)*\.[A-Za-z][\w]{0,9}"
-_LOCATIONS = re.compile(
-    rf'File "(?P<quoted>[^"\n]+)", line (?P<qline>\d+)'  # Python's traceback
-    rf"|(?P<path>{_PATH}):(?:line )?(?P<line>\d+)(?!\d)"  # path:line[:col], C#'s path:line N
-)
+_TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,400})", line (\d+)')  # Python's
+_LINE_REF = re.compile(r":(?:line )?(\d+)(?!\d)")  # after a path: ``:42``, ``:42:7``, C#'s ``:line 42``
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$@+~-/\\")
+_FILE_NAME = re.compile(r"[^/\\]*\.[A-Za-z]\w{0,9}")  # a name with an extension: ``cart.py``, ``Bar.java``
 MAX_LOCATIONS = 16
+_MAX_REFS = 64  # ``:N`` read per query: the work stays linear in a query's length
+_MAX_PATH = 400
 
 
 def locations(text: str) -> tuple[tuple[str, int], ...]:
@@ -281,15 +281,26 @@ def locations(text: str) -> tuple[tuple[str, int], ...]:
     ``Bar.java:42``, C#'s ``:line 42``; ``file://`` dropped, links left out) or as a Python traceback's
     ``File "path", line N``: ``(path, line)``, the innermost frame first (a Python traceback prints the
     most recent call last, so its frames are read from the end; every other form in order), at most
-    :data:`MAX_LOCATIONS`, line 1 or more."""
+    :data:`MAX_LOCATIONS`, line 1 or more. A path is the run of path characters before ``:N`` whose
+    last part has an extension."""
+    text = _URL.sub(" ", text.replace("file://", ""))
     frames: list[tuple[str, int]] = []  # a Python traceback's, outermost first
+    for m in _TRACEBACK_FRAME.finditer(text):
+        frame = (m[1], int(m[2]))
+        if frame[1] >= 1 and frame not in frames:
+            frames.append(frame)
     out: list[tuple[str, int]] = []
-    for m in _LOCATIONS.finditer(_URL.sub(" ", text.replace("file://", ""))):
-        python = m["quoted"] is not None
-        path, line = (m["quoted"], m["qline"]) if python else (m["path"], m["line"])
-        place = (path, int(line))
-        if place[1] >= 1 and place not in frames and place not in out:
-            (frames if python else out).append(place)
+    for n, m in enumerate(_LINE_REF.finditer(text)):
+        if n == _MAX_REFS:
+            break
+        end = start = m.start()
+        while start > 0 and end - start < _MAX_PATH and text[start - 1] in _PATH_CHARS:
+            start -= 1
+        path = text[start:end]
+        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        place = (path, int(m[1]))
+        if place[1] >= 1 and _FILE_NAME.fullmatch(name) and place not in out and place not in frames:
+            out.append(place)
     return tuple([*reversed(frames), *out][:MAX_LOCATIONS])
 
 
