@@ -122,3 +122,21 @@ def test_a_place_outside_the_scope_or_the_workspace_is_not_named(
     )
     elsewhere = engine.rankings("vendor/other/cart.go:6 panics")["text"]  # type: ignore[attr-defined]
     assert not any(h.loose == LOCATED and h.exact for h in elsewhere)
+
+
+def test_every_frame_of_a_long_trace_in_the_workspace_comes_first(
+    indexed_engine: Callable[..., object],
+) -> None:
+    """Seven frames name seven files of the workspace: more places than a rare phrase has, yet each is
+    asked for; they come first, the innermost first."""
+    files = {f"app/step{i}.py": f"def step{i}(x):\n    return step{i + 1}(x)\n" for i in range(7)}
+    files["app/other.py"] = "def step_other(x):\n    return step0(x)  # step step step\n"
+    engine = indexed_engine(files)
+    frames = "".join(
+        f'  File "/srv/app/step{i}.py", line 2, in step{i}\n    return step{i + 1}(x)\n' for i in range(7)
+    )
+    trace = (
+        "Traceback (most recent call last):\n" + frames + "RecursionError: maximum recursion depth exceeded"
+    )
+    results = engine.search(Query(trace, limit=10)).results  # type: ignore[attr-defined]
+    assert [r.path for r in results[:7]] == [f"app/step{i}.py" for i in reversed(range(7))]

@@ -672,6 +672,15 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     if not config.phrase_rule or not _pasted(query.phrase):
         return
     places = [r for r in ranked if r.fused.exact]
+    # The lines the query names (a stack trace's frames, ``web.py:3413``) are what it asks for however
+    # many there are (at most AnalysedQuery.locations' bound), first, in the text retriever's order
+    # (the innermost frame first); the rarity below is the text's.
+    for r in places:
+        if r.fused.loose == LOCATED:
+            r.tier = 1
+            r.lead = (0, 0, LOCATED, r.fused.ranks.get("text") or unranked)
+            r.steps.append(("phrase", f"first ({_LOOSE[LOCATED]})"))
+    places = [r for r in places if r.fused.loose != LOCATED]
     # A phrase with a capital letter asks for its case, as ripgrep's smart case reads it: the text as
     # written before the places that hold it in another case (an error message pasted from a log before
     # a comment that repeats its words), and rare if it is rare as written ("Should not match" once,
