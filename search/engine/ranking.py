@@ -54,8 +54,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    declaration file's copy, ``index.d.ts`` or ``.pyi``, follows the code that holds the phrase too;
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
-   it fills, a message pasted as a program printed it, follows both; a line the query names, such as
-   a stack trace's frame, ``web.py:3413``, comes before them all).
+   it fills, a message pasted as a program printed it, follows both; the lines the query names, such
+   as a stack trace's frames or ``web.py:3413``, come before them all, however many).
    Within a tier the score decides.
 8. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
