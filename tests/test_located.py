@@ -46,7 +46,7 @@ def test_at_most_so_many_places_are_read_from_one_query_in_linear_time() -> None
     assert len(locations(many)) == MAX_LOCATIONS
     # A query of 2,000 characters (the engine's limit) that almost names a path everywhere: every ":N"
     # reads back at most 400 characters (the path's tail), and at most 64 of them are read.
-    assert locations("a." * 1000) == ()
+    assert locations("a." * 1000) == () and analyse("a." * 1000).shape == "natural"  # links looked for too
     assert locations("x:1 " * 500) == ()
     assert locations("a" * 1990 + ".py:1") == (("a" * 397 + ".py", 1),)
     assert locations("x:1 " * 64 + "cart.py:3") == ()  # past the 64 read

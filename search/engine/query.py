@@ -56,7 +56,7 @@ _PARTICLES = frozenset("up down out off on in into for to from with of over back
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
 _IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
 
 
 def _link_name(match: re.Match[str]) -> str:
