@@ -45,7 +45,7 @@ class Hit:
     )
     coverage: float = 1.0  # text retriever: share of the query's term weight (idf) matched here
     exact_case: bool = False  # text retriever: holds the query verbatim as written, case included
-    # Text retriever, an exact hit: how loosely it holds the query (VERBATIM, WRAPPED, FILLED below).
+    # Text retriever, an exact hit: how loosely it holds the query (LOCATED, VERBATIM, WRAPPED, FILLED below).
     loose: int = 0
 
 
