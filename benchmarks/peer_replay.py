@@ -36,7 +36,7 @@ def run(
     from peerbench.tasks import build_tasks
 
     from indexer import load_settings
-    from search import Engine, analyse
+    from search import Engine
 
     specs = manifest_repos()
     chosen = {"tuning": specs[0::2], "report": specs[1::2]}.get(half, specs)
@@ -62,7 +62,7 @@ def run(
                 scores: dict[str, list[float]] = defaultdict(list)
                 for task, rankings in recorded:
                     kept = {k: v for k, v in rankings.items() if k in VARIANTS[variant]}
-                    analysed = analyse(task.query)
+                    analysed = engine.analyse(task.query, index=engine.index)
                     # a fast tier's sentences are re-ranked by the full model, as a search does
                     kept, fused_as = engine.rerank(analysed, kept, tier)
                     ranked = engine.order(analysed, kept, limit=10, tier=fused_as)

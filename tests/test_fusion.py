@@ -53,6 +53,17 @@ def test_fused_keeps_the_name_the_symbol_retriever_found_in_a_chunk_labelled_oth
     assert fuse({"text": text})[0].defines is None
 
 
+def test_a_search_for_a_name_shows_the_chunk_that_holds_its_definition() -> None:
+    # Overlapping chunks: the class line and its docstring's start, then the docstring's end.
+    head, tail = Span("relativedelta.py", 18, 97), Span("relativedelta.py", 88, 103)
+    text = [Hit(tail, 5.0, "relativedelta")]
+    symbol = [Hit(head, 1.0, "relativedelta", "class", exact=True)]
+    vector = [Hit(Span("relativedelta.py", 100, 110), 0.9)]  # overlaps the docstring's end only
+    (shown,) = fuse({"text": text, "symbol": symbol, "vector": vector}, show_definitions=True)
+    assert shown.span == head and shown.ranks == {"text": 1, "symbol": 1, "vector": 1}
+    assert fuse({"text": text, "symbol": symbol, "vector": vector})[0].span == tail  # the best hit's
+
+
 def test_a_result_is_as_loose_as_its_closest_member_that_holds_the_query() -> None:
     """The text retriever grades how a place holds a phrase (``Hit.loose``: within a line, only across
     a line break, only as a format string it fills); a merged result takes its closest member's grade,

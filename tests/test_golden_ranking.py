@@ -37,6 +37,8 @@ QUERIES = [
     "health check handler",
     "exponential backoff with jitter",
     "gave up after too many attempts",
+    "where is the HttpClient class defined",
+    "ChecksumError class",
 ]
 
 
@@ -91,6 +93,10 @@ def test_golden_file_holds_what_a_user_expects_first(engine: Engine) -> None:
     assert first['"checksum mismatch"'] == "shop/http/client.py"
     assert first["tests for the retry logic"] == "tests/test_retry.py"  # asked for: not demoted
     assert first["gave up after too many attempts"] == "shop/http/retry.py"
+    assert (
+        _top(_lib_search(engine), "where is the HttpClient class defined")[0] == "shop/http/client.py:10-23"
+    )
+    assert _top(_lib_search(engine), "ChecksumError class")[0] == "shop/http/client.py:1-7"  # its chunk
     where = _top(_lib_search(engine), "where do we retry failed uploads")
     assert not where[0].startswith(("tests/", "docs/", "examples/"))  # demoted unless asked for
 

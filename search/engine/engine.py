@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from indexer import ConfigGlobs, IndexStoreError, Settings, has_tables, read_beneath
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, Fused, fuse
-from search.engine.query import AnalysedQuery, analyse, named_in_sentence
+from search.engine.query import AnalysedQuery, analyse, as_definition, definition_request, named_in_sentence
 from search.engine.ranking import Ranked, RankingConfig, rank
 from search.engine.retrievers import ResolvedScope, Retriever
 from search.engine.retrievers.live import live_changes
@@ -269,7 +269,6 @@ class Engine:
         if fusion not in ("weighted", "rrf"):
             raise QueryError(f"unknown fusion {fusion!r}; use weighted or rrf.")
         resolved = self.resolve_scope(scope or Scope())
-        analysed = analyse(text, regex=query.regex)
         degraded: dict[str, str] = {}
         notes: list[str] = []
         # One snapshot for the whole search: every retriever reads the same published tables, and
@@ -277,6 +276,10 @@ class Engine:
         index = self._text_view() if query.mode == "text" else None
         if index is None:
             index = self.with_delta(self.index.pinned()) if self.has_index() else None
+        analysed = self.analyse(text, regex=query.regex, mode=query.mode, index=index)
+        if analysed.asked and query.explain:
+            kinds = f" (a {' or '.join(sorted(analysed.kinds))})" if analysed.kinds else ""
+            notes.append(f"read as a search for the definition of {analysed.text}{kinds}")
         active = retrievers_for(query.mode, self.settings, index)
         for name in MODE_RETRIEVERS[query.mode]:
             if name not in active:
@@ -331,14 +334,42 @@ class Engine:
         """Each retriever's own ranking for ``text`` over the whole workspace (``depth`` hits each, the
         ranking's pool by default), before fusion: what :meth:`order` fuses and ranks. Benchmarks record
         these once and replay the ranking over them; a degraded retriever is left out."""
-        analysed = analyse(text.strip(), regex=regex)
         index = self.with_delta(self.index.pinned()) if self.index.exists() else self.index
+        analysed = self.analyse(text.strip(), regex=regex, mode=mode, index=index)
         active = retrievers_for(mode, self.settings, index)
         degraded: dict[str, str] = {}
         found, _ = self._fan_out(
             active, analysed, self.resolve_scope(Scope()), depth or self.ranking.pool, degraded
         )
         return found
+
+    def analyse(
+        self, text: str, *, regex: bool = False, mode: str = "hybrid", index: Index | None = None
+    ) -> AnalysedQuery:
+        """``text`` decoded once (:func:`search.engine.query.analyse`) and, where it asks for one
+        definition by its name ("class Console", "where is parse_args defined"), read as the search for
+        that name with the kinds it asks for (:func:`search.engine.query.definition_request`): always
+        for a name written as code, and for a plain word ("Console", "compose") where ``index`` (the
+        snapshot the search reads, its symbol index) defines that name, of those kinds. A mode without
+        the symbol retriever keeps the words as typed: ripgrep alone finds "class Console" as a
+        phrase. Searches, recordings and replays decode a query here, so that they read it alike."""
+        analysed = analyse(text, regex=regex)
+        if analysed.shape != "natural" or "symbol" not in MODE_RETRIEVERS.get(mode, ()):
+            return analysed
+        request = definition_request(analysed.text)
+        if request is None:
+            return analysed
+        if not request.certain:
+            try:
+                found = index is not None and any(
+                    index.lookup_many([(request.name, True)], kinds=request.kinds or None, limit=1)
+                )
+            except Exception as exc:  # a reading is an improvement: a failure keeps the sentence
+                log.warning("definition lookup skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+                found = False
+            if not found:
+                return analysed
+        return as_definition(analysed, request)
 
     def rerank(
         self,
@@ -450,7 +481,7 @@ class Engine:
             named = [h.symbol for h in rankings.get("symbol", ())[:NAMING_HITS] if h.symbol]
             query = named_in_sentence(query, named)
         weights = fusion_weights(query, rankings, tier)[1] if config.enabled and mode == "hybrid" else None
-        fused = fuse(rankings, k=k, weights=weights)
+        fused = fuse(rankings, k=k, weights=weights, show_definitions=query.shape == "identifier")
         text_top = None
         if query.shape == "natural" and rankings.get("text"):
             text_top = _fused_at(fused, rankings["text"][0].span)

@@ -62,8 +62,13 @@ def fuse(
     *,
     k: int = DEFAULT_K,
     weights: Mapping[str, float] | None = None,
+    show_definitions: bool = False,
 ) -> list[Fused]:
-    """Weighted RRF with overlapping spans merged; ties broken by span for a stable order."""
+    """Weighted RRF with overlapping spans merged; ties broken by span for a stable order. A merged
+    result shows the span of its best-ranked hit; with ``show_definitions`` (a search for a name), the
+    chunk holding the first line of the definition the symbol retriever found there (chunks overlap: a
+    class's signature in one, the end of its docstring in the next, which the text retriever may rank
+    as high)."""
     if k <= 0:
         raise ValueError(f"k must be positive, got {k}")
     names = list(rankings)
@@ -104,6 +109,12 @@ def fuse(
             cluster.loose = min(cluster.loose, hit.loose)
         if name == SYMBOL and hit.symbol and cluster.definition is None:
             cluster.definition = hit
+            if show_definitions and cluster.span != span:
+                cluster.span = span  # what later hits overlap stays the union of both
+                cluster.start, cluster.end = (
+                    min(cluster.start, span.start_line),
+                    max(cluster.end, span.end_line),
+                )
     weight = {n: (weights or {}).get(n, 1.0) for n in names}
     absent = dict.fromkeys(names)
     fused = []

@@ -107,6 +107,11 @@ class AnalysedQuery:
     # Natural language only: the places the text names, a stack trace's frames or a compiler's message
     # (``tornado/web.py:3413``, ``File "app/db.py", line 42``): (path as written, line), in order.
     locations: tuple[tuple[str, int], ...] = ()
+    # A request for one definition ("class Console", "where is parse_args defined"), read as a search
+    # for its name: the kinds of definition it asks for (empty: any kind) and the query as it was typed
+    # (see :func:`definition_request`; ``asked`` is empty for every other query).
+    kinds: frozenset[str] = frozenset()
+    asked: str = ""
 
     @property
     def phrase(self) -> str:
@@ -265,6 +270,94 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         stated,
         locations(q),
     )
+
+
+# Words that name a kind of definition, and the kinds of the symbol index each asks for (the first
+# is what the word names; the others are how other languages declare the same thing).
+KIND_WORDS: dict[str, frozenset[str]] = {
+    "class": frozenset({"class", "struct"}),
+    "struct": frozenset({"struct", "class"}),
+    "record": frozenset({"class", "struct"}),
+    "interface": frozenset({"interface", "trait", "class"}),
+    "protocol": frozenset({"interface", "trait", "class"}),
+    "trait": frozenset({"trait", "interface"}),
+    "enum": frozenset({"enum"}),
+    "type": frozenset({"type", "struct", "class", "interface", "enum", "trait"}),
+    "typedef": frozenset({"type", "struct"}),
+    "function": frozenset({"function", "method"}),
+    "func": frozenset({"function", "method"}),
+    "fn": frozenset({"function", "method"}),
+    "def": frozenset({"function", "method"}),
+    "method": frozenset({"method", "function"}),
+    "constructor": frozenset({"constructor", "method"}),
+    "macro": frozenset({"macro"}),
+    "constant": frozenset({"constant"}),
+    "const": frozenset({"constant"}),
+    "module": frozenset({"module"}),
+    "namespace": frozenset({"module"}),
+}
+# Keywords that declare a definition and are no English word: what follows is a name however it is
+# written ("def parse", "fn main", "func open").
+_CODE_KEYWORDS = frozenset({"def", "func", "fn"})
+# Words that say the name is defined somewhere ("where is compose defined", "definition of Style").
+_DEFINED = frozenset({"defined", "definition", "declared", "declaration", "implemented", "implementation"})
+# The rest of a request for a definition: question words, determiners, "find", "show me", "located".
+_REQUEST_FILLERS = frozenset(
+    "where where's what what's which is are was the a an of for find show me locate located lives live"  # noqa: SIM905
+    " go goto jump to get see look up does do can i its whose".split()
+)
+MAX_REQUEST_WORDS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class DefinitionRequest:
+    """A query that asks for one definition by its name (see :func:`definition_request`)."""
+
+    name: str
+    kinds: frozenset[str]  # the symbol index's kinds asked for; empty: any
+    certain: bool  # the name is written as code; otherwise the symbol index must define it
+
+
+def definition_request(text: str) -> DefinitionRequest | None:
+    """``text`` as a request for one definition: one name, with words that say what kind of definition
+    it is ("class Console", "the Console class", "fn main", "print_json() method") or that it is
+    defined ("where is parse_args defined", "definition of Style", "where's the Router struct
+    declared?"), and nothing else but question words, determiners and "find", "show me" and the like
+    (at most :data:`MAX_REQUEST_WORDS` words). The name is ``certain`` when it is written as code (an
+    identifier-like token, ``pkg.Type``, or after ``def``, ``func`` or ``fn``). A plain word ("Console
+    class", "render function", "where is compose defined") is a name only where the symbol index
+    defines it, of the kind asked for (:meth:`search.engine.engine.Engine.analyse`): "class loader"
+    and "retry function" stay sentences unless a class ``Loader`` or a function ``retry`` exists, and
+    then that definition is what they ask for."""
+    words = text.split()
+    if not 2 <= len(words) <= MAX_REQUEST_WORDS:
+        return None
+    kinds: set[str] = set()
+    defined = False
+    name = None
+    after_keyword = False
+    for n, word in enumerate(words):
+        bare = word.strip(_EDGE + "`")
+        low = bare.lower()
+        # past the first word, a capital makes a name of a word ("class Live", "the Type enum")
+        plain = n == 0 or bare == low
+        if low in KIND_WORDS and plain:
+            kinds |= KIND_WORDS[low]
+        elif low in _DEFINED:
+            defined = True
+        elif low not in _REQUEST_FILLERS or not plain:
+            if name is not None or len(bare) < 2 or not _IDENT.fullmatch(bare):
+                return None
+            name = bare
+            after_keyword = n > 0 and words[n - 1].strip(_EDGE + "`").lower() in _CODE_KEYWORDS
+    if name is None or not (kinds or defined):
+        return None
+    return DefinitionRequest(name, frozenset(kinds), after_keyword or looks_like_identifier(name))
+
+
+def as_definition(query: AnalysedQuery, request: DefinitionRequest) -> AnalysedQuery:
+    """``query`` read as ``request``: the search for its name alone, with the kinds it asks for."""
+    return replace(analyse(request.name), kinds=request.kinds, asked=query.text)
 
 
 _TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,400})", line (\d+)')  # Python's

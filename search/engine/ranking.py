@@ -47,7 +47,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    not fill the page.
 7. **tiers** — results that hold the query itself come first: for literal and regex queries the
    chunks ripgrep verified; for identifiers the definitions of that exact name (those in files of a
-   demoted role after the others, then those in a file named after it first); for an unquoted
+   demoted role after the others, then those of another kind than a request asks for, "class
+   Console", then those in a file named after it first); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
    a capital letter puts the places holding it as written first, as ripgrep's smart case would; a
@@ -656,15 +657,23 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                     _stem_is(r.fused.span.path, n) for n in query.names
                 )
                 demoted = query.shape == "identifier" and bool(r.roles)
+                # "class Console": the class before a method or a constant of that name
+                other_kind = bool(query.kinds) and r.fused.label.kind not in query.kinds
                 # Of two definitions of one name, the one nearer the root is the one a project is
                 # organised around (http/Request.php, not http/client/Request.php).
                 depth = r.fused.span.path.count("/") if query.shape == "identifier" else 0
                 r.tier = 1
-                r.lead = (int(demoted), 0 if stem else 1, depth, r.fused.ranks.get(leader) or unranked)
+                r.lead = (
+                    2 * int(demoted) + int(other_kind),
+                    0 if stem else 1,
+                    depth,
+                    r.fused.ranks.get(leader) or unranked,
+                )
                 r.steps.append(
                     (
                         "exact",
                         ("after real code" if demoted else "first")
+                        + (", another kind" if other_kind else "")
                         + (", file named after it" if stem else ""),
                     )
                 )

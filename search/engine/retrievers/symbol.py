@@ -6,7 +6,8 @@ words only by exact or normalised name, so a sentence does not flood results wit
 so are a topic's runs of adjacent words, joined ("json element" finds ``JsonElement``).
 Each definition maps to the chunk holding its first line, so it fuses with the other retrievers.
 For an identifier query, a definition of exactly that name (case included) is marked ``exact``: the
-engine puts such definitions above mere mentions.
+engine puts such definitions above mere mentions. A request for a kind of definition ("where is the
+console class defined") marks one of that kind in another case or with other separators too.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 STRONG_MATCH = 0.8
 EXACT_MATCHES = frozenset({"exact", "qualified"})
+FOLDED_MATCHES = frozenset({"case", "normalised"})  # the name in another case or with other separators
 KEEP_RATIO = 0.8
 
 
@@ -61,7 +63,10 @@ class SymbolRetriever:
             span, _sym, _kind, _lang = mapper.span(row.path, row.start_line)
             if span.start_line > row.start_line or span.end_line < row.start_line:
                 span = Span(row.path, row.start_line, row.end_line)
-            exact = mark_exact and m.match in EXACT_MATCHES
+            # "where is the console class defined": the class ``Console``, as well as a ``console`` method
+            exact = mark_exact and (
+                m.match in EXACT_MATCHES or (row.kind in query.kinds and m.match in FOLDED_MATCHES)
+            )
             hit = Hit(span, m.score * weight, row.qualified_name, row.kind, row.language, exact=exact)
             key = (span.path, span.start_line)
             prev = best.get(key)

@@ -1,0 +1,127 @@
+"""A query that asks for one definition ("class Console", "where is parse_args defined") is searched as
+that name, the kind it asks for first; a sentence about code stays a sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from search import Engine, Query
+from search.engine.query import KIND_WORDS, definition_request
+
+FUNCTION = frozenset({"function", "method"})
+CLASS = frozenset({"class", "struct"})
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kinds", "certain"),
+    [
+        ("class Console", "Console", CLASS, False),
+        ("Console class", "Console", CLASS, False),
+        ("the Console class", "Console", CLASS, False),
+        ("where is the Console class defined", "Console", CLASS, False),
+        ("where's the Router struct declared?", "Router", KIND_WORDS["struct"], False),
+        ("where is Console defined", "Console", frozenset(), False),
+        ("definition of Console", "Console", frozenset(), False),
+        ("where is compose defined", "compose", frozenset(), False),  # said to be defined: a name
+        ("render function", "render", FUNCTION, False),  # a name if the symbol index defines it
+        ("def print_json", "print_json", FUNCTION, True),
+        ("print_json() method", "print_json", FUNCTION, True),
+        ("`parse_args` function", "parse_args", FUNCTION, True),
+        ("Console.print_json method", "Console.print_json", FUNCTION, True),
+        ("fn main", "main", FUNCTION, True),  # after a keyword no English uses: a name as written
+        ("find the HttpClient class", "HttpClient", CLASS, True),
+        ("class Live", "Live", CLASS, False),  # a capital past the first word: a name, not "live"
+        ("where is the Type enum defined", "Type", KIND_WORDS["enum"], False),
+    ],
+)
+def test_a_request_for_one_definition_is_read_as_its_name(
+    text: str, name: str, kinds: frozenset[str], certain: bool
+) -> None:
+    request = definition_request(text)
+    assert request is not None
+    assert (request.name, request.kinds, request.certain) == (name, kinds, certain)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "function composition utility",  # two words left: no one name
+        "how does the Console class render",
+        "Console",  # no kind and not said to be defined: an identifier query already
+        "class",
+        "where is the Console class defined in the rich package today",  # too long for a request
+    ],
+)
+def test_a_sentence_about_code_is_no_request(text: str) -> None:
+    assert definition_request(text) is None
+
+
+SHAPES = '''class Widget:
+    """Draws itself."""
+
+    def draw(self):
+        return "widget"
+'''
+FACTORY = '''def Widget(kind):
+    """Makes a widget of a kind."""
+    return kind
+
+
+def widget_count():
+    return 3
+'''
+USES = "\n".join(f"from shapes import Widget\n\n\ndef use{i}():\n    return Widget()\n" for i in range(3))
+PANEL = '''class Panel:
+    def widget(self):
+        """The panel's own widget."""
+        return self._widget
+'''
+FILES = {"src/shapes.py": SHAPES, "src/factory.py": FACTORY, "src/uses.py": USES, "src/panel.py": PANEL}
+
+
+@pytest.fixture
+def engine(indexed_engine):
+    return indexed_engine(FILES)
+
+
+def _first(engine: Engine, text: str, **kw: object) -> tuple[str, str | None]:
+    top = engine.search(Query(text, **kw)).results[0]  # type: ignore[arg-type]
+    return top.path, top.kind
+
+
+def test_the_kind_asked_for_comes_first_of_two_definitions_of_one_name(engine: Engine) -> None:
+    assert _first(engine, "class Widget") == ("src/shapes.py", "class")
+    assert _first(engine, "the Widget class") == ("src/shapes.py", "class")
+    assert _first(engine, "function Widget") == ("src/factory.py", "function")
+    assert _first(engine, "where is the Widget function defined?") == ("src/factory.py", "function")
+    both = [r.path for r in engine.search(Query("where is Widget defined")).results[:2]]
+    assert sorted(both) == ["src/factory.py", "src/shapes.py"]  # no kind asked: both definitions first
+
+
+def test_a_kind_asked_for_in_another_case_is_still_that_definition(engine: Engine) -> None:
+    assert _first(engine, "where is widget defined") == ("src/panel.py", "method")  # as written
+    assert _first(engine, "where is the widget class defined") == ("src/shapes.py", "class")
+
+
+def test_a_plain_word_is_a_name_only_where_the_symbol_index_defines_it(engine: Engine) -> None:
+    read = engine.analyse("Widget class", index=engine.index)
+    assert (read.shape, read.text, read.kinds, read.asked) == ("identifier", "Widget", CLASS, "Widget class")
+    assert engine.analyse("Gadget class", index=engine.index).shape == "natural"  # defined nowhere
+    assert engine.analyse("widget_count class", index=engine.index).shape == "identifier"  # as code
+    assert engine.analyse("panel function", index=engine.index).shape == "natural"  # a class, not asked
+    assert engine.analyse("panel class", index=engine.index).text == "panel"  # the class Panel
+    assert engine.analyse("Widget class", index=None).shape == "natural"  # nothing to ask
+    # a name written as code is a name whether or not it is defined
+    assert engine.analyse("def make_gadget", index=None).shape == "identifier"
+
+
+def test_ripgrep_alone_keeps_the_words_as_typed(engine: Engine) -> None:
+    assert engine.analyse("class Widget", mode="text", index=engine.index).shape == "natural"
+    top = engine.search(Query("class Widget", mode="text")).results[0]
+    assert top.path == "src/shapes.py"  # the phrase as written
+
+
+def test_explain_says_how_the_request_was_read(engine: Engine) -> None:
+    notes = engine.search(Query("class Widget", explain=True)).notes
+    assert "read as a search for the definition of Widget (a class or struct)" in notes
+    assert not any("read as" in n for n in engine.search(Query("class Widget")).notes)
