@@ -370,6 +370,23 @@ def test_an_identifiers_definitions_in_demoted_files_follow_the_real_ones() -> N
     assert ("exact", "after real code, file named after it") in ranked[1].steps
 
 
+def test_a_definition_in_a_package_init_is_real_code_a_reexport_is_not() -> None:
+    def definition(path: str, symbol_rank: int, kind: str) -> Fused:
+        span = Span(path, 10, 40)
+        hit = Hit(span, 1.0, "print_json", kind)
+        return Fused(span, 0.03, {"symbol": symbol_rank}, hit, True, hit)
+
+    init = definition("rich/__init__.py", 1, "function")  # def print_json(...) in the package
+    method = definition("rich/console.py", 2, "method")
+    ranked = rank([method, init], analyse("print_json"), _only())
+    assert paths(ranked) == [("rich/__init__.py", 10), ("rich/console.py", 10)]  # the symbol index's order
+    assert ("exact", "first") in ranked[0].steps
+    again = definition("rich/__init__.py", 1, "reexport")  # a name re-exported, not defined there
+    ranked = rank([method, again], analyse("print_json"), _only())
+    assert paths(ranked) == [("rich/console.py", 10), ("rich/__init__.py", 10)]
+    assert ("exact", "after real code") in ranked[1].steps
+
+
 def test_phrase_rule_puts_the_few_verbatim_places_first() -> None:
     cands = [
         fused("a.py", 1, 0.06, vector=1),

@@ -47,7 +47,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    not fill the page.
 7. **tiers** — results that hold the query itself come first: for literal and regex queries the
    chunks ripgrep verified; for identifiers the definitions of that exact name (those in files of a
-   demoted role after the others, then those of another kind than a request asks for, "class
+   demoted role after the others, where a definition in a package's ``__init__.py`` is real code as
+   in rule 4, then those of another kind than a request asks for, "class
    Console", then those in a file named after it first); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
@@ -656,7 +657,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 stem = query.shape == "identifier" and any(
                     _stem_is(r.fused.span.path, n) for n in query.names
                 )
-                demoted = query.shape == "identifier" and bool(r.roles)
+                # a definition in a package's __init__.py is real code, as in rule 4; a name that
+                # is only re-exported there (the kind ``reexport``) is not
+                label = r.fused.label
+                real = label.symbol is not None and label.kind != "reexport"
+                demoted = query.shape == "identifier" and any(
+                    role != "reexport" or not real for role in r.roles
+                )
                 # "class Console": the class before a method or a constant of that name
                 other_kind = bool(query.kinds) and r.fused.label.kind not in query.kinds
                 # Of two definitions of one name, the one nearer the root is the one a project is
