@@ -140,3 +140,39 @@ def test_every_frame_of_a_long_trace_in_the_workspace_comes_first(
     )
     results = engine.search(Query(trace, limit=10)).results  # type: ignore[attr-defined]
     assert [r.path for r in results[:7]] == [f"app/step{i}.py" for i in reversed(range(7))]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("cart.py", True),
+        ("shop/cart.py", True),
+        ("src\\Shop\\Cart.cs", True),
+        ("Makefile", True),
+        ("package.json", True),
+        ("vite.config.ts", True),
+        ("console.log", False),  # a call: no extension the indexer knows
+        ("errgroup.Go", False),  # a method: extensions are matched as written
+        ("os.path", False),
+        (".gitignore", False),
+        ("cart.py total", False),  # a file and more: a sentence
+    ],
+)
+def test_a_query_that_is_one_file_name_names_that_file(text: str, named: bool) -> None:
+    query = analyse(text)
+    assert (query.locations == ((text, 1),)) == named
+    if named:
+        assert (query.shape, query.identifiers) == ("natural", ())  # not ``py`` in ``cart``
+
+
+def test_a_file_name_puts_that_file_first(indexed_engine: Callable[..., object]) -> None:
+    engine = indexed_engine(FILES)
+    for text in ("cart.py", "shop/cart.py", "/srv/app/shop/cart.py"):
+        top = engine.search(Query(text, explain=True)).results[0]  # type: ignore[attr-defined]
+        assert (top.path, top.start_line) == ("shop/cart.py", 1), text
+        assert {"rule": "phrase", "effect": "first (the line it names)"} in top.explain["rules"]
+    assert engine.search(Query("__init__.py")).results[0].path == "__init__.py"  # type: ignore[attr-defined]
+    missing = engine.search(Query("basket.py", explain=True)).results  # type: ignore[attr-defined]
+    assert not any(
+        {"rule": "phrase", "effect": "first (the line it names)"} in r.explain["rules"] for r in missing
+    )

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from indexer import STOP_WORDS, normalise, phrase_tokens, stem_words
+from indexer import EXTENSIONS, FILENAMES, STOP_WORDS, normalise, phrase_tokens, stem_words
 
 Shape = Literal["literal", "regex", "identifier", "natural"]
 # What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies
@@ -221,9 +221,12 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         idents = tuple(_IDENT.findall(inner))
         return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, per_word, words, wants)
     spaced = q.split()
+    file = names_a_file(q)
     # "… adapted from https://golang.org/src/path/filepath/path.go": a link, not golang.org or path.go
     identifiers = tuple(t for t in _IDENT.findall(_URL.sub(_link_name, q)) if looks_like_identifier(t))
-    if len(spaced) == 1 and _IDENT.fullmatch(q):
+    if file:
+        identifiers = ()  # ``live_render.py`` names a file, not ``py`` in ``live_render``
+    elif len(spaced) == 1 and _IDENT.fullmatch(q):
         return AnalysedQuery(q, "identifier", None, (q.lower(),), (q,), tokens, per_word, words, wants)
     terms: list[str] = []
     for w in all_words:
@@ -235,7 +238,11 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
             terms.append(t)
     if not terms:
         terms = [w.lower() for w in all_words if len(w) >= 2][:8]
-    if len(spaced) <= 3 and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced):
+    if (
+        not file
+        and len(spaced) <= 3
+        and all(_IDENT.fullmatch(t) and looks_like_identifier(t) for t in spaced)
+    ):
         return AnalysedQuery(q, "identifier", None, tuple(terms), identifiers, tokens, per_word, words, wants)
     form = sentence_form(q)
     stated = _states_a_test(q)
@@ -268,8 +275,21 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         form,
         joined,
         stated,
-        locations(q),
+        ((q, 1),) if file else locations(q),
     )
+
+
+def names_a_file(text: str) -> bool:
+    """``text`` is one file's name or path and nothing else (``live_render.py``, ``src/cart.ts``,
+    ``Makefile``, ``package.json``): its last part is a file name the indexer knows by its name or by
+    its extension, as written (``errgroup.Go`` is a method, ``console.log`` a call)."""
+    if not text or len(text) > _MAX_PATH or any(c not in _PATH_CHARS for c in text):
+        return False
+    name = text.replace("\\", "/").rsplit("/", 1)[-1]
+    if name in FILENAMES:
+        return True
+    stem, _, extension = name.rpartition(".")
+    return bool(stem.strip(".")) and "." + extension in EXTENSIONS and _FILE_NAME.fullmatch(name) is not None
 
 
 # Words that name a kind of definition, and the kinds of the symbol index each asks for (the first
