@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from search import Engine, Query
-from search.engine.query import KIND_WORDS, definition_request
+from search.engine.query import KIND_WORDS, analyse, definition_request
 
 FUNCTION = frozenset({"function", "method"})
 CLASS = frozenset({"class", "struct"})
@@ -125,3 +125,17 @@ def test_explain_says_how_the_request_was_read(engine: Engine) -> None:
     notes = engine.search(Query("class Widget", explain=True)).notes
     assert "read as a search for the definition of Widget (a class or struct)" in notes
     assert not any("read as" in n for n in engine.search(Query("class Widget")).notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("Console()", "Console"), ("print_json(", "print_json"), ("Cart.total();", "Cart.total")],
+)
+def test_a_call_pasted_without_arguments_is_a_search_for_the_name(text: str, name: str) -> None:
+    query = analyse(text)
+    assert (query.shape, query.text, query.identifiers) == ("identifier", name, (name,))
+
+
+def test_a_call_finds_the_definition_called(engine: Engine) -> None:
+    assert _first(engine, "widget_count()") == ("src/factory.py", "function")
+    assert analyse("total(cart)").shape == "natural"  # with its arguments: text to find

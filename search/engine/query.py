@@ -56,6 +56,7 @@ _PARTICLES = frozenset("up down out off on in into for to from with of over back
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
 _IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CALLED = re.compile(rf"({_IDENT.pattern})\(\)?;?")  # a call without its arguments: ``Console()``
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
 
 
@@ -207,7 +208,8 @@ def _roles(words: list[str]) -> frozenset[str]:
 
 def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     """Decode ``text``: quoted → literal; ``regex`` → regex; one identifier (or up to three
-    identifier-like tokens) → identifier; anything else → natural language."""
+    identifier-like tokens, or a name called without arguments, ``Console()``) → identifier; anything
+    else → natural language."""
     q = text.strip()
     all_words = _WORD.findall(q)
     wants = _roles(all_words)
@@ -220,6 +222,9 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         inner = q[1:-1]
         idents = tuple(_IDENT.findall(inner))
         return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, per_word, words, wants)
+    called = _CALLED.fullmatch(q)
+    if called:
+        return analyse(called[1])  # "Console()", "print_json(": the name called
     spaced = q.split()
     file = names_a_file(q)
     # "… adapted from https://golang.org/src/path/filepath/path.go": a link, not golang.org or path.go
