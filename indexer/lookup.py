@@ -21,6 +21,7 @@ from indexer.types import STORED_SYMBOL_FIELDS, Symbol
 
 TIER_EXACT = 1.0
 TIER_QUALIFIED = 0.97
+TIER_PART_QUALIFIED = 0.955  # the name, and a qualifier of the query among its own
 TIER_CASE = 0.94
 TIER_NORMALISED = 0.9
 TIER_PREFIX = 0.75
@@ -149,11 +150,16 @@ class SymbolTable:
         qualified = last != query
         offer(self.by_name.get(last, ()), TIER_EXACT if not qualified else TIER_CASE, "exact")
         if qualified:
-            dotted = re.sub(r"::|#|->|/", ".", query)
+            # ``Axios.prototype.request`` is defined as the method ``Axios.request``
+            dotted = re.sub(r"::|#|->|/", ".", query).replace(".prototype.", ".")
+            qualifiers = {q.lower() for q in dotted.split(".")[:-1]}
             for i in self.by_name.get(last, ()):
                 qn = self.rows[i].qualified_name
                 if qn == dotted or qn.endswith("." + dotted):
                     best[i] = (TIER_EXACT, "qualified")
+                elif qualifiers & {q.lower() for q in qn.split(".")[:-1]}:
+                    # ``self.console.print``: of the ``print``s, the one of a ``Console``
+                    best[i] = (TIER_PART_QUALIFIED, "exact")
         low, norm = last.lower(), normalise(last)
         offer(self.by_lower.get(low, ()), TIER_CASE, "case")
         if norm:

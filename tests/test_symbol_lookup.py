@@ -21,3 +21,29 @@ def test_equally_good_definitions_put_the_shallower_path_first() -> None:
     found = [m.symbol.path for m in table.lookup("Request", fuzzy=False, strict=True)]
     # alphabetical order alone would put Http/Client/ first; the canonical class is the shallow one
     assert found == ["src/Http/Request.php", "src/Http/Client/Request.php", "src/Support/Facades/Request.php"]
+
+
+def _method(path: str, qualified: str) -> SymbolRow:
+    name = qualified.rsplit(".", 1)[-1]
+    return SymbolRow(name, qualified, "method", path, "javascript", 10, 40, f"{name}()")
+
+
+def test_a_qualified_name_finds_its_definition_before_others_of_the_name() -> None:
+    table = SymbolTable(
+        [
+            _method("adapters/http.js", "http2Transport.request"),
+            _method("core/Axios.js", "Axios.request"),
+            _method("rich/console.py", "Console.print"),
+            SymbolRow("print", "print", "function", "rich/__init__.py", "python", 5, 9, "def print()"),
+        ]
+    )
+
+    def first(query: str) -> tuple[str, str]:
+        match = table.lookup(query, fuzzy=False, strict=True)[0]
+        return match.symbol.qualified_name, match.match
+
+    # JavaScript's prototype is how a class's method is assigned, not part of its name
+    assert first("Axios.prototype.request") == ("Axios.request", "qualified")
+    # an instance's attribute path: of the ``print``s, the one of a ``Console`` (any case)
+    assert first("self.console.print") == ("Console.print", "exact")
+    assert first("print") == ("print", "exact")  # unqualified: the function before the method
