@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from search import Engine, Query
-from search.engine.query import KIND_WORDS, analyse, definition_request
+from search.engine.query import KIND_WORDS, analyse, definition_request, usage_request
 
 FUNCTION = frozenset({"function", "method"})
 CLASS = frozenset({"class", "struct"})
@@ -139,3 +139,39 @@ def test_a_call_pasted_without_arguments_is_a_search_for_the_name(text: str, nam
 def test_a_call_finds_the_definition_called(engine: Engine) -> None:
     assert _first(engine, "widget_count()") == ("src/factory.py", "function")
     assert analyse("total(cart)").shape == "natural"  # with its arguments: text to find
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("where is print_json called", "print_json"),
+        ("who calls print_json?", "print_json"),
+        ("callers of set_renderable", "set_renderable"),
+        ("usages of LiveRender", "LiveRender"),
+        ("LiveRender references", "LiveRender"),
+        ("where is the Console class imported", "Console"),
+        ("find all call sites of `retry_call`", "retry_call"),
+    ],
+)
+def test_a_request_for_a_names_usages_is_read_as_that_name(text: str, name: str) -> None:
+    assert usage_request(text) == name
+    assert definition_request(text) is None or name != definition_request(text).name  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "text", ["how are retries used in uploads", "where is Console defined", "used", "who calls"]
+)
+def test_a_sentence_about_usage_is_no_request(text: str) -> None:
+    assert usage_request(text) is None
+
+
+def test_the_usages_come_before_the_definitions(engine: Engine) -> None:
+    response = engine.search(Query("who calls Widget", explain=True))
+    paths = [r.path for r in response.results]
+    assert paths[0] == "src/uses.py"  # the calls, as a whole word: not widget_count, not the docstring
+    defined = [p for p in paths if p in ("src/shapes.py", "src/factory.py")]
+    assert defined and paths.index(defined[0]) > paths.index("src/uses.py")
+    assert "src/panel.py" not in paths[:3]  # ``widget`` in another case is another name
+    assert "read as a search for the usages of Widget (a whole word)" in response.notes
+    text = engine.search(Query("where is Widget used", mode="text")).results
+    assert text and all(r.path != "src/panel.py" for r in text)

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, cast
 from indexer import ConfigGlobs, IndexStoreError, Settings, has_tables, read_beneath
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, Fused, fuse
-from search.engine.query import AnalysedQuery, analyse, as_definition, definition_request, named_in_sentence
+from search.engine.query import (
+    AnalysedQuery,
+    analyse,
+    as_definition,
+    as_usages,
+    definition_request,
+    named_in_sentence,
+    usage_request,
+)
 from search.engine.ranking import Ranked, RankingConfig, rank
 from search.engine.retrievers import ResolvedScope, Retriever
 from search.engine.retrievers.live import live_changes
@@ -279,7 +287,10 @@ class Engine:
         analysed = self.analyse(text, regex=query.regex, mode=query.mode, index=index)
         if analysed.asked and query.explain:
             kinds = f" (a {' or '.join(sorted(analysed.kinds))})" if analysed.kinds else ""
-            notes.append(f"read as a search for the definition of {analysed.text}{kinds}")
+            if analysed.usages:
+                notes.append(f"read as a search for the usages of {analysed.literal} (a whole word)")
+            else:
+                notes.append(f"read as a search for the definition of {analysed.text}{kinds}")
         active = retrievers_for(query.mode, self.settings, index)
         for name in MODE_RETRIEVERS[query.mode]:
             if name not in active:
@@ -352,9 +363,17 @@ class Engine:
         for a name written as code, and for a plain word ("Console", "compose") where ``index`` (the
         snapshot the search reads, its symbol index) defines that name, of those kinds. A mode without
         the symbol retriever keeps the words as typed: ripgrep alone finds "class Console" as a
-        phrase. Searches, recordings and replays decode a query here, so that they read it alike."""
+        phrase. A request for a name's usages ("who calls parse_args", "where is Console used") is read,
+        in every mode, as the name quoted and matched as a whole word (:func:`search.engine.query.
+        usage_request`). Searches, recordings and replays decode a query here, so that they read it
+        alike."""
         analysed = analyse(text, regex=regex)
-        if analysed.shape != "natural" or "symbol" not in MODE_RETRIEVERS.get(mode, ()):
+        if analysed.shape != "natural":
+            return analysed
+        used = usage_request(analysed.text)
+        if used is not None:
+            return as_usages(analysed, used)
+        if "symbol" not in MODE_RETRIEVERS.get(mode, ()):
             return analysed
         request = definition_request(analysed.text)
         if request is None:

@@ -113,6 +113,10 @@ class AnalysedQuery:
     # (see :func:`definition_request`; ``asked`` is empty for every other query).
     kinds: frozenset[str] = frozenset()
     asked: str = ""
+    # A request for a name's usages ("who calls print_json", "where is LiveRender used"), read as the
+    # name quoted and matched as a whole word (see :func:`usage_request`): its usages come before the
+    # chunks that define it.
+    usages: bool = False
 
     @property
     def phrase(self) -> str:
@@ -383,6 +387,42 @@ def definition_request(text: str) -> DefinitionRequest | None:
 def as_definition(query: AnalysedQuery, request: DefinitionRequest) -> AnalysedQuery:
     """``query`` read as ``request``: the search for its name alone, with the kinds it asks for."""
     return replace(analyse(request.name), kinds=request.kinds, asked=query.text)
+
+
+# Words that ask where a name is used, not where it is defined.
+_USED = frozenset(
+    "used use uses usage usages called call calls caller callers invoked invocation invocations referenced"  # noqa: SIM905
+    " reference references imported imports importers".split()
+)
+_USAGE_FILLERS = _REQUEST_FILLERS | frozenset({"who", "all", "every", "sites", "site", "from", "by", "list"})
+
+
+def usage_request(text: str) -> str | None:
+    """The name ``text`` asks the usages of: one name with words that ask where it is used ("where is
+    print_json called", "who calls print_json", "callers of set_renderable", "usages of LiveRender",
+    "LiveRender references", "where is the Console class imported") and nothing else but question
+    words, determiners and kind words (at most :data:`MAX_REQUEST_WORDS` words); ``None`` otherwise."""
+    words = text.split()
+    if not 2 <= len(words) <= MAX_REQUEST_WORDS:
+        return None
+    used = False
+    name = None
+    for n, word in enumerate(words):
+        bare = word.strip(_EDGE + "`")
+        low = bare.lower()
+        plain = n == 0 or bare == low  # past the first word, a capital makes a name of a word
+        if low in _USED and plain:
+            used = True
+        elif not ((low in _USAGE_FILLERS or low in KIND_WORDS) and plain):
+            if name is not None or len(bare) < 2 or not _IDENT.fullmatch(bare):
+                return None
+            name = bare
+    return name if used and name is not None else None
+
+
+def as_usages(query: AnalysedQuery, name: str) -> AnalysedQuery:
+    """``query`` read as asking for ``name``'s usages: the name quoted, matched as a whole word."""
+    return replace(analyse(f'"{name}"'), usages=True, asked=query.text)
 
 
 _TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,400})", line (\d+)')  # Python's

@@ -46,7 +46,7 @@ in the candidate's explanation (``plait search --explain``). In order:
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
 7. **tiers** — results that hold the query itself come first: for literal and regex queries the
-   chunks ripgrep verified; for identifiers the definitions of that exact name (those in files of a
+   chunks ripgrep verified (for a request for a name's usages, those that define it after the rest); for identifiers the definitions of that exact name (those in files of a
    demoted role after the others, where a definition in a package's ``__init__.py`` is real code as
    in rule 4, then those of another kind than a request asks for, "class
    Console", then those in a file named after it first); for an unquoted
@@ -669,9 +669,11 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 # Of two definitions of one name, the one nearer the root is the one a project is
                 # organised around (http/Request.php, not http/client/Request.php).
                 depth = r.fused.span.path.count("/") if query.shape == "identifier" else 0
+                # "who calls print_json": the calls, then the definition
+                definition = query.usages and _defines_literal(r, query)
                 r.tier = 1
                 r.lead = (
-                    2 * int(demoted) + int(other_kind),
+                    2 * int(demoted) + int(other_kind or definition),
                     0 if stem else 1,
                     depth,
                     r.fused.ranks.get(leader) or unranked,
@@ -679,7 +681,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 r.steps.append(
                     (
                         "exact",
-                        ("after real code" if demoted else "first")
+                        (
+                            "after real code"
+                            if demoted
+                            else "after the usages (it defines the name)"
+                            if definition
+                            else "first"
+                        )
                         + (", another kind" if other_kind else "")
                         + (", file named after it" if stem else ""),
                     )
@@ -720,6 +728,14 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             where = "after the code (a declaration)" if copy else "first"
             notes = [n for n, on in (("case differs", differs), (_LOOSE.get(loose, ""), loose)) if on]
             r.steps.append(("phrase", where + (f" ({', '.join(notes)})" if notes else "")))
+
+
+def _defines_literal(r: Ranked, query: AnalysedQuery) -> bool:
+    """The symbol retriever found a definition of the quoted name in ``r``'s chunk."""
+    defined = r.fused.defines
+    return (
+        defined is not None and query.literal is not None and bare_name(defined) == bare_name(query.literal)
+    )
 
 
 _LOOSE = {LOCATED: "the line it names", WRAPPED: "across a line break", FILLED: "a format string it fills"}

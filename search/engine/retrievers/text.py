@@ -120,6 +120,7 @@ class TextRetriever:
                 scope.globs,
                 scope.language,
                 fixed=query.shape == "literal",
+                word=query.usages,
                 max_count=ripgrep.MAX_COUNT_PER_FILE,
             )
             matches = ripgrep.run_rg(self.settings, command, timeout=self.timeout).lines

@@ -118,7 +118,8 @@ def search(
     results follow as locations only. Use it first for
     any question about the code, in words or identifiers, or with an error message, log line or
     stack trace pasted unquoted as it was printed (the code that prints it, the lines a trace names
-    come first; "class Console" or "where is parse_args defined" finds that definition first); prefer
+    come first; "class Console" or "where is parse_args defined" finds that definition first, "who
+    calls parse_args" its usages); prefer
     grep for every occurrence of an
     exact string or regex, find_symbol for where a name is defined, find_references for its
     usages, and outline for a file's structure. Results from files changed since the last index
