@@ -1041,3 +1041,17 @@ def test_deeper_rankings_are_ranked_as_a_search_asks_for_them(tmp_path) -> None:
         assert paths(shallow)[0] == ("a0.py", 1)
     finally:
         engine.close()
+
+
+def test_a_qualified_name_in_a_sentence_favours_its_own_definition() -> None:
+    def definition(path: str, name: str, symbol_rank: int) -> Fused:
+        span = Span(path, 10, 40)
+        hit = Hit(span, 1.0, name, "method" if "." in name else "function")
+        return Fused(span, 0.04, {"symbol": symbol_rank, "text": None, "vector": None}, hit, False, hit)
+
+    plain = definition("rich/__init__.py", "print", 1)
+    method = definition("rich/console.py", "Console.print", 2)
+    ranked = rank([plain, method], analyse("how does Console.print handle markup"), _only(definition=3.0))
+    assert paths(ranked)[0] == ("rich/console.py", 10)
+    assert ranked[0].steps == [("definition", f"+{3.0 * 0.04 * 0.5:.4f}")]  # top × weight × ½ (a sentence)
+    assert ranked[1].steps == [("definition (not as written)", f"+{3.0 * 0.04 * 0.5 * 0.5:.4f}")]

@@ -442,7 +442,10 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     scale = 1.0 if query.shape == "identifier" else 0.5
     exact = {bare_name(n) for n in names}
     folded = {n.lower() for n in exact}
-    match = [_defines(r, exact, folded) for r in ranked]
+    # "how does Console.print handle markup": Console.print as written, a plain ``print`` as if in
+    # another case
+    qualified = tuple("." + _dotted(n) for n in names if bare_name(n) != n)
+    match = [_defines(r, exact, folded, qualified) for r in ranked]
     # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
     # as written, one that defines it only in another case gains half.
     other_case = 0.5 if 2 in match else 1.0
@@ -461,7 +464,13 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             rule = (
                 "definition"
                 + ("+stem" if stem else "")
-                + ("" if m == 2 or other_case == 1.0 else " (case differs)")
+                + (
+                    ""
+                    if m == 2 or other_case == 1.0
+                    else " (case differs)"
+                    if not qualified
+                    else " (not as written)"
+                )
                 + (" (not the symbol index's first)" if later else "")
             )
             r.steps.append((rule, f"+{gain:.4f}"))
@@ -547,16 +556,26 @@ def _first_named(ranked: Sequence[Ranked], match: Sequence[int]) -> Ranked | Non
     return ranked[min(found)[1]] if found else None
 
 
-def _defines(r: Ranked, exact: set[str], folded: set[str]) -> int:
-    """2: a verified definition of a name asked for, as written; 1: in another case only; 0: neither.
-    Verified: the symbol index found it (or it holds the query); the name is the one the symbol index
-    found there or the chunk's label (a chunk of several definitions is labelled with its first)."""
+def _defines(r: Ranked, exact: set[str], folded: set[str], qualified: tuple[str, ...] = ()) -> int:
+    """2: a verified definition of a name asked for, as written; 1: in another case only, or of a
+    qualified name asked for (``.Console.print``, dotted, ``qualified``) by its last part alone; 0:
+    neither. Verified: the symbol index found it (or it holds the query); the name is the one the
+    symbol index found there or the chunk's label (a chunk of several definitions is labelled with its
+    first)."""
     if not (r.fused.exact or r.fused.ranks.get("symbol") is not None):
         return 0
-    names = [bare_name(s) for s in (r.fused.defines, r.fused.hit.symbol) if s]
+    found = [s for s in (r.fused.defines, r.fused.hit.symbol) if s]
+    names = [bare_name(s) for s in found]
     if any(n in exact for n in names):
+        if qualified and not any(("." + _dotted(s)).endswith(q) for s in found for q in qualified):
+            return 1
         return 2
     return 1 if any(n.lower() in folded for n in names) else 0
+
+
+def _dotted(name: str) -> str:
+    """``ns::Type->m``, ``Type#m`` and ``Type.prototype.m`` as ``ns.Type.m``, as qualified names are kept."""
+    return re.sub(r"::|->|#", ".", name).replace(".prototype.", ".")
 
 
 def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
