@@ -1055,3 +1055,21 @@ def test_a_qualified_name_in_a_sentence_favours_its_own_definition() -> None:
     assert paths(ranked)[0] == ("rich/console.py", 10)
     assert ranked[0].steps == [("definition", f"+{3.0 * 0.04 * 0.5:.4f}")]  # top × weight × ½ (a sentence)
     assert ranked[1].steps == [("definition (not as written)", f"+{3.0 * 0.04 * 0.5 * 0.5:.4f}")]
+
+
+def test_tests_asked_for_a_name_are_the_tests_named_after_it() -> None:
+    def chunk(path: str, name: str, score: float, symbol_rank: int | None = None) -> Fused:
+        span = Span(path, 10, 40)
+        hit = Hit(span, 1.0, name, "class")
+        ranks = {"symbol": symbol_rank, "text": 1, "vector": None}
+        return Fused(span, score, ranks, hit, False, hit if symbol_rank else None)
+
+    code = chunk("src/dev.py", "ConsoleRenderer", 0.06, symbol_rank=1)
+    test = chunk("tests/test_dev.py", "TestConsoleRenderer.test_pads", 0.05)
+    other = chunk("tests/test_other.py", "TestOther.test_pads", 0.055)
+    ranked = rank([code, test, other], analyse("tests for ConsoleRenderer"), _only(definition=3.0))
+    assert [p for p, _ in paths(ranked)] == ["tests/test_dev.py", "src/dev.py", "tests/test_other.py"]
+    assert ranked[0].steps[0] == ("a test of it", f"+{3.0 * 0.06 * 0.5:.4f}")  # top × weight × ½
+    assert ranked[1].steps == []  # the definition tested is not what is asked for
+    ranked = rank([code, test, other], analyse("ConsoleRenderer"), _only(definition=3.0))
+    assert paths(ranked)[0] == ("src/dev.py", 10)  # without "tests", the definition

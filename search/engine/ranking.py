@@ -20,7 +20,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    identifiers gain nothing, unless it opens with one, the "Name verbs …" convention ("BindJSON is a
    shortcut for c.MustBindWith(…)."), which alone gains. Such a sentence naming nothing else ("Trace
    logs a message at level Trace.") names one definition: those after the symbol index's first (the
-   shortest qualified name, a function before a method) gain ``named_others`` of it.
+   shortest qualified name, a function before a method) gain ``named_others`` of it. A topic or a
+   question that asks for tests of a name ("tests for ConsoleRenderer", "how is ConsoleRenderer
+   tested") gains for the tests named after it (``TestConsoleRenderer``), not for its definition.
    **name words** — a function sentence that does not open with a name gains for each function or
    method whose name its plain words spell, every part of it ("Returns the month name for …":
    ``month_name``; "… runs a maximum of ``limit`` async operations": ``mapLimit``, with "map"),
@@ -82,7 +84,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import identifier_parts, stem_words
+from indexer import identifier_parts, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
@@ -446,6 +448,12 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     # another case
     qualified = tuple("." + _dotted(n) for n in names if bare_name(n) != n)
     match = [_defines(r, exact, folded, qualified) for r in ranked]
+    tests = "test" in query.wants and query.form != "function"
+    if tests:
+        # "tests for ConsoleRenderer": the tests named after it (``TestConsoleRenderer``,
+        # ``test_console_renderer_pads``) are what is asked for, not the definition they test
+        wanted = {normalise(bare_name(n)) for n in names}
+        match = [_tests_of(r, wanted) if "test" in _path_roles(r.fused.span.path) else 0 for r in ranked]
     # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
     # as written, one that defines it only in another case gains half.
     other_case = 0.5 if 2 in match else 1.0
@@ -462,7 +470,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             gain *= config.named_others if later else 1.0
             r.score += gain
             rule = (
-                "definition"
+                ("a test of it" if tests else "definition")
                 + ("+stem" if stem else "")
                 + (
                     ""
@@ -474,7 +482,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
                 + (" (not the symbol index's first)" if later else "")
             )
             r.steps.append((rule, f"+{gain:.4f}"))
-        elif stem and query.form != "function":
+        elif stem and query.form != "function" and not tests:
             # A file named after the name (tokenizer.py for Tokenizer) is its module even where no
             # single definition there carries the name: what a topic naming it asks for, not what a
             # function sentence naming what its definition takes or returns does.
@@ -571,6 +579,12 @@ def _defines(r: Ranked, exact: set[str], folded: set[str], qualified: tuple[str,
             return 1
         return 2
     return 1 if any(n.lower() in folded for n in names) else 0
+
+
+def _tests_of(r: Ranked, wanted: set[str]) -> int:
+    """2 where the test ``r`` holds is named after a name asked for (normalised: ``wanted``), else 0."""
+    found = [normalise(s) for s in (r.fused.defines, r.fused.label.symbol) if s]
+    return 2 if any(w and w in f for f in found for w in wanted) else 0
 
 
 def _dotted(name: str) -> str:
