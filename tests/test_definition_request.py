@@ -154,12 +154,23 @@ def test_a_call_finds_the_definition_called(engine: Engine) -> None:
     ],
 )
 def test_a_request_for_a_names_usages_is_read_as_that_name(text: str, name: str) -> None:
-    assert usage_request(text) == name
+    request = usage_request(text)
+    assert request is not None and request.name == name
     assert definition_request(text) is None or name != definition_request(text).name  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
-    "text", ["how are retries used in uploads", "where is Console defined", "used", "who calls"]
+    "text",
+    [
+        "how are retries used in uploads",
+        "where is Console defined",
+        "used",
+        "who calls",
+        "expected call",  # a phrase: "call" asks for usages only before "sites"
+        "nested calls",
+        "uses tabs",
+        "call stack",
+    ],
 )
 def test_a_sentence_about_usage_is_no_request(text: str) -> None:
     assert usage_request(text) is None
@@ -175,3 +186,7 @@ def test_the_usages_come_before_the_definitions(engine: Engine) -> None:
     assert "read as a search for the usages of Widget (a whole word)" in response.notes
     text = engine.search(Query("where is Widget used", mode="text")).results
     assert text and all(r.path != "src/panel.py" for r in text)
+    # a plain word is a name only where the symbol index defines it
+    assert engine.analyse("where is panel used", index=engine.index).usages  # the class Panel
+    assert engine.analyse("where is gadget used", index=engine.index).shape == "natural"
+    assert engine.analyse("who calls make_gadget", index=None).usages  # written as code

@@ -21,6 +21,7 @@ from models import PlaitError
 from search.engine.fusion import DEFAULT_K, Fused, fuse
 from search.engine.query import (
     AnalysedQuery,
+    NameRequest,
     analyse,
     as_definition,
     as_usages,
@@ -372,22 +373,12 @@ class Engine:
             return analysed
         used = usage_request(analysed.text)
         if used is not None:
-            return as_usages(analysed, used)
+            return as_usages(analysed, used) if _named(used, index) else analysed
         if "symbol" not in MODE_RETRIEVERS.get(mode, ()):
             return analysed
         request = definition_request(analysed.text)
-        if request is None:
+        if request is None or not _named(request, index):
             return analysed
-        if not request.certain:
-            try:
-                found = index is not None and any(
-                    index.lookup_many([(request.name, True)], kinds=request.kinds or None, limit=1)
-                )
-            except Exception as exc:  # a reading is an improvement: a failure keeps the sentence
-                log.warning("definition lookup skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
-                found = False
-            if not found:
-                return analysed
         return as_definition(analysed, request)
 
     def rerank(
@@ -624,6 +615,19 @@ class Engine:
         elif end - start + 1 > SNIPPET_LINES:
             text += "\n…"
         return text, end
+
+
+def _named(request: NameRequest, index: Index | None) -> bool:
+    """``request``'s name is a name: written as code, or defined in ``index`` (of the kinds asked)."""
+    if request.certain:
+        return True
+    try:
+        return index is not None and any(
+            index.lookup_many([(request.name, True)], kinds=request.kinds or None, limit=1)
+        )
+    except Exception as exc:  # a reading is an improvement: a failure keeps the sentence
+        log.warning("name lookup skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        return False
 
 
 def _fused_at(fused: Sequence[Fused], span: Span) -> Fused | None:

@@ -339,15 +339,16 @@ MAX_REQUEST_WORDS = 8
 
 
 @dataclass(frozen=True, slots=True)
-class DefinitionRequest:
-    """A query that asks for one definition by its name (see :func:`definition_request`)."""
+class NameRequest:
+    """A query that asks for one definition, or one name's usages, by its name (see
+    :func:`definition_request`, :func:`usage_request`)."""
 
     name: str
     kinds: frozenset[str]  # the symbol index's kinds asked for; empty: any
     certain: bool  # the name is written as code; otherwise the symbol index must define it
 
 
-def definition_request(text: str) -> DefinitionRequest | None:
+def definition_request(text: str) -> NameRequest | None:
     """``text`` as a request for one definition: one name, with words that say what kind of definition
     it is ("class Console", "the Console class", "fn main", "print_json() method") or that it is
     defined ("where is parse_args defined", "definition of Style", "where's the Router struct
@@ -381,48 +382,60 @@ def definition_request(text: str) -> DefinitionRequest | None:
             after_keyword = n > 0 and words[n - 1].strip(_EDGE + "`").lower() in _CODE_KEYWORDS
     if name is None or not (kinds or defined):
         return None
-    return DefinitionRequest(name, frozenset(kinds), after_keyword or looks_like_identifier(name))
+    return NameRequest(name, frozenset(kinds), after_keyword or looks_like_identifier(name))
 
 
-def as_definition(query: AnalysedQuery, request: DefinitionRequest) -> AnalysedQuery:
+def as_definition(query: AnalysedQuery, request: NameRequest) -> AnalysedQuery:
     """``query`` read as ``request``: the search for its name alone, with the kinds it asks for."""
     return replace(analyse(request.name), kinds=request.kinds, asked=query.text)
 
 
-# Words that ask where a name is used, not where it is defined.
+# Words that ask where a name is used, not where it is defined: whatever their place ("where is X
+# called", "callers of X", "X references"), and verbs that do only after who or what ("who calls X",
+# "what imports X"): "nested calls" and "uses tabs" are phrases. "call" counts only before "sites".
 _USED = frozenset(
-    "used use uses usage usages called call calls caller callers invoked invocation invocations referenced"  # noqa: SIM905
-    " reference references imported imports importers".split()
+    "used called invoked referenced imported caller callers usage usages invocations references importers"  # noqa: SIM905
+    " callsites".split()
 )
-_USAGE_FILLERS = _REQUEST_FILLERS | frozenset({"who", "all", "every", "sites", "site", "from", "by", "list"})
+_USED_VERBS = frozenset({"calls", "uses", "imports", "references", "invokes", "call", "use", "import"})
+_ASKERS = frozenset({"who", "what", "which"})
+_USAGE_FILLERS = _REQUEST_FILLERS | frozenset({"all", "every", "sites", "site", "from", "by", "list"})
 
 
-def usage_request(text: str) -> str | None:
+def usage_request(text: str) -> NameRequest | None:
     """The name ``text`` asks the usages of: one name with words that ask where it is used ("where is
     print_json called", "who calls print_json", "callers of set_renderable", "usages of LiveRender",
-    "LiveRender references", "where is the Console class imported") and nothing else but question
-    words, determiners and kind words (at most :data:`MAX_REQUEST_WORDS` words); ``None`` otherwise."""
+    "LiveRender references", "find all call sites of retry_call", "where is the Console class
+    imported") and nothing else but question words, determiners and kind words (at most
+    :data:`MAX_REQUEST_WORDS` words); ``None`` otherwise. The name is ``certain`` when it is written
+    as code; a plain word ("expected call", "where is retry used") is a name only where the symbol
+    index defines it (:meth:`search.engine.engine.Engine.analyse`)."""
     words = text.split()
     if not 2 <= len(words) <= MAX_REQUEST_WORDS:
         return None
+    bares = [w.strip(_EDGE + "`") for w in words]
+    lows = [b.lower() for b in bares]
     used = False
     name = None
-    for n, word in enumerate(words):
-        bare = word.strip(_EDGE + "`")
-        low = bare.lower()
+    for n, (bare, low) in enumerate(zip(bares, lows, strict=True)):
         plain = n == 0 or bare == low  # past the first word, a capital makes a name of a word
-        if low in _USED and plain:
+        asked = n > 0 and lows[n - 1] in _ASKERS
+        sites = low == "call" and n + 1 < len(lows) and lows[n + 1] in ("sites", "site")
+        if plain and (low in _USED or (asked and low in _USED_VERBS) or sites):
             used = True
-        elif not ((low in _USAGE_FILLERS or low in KIND_WORDS) and plain):
+        elif not ((low in _USAGE_FILLERS or low in _ASKERS or low in KIND_WORDS) and plain):
             if name is not None or len(bare) < 2 or not _IDENT.fullmatch(bare):
                 return None
             name = bare
-    return name if used and name is not None else None
+    if not used or name is None:
+        return None
+    return NameRequest(name, frozenset(), looks_like_identifier(name))
 
 
-def as_usages(query: AnalysedQuery, name: str) -> AnalysedQuery:
-    """``query`` read as asking for ``name``'s usages: the name quoted, matched as a whole word."""
-    return replace(analyse(f'"{name}"'), usages=True, asked=query.text)
+def as_usages(query: AnalysedQuery, request: NameRequest) -> AnalysedQuery:
+    """``query`` read as asking for ``request``'s name's usages: the name quoted, matched as a whole
+    word."""
+    return replace(analyse(f'"{request.name}"'), usages=True, asked=query.text)
 
 
 _TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,400})", line (\d+)')  # Python's
