@@ -7,7 +7,7 @@ import pytest
 from models.errors import ConfigError
 from search import Query, QueryError
 from search.engine.fusion import Fused
-from search.engine.query import analyse, named_in_sentence
+from search.engine.query import NameRequest, analyse, as_usages, named_in_sentence
 from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
 from search.types import WRAPPED, Hit, Span
 
@@ -1073,3 +1073,21 @@ def test_tests_asked_for_a_name_are_the_tests_named_after_it() -> None:
     assert ranked[1].steps == []  # the definition tested is not what is asked for
     ranked = rank([code, test, other], analyse("ConsoleRenderer"), _only(definition=3.0))
     assert paths(ranked)[0] == ("src/dev.py", 10)  # without "tests", the definition
+
+
+def test_a_names_usages_in_real_code_come_first_then_in_tests_then_its_definitions() -> None:
+    query = as_usages(analyse("who calls parse_args"), NameRequest("parse_args", frozenset(), True))
+
+    def place(path: str, text_rank: int, defines: str | None = None) -> Fused:
+        span = Span(path, 10, 40)
+        hit = Hit(span, 1.0, defines, "function" if defines else None, exact=True)
+        ranks = {"text": text_rank, "symbol": 1 if defines else None, "vector": None}
+        return Fused(span, 0.03, ranks, hit, True, hit if defines else None)
+
+    definition = place("src/cli.py", 1, defines="parse_args")
+    test = place("tests/test_cli.py", 2)
+    call = place("src/main.py", 3)
+    ranked = rank([definition, test, call], query, _only())
+    assert [p for p, _ in paths(ranked)] == ["src/main.py", "tests/test_cli.py", "src/cli.py"]
+    assert ("exact", "after real code") in ranked[1].steps
+    assert ("exact", "after the usages (it defines the name)") in ranked[2].steps

@@ -694,7 +694,8 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 # is only re-exported there (the kind ``reexport``) is not
                 label = r.fused.label
                 real = label.symbol is not None and label.kind != "reexport"
-                demoted = query.shape == "identifier" and any(
+                # a name's usages: those in real code before those in tests, docs or stubs
+                demoted = (query.shape == "identifier" or query.usages) and any(
                     role != "reexport" or not real for role in r.roles
                 )
                 # "class Console": the class before a method or a constant of that name
@@ -705,8 +706,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 # "who calls print_json": the calls, then the definition
                 definition = query.usages and _defines_literal(r, query)
                 r.tier = 1
+                # usages in real code, then in tests, docs or stubs, then the definitions; definitions
+                # in real code, of the kind asked for first, then the others
+                first = (
+                    2 * int(definition) + int(demoted) if query.usages else 2 * int(demoted) + int(other_kind)
+                )
                 r.lead = (
-                    2 * int(demoted) + int(other_kind or definition),
+                    first,
                     0 if stem else 1,
                     depth,
                     r.fused.ranks.get(leader) or unranked,
@@ -715,10 +721,10 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                     (
                         "exact",
                         (
-                            "after real code"
-                            if demoted
-                            else "after the usages (it defines the name)"
+                            "after the usages (it defines the name)"
                             if definition
+                            else "after real code"
+                            if demoted
                             else "first"
                         )
                         + (", another kind" if other_kind else "")
