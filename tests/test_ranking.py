@@ -1091,3 +1091,21 @@ def test_a_names_usages_in_real_code_come_first_then_in_tests_then_its_definitio
     assert [p for p, _ in paths(ranked)] == ["src/main.py", "tests/test_cli.py", "src/cli.py"]
     assert ("exact", "after real code") in ranked[1].steps
     assert ("exact", "after the usages (it defines the name)") in ranked[2].steps
+
+
+def test_a_topic_that_says_where_to_look_puts_that_file_or_folder_first() -> None:
+    cands = [
+        fused("shop/cart.py", 1, 0.06),
+        fused("shop/http/client.py", 20, 0.03),
+        fused("lib/client.py", 5, 0.02),
+    ]
+    ranked = rank(cands, analyse("retry handling in http/client.py"), _only())
+    assert paths(ranked)[0] == ("shop/http/client.py", 20)  # its path ends with the one named
+    assert ("within", "first (where the query says to look)") in ranked[0].steps
+    ranked = rank(cands, analyse("how are retries done inside shop/http/"), _only())
+    assert paths(ranked)[0] == ("shop/http/client.py", 20)
+    ranked = rank(cands, analyse("retry handling in client.py"), _only())
+    assert [p for p, _ in paths(ranked)[:2]] == ["shop/http/client.py", "lib/client.py"]  # both, in order
+    # a function's documentation that mentions a file is not where to look
+    assert analyse("Read the settings in setup.py and return them.").within == ()
+    assert paths(rank(cands, analyse("retry handling for client code"), _only()))[0] == ("shop/cart.py", 1)

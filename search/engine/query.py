@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Literal
 
 from indexer import EXTENSIONS, FILENAMES, STOP_WORDS, normalise, phrase_tokens, stem_words
@@ -108,6 +109,10 @@ class AnalysedQuery:
     # Natural language only: the places the text names, a stack trace's frames or a compiler's message
     # (``tornado/web.py:3413``, ``File "app/db.py", line 42``): (path as written, line), in order.
     locations: tuple[tuple[str, int], ...] = ()
+    # Topics and questions only: where the sentence says to look ("timeout handling in
+    # simple_httpclient.py", "retries inside src/http/"): a file's path or name, or a folder ending
+    # with "/", as written.
+    within: tuple[str, ...] = ()
     # A request for one definition ("class Console", "where is parse_args defined"), read as a search
     # for its name: the kinds of definition it asks for (empty: any kind) and the query as it was typed
     # (see :func:`definition_request`; ``asked`` is empty for every other query).
@@ -285,7 +290,25 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         joined,
         stated,
         ((q, 1),) if file else locations(q),
+        within_paths(spaced) if form == "area" else (),
     )
+
+
+_WITHIN = frozenset({"in", "inside", "within"})
+
+
+def within_paths(spaced: Sequence[str]) -> tuple[str, ...]:
+    """The files or folders a sentence says to look in: a file's name or path, or a folder ending with
+    "/", after "in", "inside" or "within" ("… in simple_httpclient.py", "… inside src/http/")."""
+    out = []
+    for before, word in pairwise(spaced):
+        bare = word.strip(_EDGE + "`")
+        if before.lower() not in _WITHIN:
+            continue
+        folder = len(bare) > 1 and bare.endswith("/") and all(c in _PATH_CHARS for c in bare)
+        if folder or names_a_file(bare):
+            out.append(bare)
+    return tuple(dict.fromkeys(out))
 
 
 def names_a_file(text: str) -> bool:

@@ -59,7 +59,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
    it fills, a message pasted as a program printed it, follows both; the lines the query names, such
-   as a stack trace's frames or ``web.py:3413``, come before them all, however many).
+   as a stack trace's frames or ``web.py:3413``, come before them all, however many). Where none of
+   these is found, a topic or question that says where to look ("timeout handling in
+   simple_httpclient.py", "… inside src/http/") puts the candidates in that file or folder first.
    Within a tier the score decides.
 8. **keep** — the text retriever's best hit for a sentence keeps a place on the first page: where
    its hits match little of the query the dense retriever outweighs it, and the dense ten best can
@@ -375,6 +377,7 @@ def rank(
         _roles(ranked, query, config, generated)
         _undefined(ranked, query, config)
         _tiers(ranked, query, config)
+        _within(ranked, query)
     ranked.sort(key=_order)
     if config.enabled and by_file and config.saturation < 1.0:
         ranked = _saturate(ranked, config)
@@ -775,6 +778,21 @@ def _defines_literal(r: Ranked, query: AnalysedQuery) -> bool:
     return (
         defined is not None and query.literal is not None and bare_name(defined) == bare_name(query.literal)
     )
+
+
+def _within(ranked: list[Ranked], query: AnalysedQuery) -> None:
+    """A topic or question that says where to look ("timeout handling in simple_httpclient.py"): the
+    candidates in that file (one whose path ends with the path named) or under that folder come
+    first, in their order, unless the query's text or the lines it names are found (tiered) already."""
+    if not query.within or any(r.tier for r in ranked):
+        return
+    files = tuple("/" + w.replace("\\", "/").lstrip("./") for w in query.within if not w.endswith("/"))
+    folders = tuple("/" + w.replace("\\", "/").lstrip("./") for w in query.within if w.endswith("/"))
+    for r in ranked:
+        path = "/" + r.fused.span.path
+        if path.endswith(files) or any(f in path for f in folders):
+            r.tier = 1
+            r.steps.append(("within", "first (where the query says to look)"))
 
 
 _LOOSE = {LOCATED: "the line it names", WRAPPED: "across a line break", FILLED: "a format string it fills"}
