@@ -1106,6 +1106,8 @@ def test_a_topic_that_says_where_to_look_puts_that_file_or_folder_first() -> Non
     assert paths(ranked)[0] == ("shop/http/client.py", 20)
     ranked = rank(cands, analyse("retry handling in client.py"), _only())
     assert [p for p, _ in paths(ranked)[:2]] == ["shop/http/client.py", "lib/client.py"]  # both, in order
-    # a function's documentation that mentions a file is not where to look
+    # a short request is; a function's documentation that mentions a file is not where to look
+    short = analyse("split cells in segment.py")
+    assert (short.form, short.within, short.identifiers) == ("function", ("segment.py",), ())  # no ``py``
     assert analyse("Read the settings in setup.py and return them.").within == ()
     assert paths(rank(cands, analyse("retry handling for client code"), _only()))[0] == ("shop/cart.py", 1)

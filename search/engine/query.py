@@ -109,7 +109,7 @@ class AnalysedQuery:
     # Natural language only: the places the text names, a stack trace's frames or a compiler's message
     # (``tornado/web.py:3413``, ``File "app/db.py", line 42``): (path as written, line), in order.
     locations: tuple[tuple[str, int], ...] = ()
-    # Topics and questions only: where the sentence says to look ("timeout handling in
+    # Topics, questions and short requests: where the sentence says to look ("timeout handling in
     # simple_httpclient.py", "retries inside src/http/"): a file's path or name, or a folder ending
     # with "/", as written.
     within: tuple[str, ...] = ()
@@ -237,7 +237,10 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
     spaced = q.split()
     file = names_a_file(q)
     # "… adapted from https://golang.org/src/path/filepath/path.go": a link, not golang.org or path.go
-    identifiers = tuple(t for t in _IDENT.findall(_URL.sub(_link_name, q)) if looks_like_identifier(t))
+    # … and a file's name is no qualified name: ``segment.py`` is not ``py`` in ``segment``
+    identifiers = tuple(
+        t for t in _IDENT.findall(_URL.sub(_link_name, q)) if looks_like_identifier(t) and not names_a_file(t)
+    )
     if file:
         identifiers = ()  # ``live_render.py`` names a file, not ``py`` in ``live_render``
     elif len(spaced) == 1 and _IDENT.fullmatch(q):
@@ -290,11 +293,16 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         joined,
         stated,
         ((q, 1),) if file else locations(q),
-        within_paths(spaced) if form == "area" else (),
+        # a short request ("split cells in segment.py"), not a function's documentation that mentions a
+        # file ("Read the settings in setup.py and return them.")
+        within_paths(spaced)
+        if form == "area" or (len(spaced) <= _WITHIN_WORDS and not q.endswith("."))
+        else (),
     )
 
 
 _WITHIN = frozenset({"in", "inside", "within"})
+_WITHIN_WORDS = 6
 
 
 def within_paths(spaced: Sequence[str]) -> tuple[str, ...]:
