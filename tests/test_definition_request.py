@@ -30,6 +30,7 @@ CLASS = frozenset({"class", "struct"})
         ("Console.print_json method", "Console.print_json", FUNCTION, True),
         ("fn main", "main", FUNCTION, True),  # after a keyword no English uses: a name as written
         ("find the HttpClient class", "HttpClient", CLASS, True),
+        ("python class Console", "Console", CLASS, False),  # the language: not a second name
         ("class Live", "Live", CLASS, False),  # a capital past the first word: a name, not "live"
         ("where is the Type enum defined", "Type", KIND_WORDS["enum"], False),
     ],

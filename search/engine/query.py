@@ -365,6 +365,9 @@ _DEFINED = frozenset({"defined", "definition", "declared", "declaration", "imple
 _REQUEST_FILLERS = frozenset(
     "where where's what what's which is are was the a an of for find show me locate located lives live"  # noqa: SIM905
     " go goto jump to get see look up does do can i its whose".split()
+) | frozenset(  # the language a name is in ("python class Console", "golang struct Command")
+    "python golang rust java javascript typescript js ts ruby php kotlin swift scala cpp csharp haskell lua"  # noqa: SIM905
+    " bash shell".split()
 )
 MAX_REQUEST_WORDS = 8
 
