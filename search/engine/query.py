@@ -55,7 +55,7 @@ _ABOUT = frozenset("for of about on covering around".split())  # noqa: SIM905
 _PARTICLES = frozenset("up down out off on in into for to from with of over back all".split())  # noqa: SIM905
 
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
-_IDENT = re.compile(r"\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
+_IDENT = re.compile(r"(?<!\$)\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CALLED = re.compile(rf"({_IDENT.pattern})\(\)?;?")  # a call without its arguments: ``Console()``
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
