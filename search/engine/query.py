@@ -1,7 +1,10 @@
 """A query decoded once: its shape, literal, search terms, BM25 tokens, words and the roles it asks for.
 
-:func:`analyse` runs at the edge of :meth:`search.engine.engine.Engine.search`; every retriever and the
-ranking stage receive the resulting :class:`AnalysedQuery` and never tokenise the raw string again.
+:func:`analyse` runs at the edge of :meth:`search.engine.engine.Engine.search` (through
+:meth:`~search.engine.engine.Engine.analyse`, which also reads a request for one definition or for a
+name's usages, :func:`definition_request` and :func:`usage_request`, as the search for that name); every
+retriever and the ranking stage receive the resulting :class:`AnalysedQuery` and never tokenise the raw
+string again.
 The lexical side has one pipeline (:mod:`indexer.lexical`): the same tokenizer, stop list and stemmer
 make the BM25 tokens of the query and of every chunk, and ripgrep's search terms are the prefixes
 those tokens share with the words as written, so that a substring search finds every inflection the
