@@ -304,6 +304,10 @@ def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> Non
         ("spec/models/user_spec.rb", ("test",)),
         ("examples/basic/app.py", ("example",)),
         ("testdata/input.json", ("fixture",)),
+        ("tokio/src/fs/mocks.rs", ("fixture",)),  # test doubles
+        ("app/mock_db.py", ("fixture",)),
+        ("store/db_mock.go", ("fixture",)),
+        ("Lib/unittest/mock.py", ()),  # a mocking library's own code
         ("vendor/github.com/x/y.go", ("vendored",)),
         ("api/v1/service_pb2.py", ("generated",)),
         ("docs/guide.md", ("docs",)),

@@ -287,7 +287,8 @@ class Engine:
             index = self.with_delta(self.index.pinned()) if self.has_index() else None
         analysed = self.analyse(text, regex=query.regex, mode=query.mode, index=index)
         if analysed.asked and query.explain:
-            kinds = f" (a {' or '.join(sorted(analysed.kinds))})" if analysed.kinds else ""
+            named = " or ".join(sorted(analysed.kinds))
+            kinds = f" ({'an' if named[:1] in 'aeiou' else 'a'} {named})" if named else ""
             if analysed.usages:
                 notes.append(f"read as a search for the usages of {analysed.literal} (a whole word)")
             else:

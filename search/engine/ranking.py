@@ -192,6 +192,8 @@ _TEST_FILE = re.compile(
 _TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/")
 _FIXTURE_DIR = re.compile(
     r"(?:^|/)(?:fixtures?|__fixtures__|testdata|test-data|__snapshots__|__mocks__|mocks?)/"
+    # a file of test doubles (mocks.rs, mock_db.py, db_mock.go; not a mocking library's own mock.py)
+    r"|(?:^|/)(?:mocks\.|mock_)[^/]+$|[^/]_mocks?\.[^/]+$"
     r"|\.stub$"  # scaffolding templates a generator copies (Laravel's make:controller stubs)
 )
 _EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|docs_src|tutorials?)/")
