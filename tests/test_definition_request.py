@@ -171,6 +171,7 @@ def test_a_request_for_a_names_usages_is_read_as_that_name(text: str, name: str)
         "nested calls",
         "uses tabs",
         "call stack",
+        "Method called by run_forever.",  # what run_forever calls: a docstring, not its callers
     ],
 )
 def test_a_sentence_about_usage_is_no_request(text: str) -> None:

@@ -436,7 +436,7 @@ _USED = frozenset(
 )
 _USED_VERBS = frozenset({"calls", "uses", "imports", "references", "invokes", "call", "use", "import"})
 _ASKERS = frozenset({"who", "what", "which"})
-_USAGE_FILLERS = _REQUEST_FILLERS | frozenset({"all", "every", "sites", "site", "from", "by", "list"})
+_USAGE_FILLERS = _REQUEST_FILLERS | frozenset({"all", "every", "sites", "site", "from", "list"})
 
 
 def usage_request(text: str) -> NameRequest | None:
@@ -459,6 +459,8 @@ def usage_request(text: str) -> NameRequest | None:
         asked = n > 0 and lows[n - 1] in _ASKERS
         sites = low == "call" and n + 1 < len(lows) and lows[n + 1] in ("sites", "site")
         if plain and (low in _USED or (asked and low in _USED_VERBS) or sites):
+            if n + 1 < len(lows) and lows[n + 1] == "by":
+                return None  # "Method called by run_forever.": what run_forever calls, not its callers
             used = True
         elif not ((low in _USAGE_FILLERS or low in _ASKERS or low in KIND_WORDS) and plain):
             if name is not None or len(bare) < 2 or not _IDENT.fullmatch(bare):
