@@ -1023,6 +1023,9 @@ def test_the_pool_is_shallower_where_the_verifier_decides_the_first_places() -> 
     assert pool_depth(sentence, RankingConfig(enabled=False)) == PLAIN_POOL
     assert pool_depth(analyse("UploadSession"), RankingConfig(pool=20)) == 20  # never deeper than the pool
     assert pool_depth(sentence, RankingConfig(verified_pool=100)) == 60
+    # a name's usages: every place is verified alike, and the ranking must see those in real code
+    usages = as_usages(analyse("who calls send"), NameRequest("send", frozenset(), True))
+    assert pool_depth(usages, config) == 200
 
 
 def test_deeper_rankings_are_ranked_as_a_search_asks_for_them(tmp_path) -> None:
