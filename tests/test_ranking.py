@@ -1026,6 +1026,7 @@ def test_the_pool_is_shallower_where_the_verifier_decides_the_first_places() -> 
     # a name's usages: every place is verified alike, and the ranking must see those in real code
     usages = as_usages(analyse("who calls send"), NameRequest("send", frozenset(), True))
     assert pool_depth(usages, config) == 200
+    assert pool_depth(usages, RankingConfig(usage_pool=80)) == 80
 
 
 def test_deeper_rankings_are_ranked_as_a_search_asks_for_them(tmp_path) -> None:
@@ -1113,6 +1114,8 @@ def test_a_topic_that_says_where_to_look_puts_that_file_or_folder_first() -> Non
     assert paths(ranked)[0] == ("shop/http/client.py", 20)
     ranked = rank(cands, analyse("retry handling in client.py"), _only())
     assert [p for p, _ in paths(ranked)[:2]] == ["shop/http/client.py", "lib/client.py"]  # both, in order
+    off = rank(cands, analyse("retry handling in client.py"), _only(where_to_look=False))
+    assert paths(off)[0] == ("shop/cart.py", 1)  # switched off: the score decides
     # a short request is; a function's documentation that mentions a file is not where to look
     short = analyse("split cells in segment.py")
     assert (short.form, short.within, short.identifiers) == ("function", ("segment.py",), ())  # no ``py``

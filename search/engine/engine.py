@@ -105,9 +105,6 @@ def fusion_weights(
     return kind, weights
 
 
-USAGE_POOL = 200  # candidates per retriever for a request for a name's usages
-
-
 def pool_depth(
     query: AnalysedQuery, config: RankingConfig, rankings: Mapping[str, Sequence[Hit]] | None = None
 ) -> int:
@@ -120,7 +117,7 @@ def pool_depth(
     if query.usages:
         # every place that uses a name is verified alike: the ranking puts those in real code first,
         # and a much-tested name has more places in tests than a pool of 30 holds
-        return max(config.pool, USAGE_POOL)
+        return config.usage_pool
     verified = query.shape != "natural" or (rankings is not None and _found_verbatim(rankings))
     return min(config.pool, config.verified_pool) if verified else config.pool
 

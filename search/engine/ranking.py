@@ -106,6 +106,7 @@ class RankingConfig:
     enabled: bool = True
     pool: int = 60  # candidates asked of each retriever (at least 3 × the limit)
     verified_pool: int = 30  # …for a name, a quoted string or a regex (the verifier orders their first)
+    usage_pool: int = 200  # …for a request for a name's usages ("who calls send"): every use is verified
     coherence: float = 0.2
     definition: float = 3.0
     path: float = 1.0
@@ -129,6 +130,7 @@ class RankingConfig:
     undefined_penalty: float = 0.5  # a function sentence's candidates that define nothing
     phrase_rule: bool = True
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
+    where_to_look: bool = True  # "timeout handling in simple_httpclient.py": that file's candidates first
     keep_text_top: bool = True
     keep_dense_top: int = 1  # for a function sentence: the dense retriever's first n (0: none)
     keep_test_top: int = 3  # …and a test within a retriever's first n when the page lists none (0: off)
@@ -379,7 +381,8 @@ def rank(
         _roles(ranked, query, config, generated)
         _undefined(ranked, query, config)
         _tiers(ranked, query, config)
-        _within(ranked, query)
+        if config.where_to_look:
+            _within(ranked, query)
     ranked.sort(key=_order)
     if config.enabled and by_file and config.saturation < 1.0:
         ranked = _saturate(ranked, config)
