@@ -199,3 +199,15 @@ def test_a_run_of_dollars_is_read_in_linear_time() -> None:
     so a query of dollars is read once, not once per dollar (quadratic: 60 ms on 4,000, minutes here)."""
     assert analyse("$" * 200_000 + "(").identifiers == ()
     assert _IDENT.findall("x $$foo foo$bar $this->db") == ["x", "$$foo", "foo$bar", "$this->db"]
+
+
+def test_usages_in_code_come_before_mentions_in_comments(indexed_engine) -> None:
+    engine = indexed_engine(
+        {
+            "src/compute.py": "def compute_total():\n    return 1\n",
+            "src/notes.py": "# compute_total is cached; see compute_total\n# compute_total compute_total\nLIMIT = 3\n",
+            "src/run.py": "def run():\n    return compute_total()\n",
+        }
+    )
+    paths = [r.path for r in engine.search(Query("who calls compute_total")).results]
+    assert paths[:3] == ["src/run.py", "src/notes.py", "src/compute.py"]  # call, mentions, definition

@@ -92,6 +92,10 @@ class SpanMapper:
         return (path, start, start + self.window - 1), None, None, None
 
 
+# How a comment line opens: a name mentioned there is not used there (Javadoc, docstrings' ``>>>``).
+_COMMENT_LEADERS = ("#", "//", "/*", "*", "--", ";", '"""', "'''", "<!--", ">>>", "...")
+
+
 class TextRetriever:
     name = "text"
 
@@ -124,7 +128,7 @@ class TextRetriever:
                 max_count=ripgrep.MAX_COUNT_PER_FILE,
             )
             matches = ripgrep.run_rg(self.settings, command, timeout=self.timeout).lines
-            hits = self._rank_counts(matches, self._mapper(index, matches), limit)
+            hits = self._rank_counts(matches, self._mapper(index, matches), limit, code_first=query.usages)
             return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
         return self._search_sentence(query, scope, index, limit)
 
@@ -320,14 +324,21 @@ class TextRetriever:
     def _mapper(self, index: Index | None, matches: list[RgLine]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
 
-    def _rank_counts(self, matches: list[RgLine], mapper: SpanMapper, limit: int) -> list[Hit]:
+    def _rank_counts(
+        self, matches: list[RgLine], mapper: SpanMapper, limit: int, *, code_first: bool = False
+    ) -> list[Hit]:
+        """Chunks by their matching lines and matches; with ``code_first`` (a name's usages), those
+        where some matching line is code before those that mention the name in comments only."""
         scores: dict[Span, float] = defaultdict(float)
+        code: dict[Span, bool] = defaultdict(bool)
         meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
         for m in matches:
             span, sym, kind, lang = mapper.span(m.path, m.line)
             scores[span] += 1.0 + 0.1 * len(m.submatches)
+            if code_first and not m.text.lstrip().startswith(_COMMENT_LEADERS):
+                code[span] = True
             meta[span] = (sym, kind, lang)
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        ranked = sorted(scores.items(), key=lambda kv: (not code[kv[0]], -kv[1], kv[0]))[:limit]
         return [Hit(span, score, *meta[span]) for span, score in ranked]
 
     def _rank_terms(
