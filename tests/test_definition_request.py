@@ -211,3 +211,21 @@ def test_usages_in_code_come_before_mentions_in_comments(indexed_engine) -> None
     )
     paths = [r.path for r in engine.search(Query("who calls compute_total")).results]
     assert paths[:3] == ["src/run.py", "src/notes.py", "src/compute.py"]  # call, mentions, definition
+
+
+def test_two_words_that_spell_one_defined_name_are_that_name(indexed_engine) -> None:
+    engine = indexed_engine(
+        {
+            "src/ctx.py": "def bind_contextvars(**kw):\n    return kw\n\n\ndef bound_contextvars(**kw):\n    return kw\n",
+            "src/log.py": "class Logger:\n    def bind(self, **kw):\n        return self\n",
+            "src/url.py": "def parse_url(u):\n    return u\n\n\nclass ParseURL:\n    pass\n",
+        }
+    )
+    read = engine.analyse("bind contextvars", index=engine.index)
+    assert (read.shape, read.text, read.asked) == ("identifier", "bind_contextvars", "bind contextvars")
+    top = engine.search(Query("bind contextvars")).results[0]
+    assert (top.path, top.symbol) == ("src/ctx.py", "bind_contextvars")
+    assert engine.analyse("parse url", index=engine.index).shape == "natural"  # two names: which one?
+    assert engine.analyse("bind logger", index=engine.index).shape == "natural"  # spells nothing
+    assert engine.analyse("Bind contextvars", index=engine.index).shape == "natural"  # typed, not lower case
+    assert engine.analyse("bind the contextvars", index=engine.index).shape == "natural"  # a sentence

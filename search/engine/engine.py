@@ -105,6 +105,9 @@ def fusion_weights(
     return kind, weights
 
 
+SPELLED_NAMES = 8  # definitions looked up for two words that spell a name (one name among them reads so)
+
+
 def pool_depth(
     query: AnalysedQuery, config: RankingConfig, rankings: Mapping[str, Sequence[Hit]] | None = None
 ) -> int:
@@ -369,7 +372,8 @@ class Engine:
         for a name written as code, and for a plain word ("Console", "compose") where ``index`` (the
         snapshot the search reads, its symbol index) defines that name, of those kinds. A mode without
         the symbol retriever keeps the words as typed: ripgrep alone finds "class Console" as a
-        phrase. A request for a name's usages ("who calls parse_args", "where is Console used") is read,
+        phrase. Two lower-case words that spell exactly one defined name ("bind contextvars") are
+        that name. A request for a name's usages ("who calls parse_args", "where is Console used") is read,
         in every mode, as the name quoted and matched as a whole word (:func:`search.engine.query.
         usage_request`). Searches, recordings and replays decode a query here, so that they read it
         alike."""
@@ -383,7 +387,7 @@ class Engine:
             return analysed
         request = definition_request(analysed.text)
         if request is None or not _named(request, index):
-            return analysed
+            return _spelled(analysed, index)
         return as_definition(analysed, request)
 
     def rerank(
@@ -620,6 +624,25 @@ class Engine:
         elif end - start + 1 > SNIPPET_LINES:
             text += "\n…"
         return text, end
+
+
+def _spelled(query: AnalysedQuery, index: Index | None) -> AnalysedQuery:
+    """``query`` read as one definition's name where it is two lower-case words that spell exactly one
+    name the symbol index defines ("bind contextvars": ``bind_contextvars``, before the 23 ``bind``
+    methods and ``bound_contextvars``); otherwise as it is. A longer sentence's adjacent words spelling
+    a name are not read so (:func:`search.engine.query.compounds`): in a topic they rarely mean it."""
+    words = query.text.split()
+    if index is None or len(words) != 2 or not all(w.isalpha() and w.islower() for w in words):
+        return query
+    try:
+        found = index.lookup_many([("".join(words), True)], limit=SPELLED_NAMES)[0]
+    except Exception as exc:  # a reading is an improvement: a failure keeps the words
+        log.warning("name lookup skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        return query
+    names = {m.symbol.name for m in found}
+    if len(names) != 1:
+        return query  # ``parse_url`` and ``ParseURL``: which one is meant, the words do not say
+    return as_definition(query, NameRequest(names.pop(), frozenset(), True))
 
 
 def _named(request: NameRequest, index: Index | None) -> bool:
