@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from indexer.lookup import SymbolMatch as SymbolMatch
     from indexer.lookup import SymbolRow as SymbolRow
     from indexer.lookup import SymbolTable as SymbolTable
+    from indexer.names import dotted as dotted
     from indexer.names import normalise as normalise
     from indexer.nearest import VectorHit as VectorHit
     from indexer.ownership import has_tables as has_tables
@@ -173,7 +174,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "stem_words",
     ),
     "indexer.lookup": ("SymbolMatch", "SymbolRow", "SymbolTable"),
-    "indexer.names": ("normalise",),
+    "indexer.names": ("dotted", "normalise"),
     "indexer.nearest": ("VectorHit",),
     "indexer.ownership": ("has_tables",),
     "indexer.parse_jobs": ("Parsed", "parse_file"),

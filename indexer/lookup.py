@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from indexer.names import name_tokens, normalise
+from indexer.names import dotted, name_tokens, normalise
 from indexer.types import STORED_SYMBOL_FIELDS, Symbol
 
 TIER_EXACT = 1.0
@@ -151,11 +151,11 @@ class SymbolTable:
         offer(self.by_name.get(last, ()), TIER_EXACT if not qualified else TIER_CASE, "exact")
         if qualified:
             # ``Axios.prototype.request`` is defined as the method ``Axios.request``
-            dotted = re.sub(r"::|#|->|/", ".", query).replace(".prototype.", ".")
-            qualifiers = {q.lower() for q in dotted.split(".")[:-1]}
+            as_kept = dotted(query)
+            qualifiers = {q.lower() for q in as_kept.split(".")[:-1]}
             for i in self.by_name.get(last, ()):
                 qn = self.rows[i].qualified_name
-                if qn == dotted or qn.endswith("." + dotted):
+                if qn == as_kept or qn.endswith("." + as_kept):
                     best[i] = (TIER_EXACT, "qualified")
                 elif qualifiers & {q.lower() for q in qn.split(".")[:-1]}:
                     # ``self.console.print``: of the ``print``s, the one of a ``Console``

@@ -7,6 +7,7 @@ import re
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _NOT_NAME = re.compile(r"[^0-9a-z]")
+_QUALIFIERS = re.compile(r"::|#|->|/")
 
 
 def normalise(name: str) -> str:
@@ -17,3 +18,9 @@ def normalise(name: str) -> str:
 def name_tokens(name: str) -> list[str]:
     """``parseHTTPResponse_v2`` → ``['parse', 'http', 'response', 'v', '2']``."""
     return [t.lower() for t in _CAMEL.findall(name)]
+
+
+def dotted(name: str) -> str:
+    """A qualified name as the symbol index keeps it: ``ns::Type->m``, ``Type#m`` and ``pkg/Type`` joined
+    by dots, and ``Type.prototype.m`` as the method ``Type.m``."""
+    return _QUALIFIERS.sub(".", name).replace(".prototype.", ".")

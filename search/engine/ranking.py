@@ -86,7 +86,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import identifier_parts, normalise, stem_words
+from indexer import dotted, identifier_parts, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
@@ -454,7 +454,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     folded = {n.lower() for n in exact}
     # "how does Console.print handle markup": Console.print as written, a plain ``print`` as if in
     # another case
-    qualified = tuple("." + _dotted(n) for n in names if bare_name(n) != n)
+    qualified = tuple("." + dotted(n) for n in names if bare_name(n) != n)
     match = [_defines(r, exact, folded, qualified) for r in ranked]
     tests = "test" in query.wants and query.form != "function"
     if tests:
@@ -583,7 +583,7 @@ def _defines(r: Ranked, exact: set[str], folded: set[str], qualified: tuple[str,
     found = [s for s in (r.fused.defines, r.fused.hit.symbol) if s]
     names = [bare_name(s) for s in found]
     if any(n in exact for n in names):
-        if qualified and not any(("." + _dotted(s)).endswith(q) for s in found for q in qualified):
+        if qualified and not any(("." + dotted(s)).endswith(q) for s in found for q in qualified):
             return 1
         return 2
     return 1 if any(n.lower() in folded for n in names) else 0
@@ -593,11 +593,6 @@ def _tests_of(r: Ranked, wanted: set[str]) -> int:
     """2 where the test ``r`` holds is named after a name asked for (normalised: ``wanted``), else 0."""
     found = [normalise(s) for s in (r.fused.defines, r.fused.label.symbol) if s]
     return 2 if any(w and w in f for f in found for w in wanted) else 0
-
-
-def _dotted(name: str) -> str:
-    """``ns::Type->m``, ``Type#m`` and ``Type.prototype.m`` as ``ns.Type.m``, as qualified names are kept."""
-    return re.sub(r"::|->|#", ".", name).replace(".prototype.", ".")
 
 
 def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
