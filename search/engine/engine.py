@@ -40,7 +40,7 @@ from search.types import MODE_RETRIEVERS, Coverage, Hit, Query, Result, Scope, S
 from search.workspace.scope import parse_scope, resolve_scope
 
 if TYPE_CHECKING:
-    from indexer import Index, TextView
+    from indexer import Index, SymbolMatch, TextView
     from search.engine.chunk_vectors import ChunkVectors
     from search.engine.delta import LocalDelta
     from search.workspace.guard import GuardRule
@@ -632,14 +632,9 @@ def _spelled(query: AnalysedQuery, index: Index | None) -> AnalysedQuery:
     methods and ``bound_contextvars``); otherwise as it is. A longer sentence's adjacent words spelling
     a name are not read so (:func:`search.engine.query.compounds`): in a topic they rarely mean it."""
     words = query.text.split()
-    if index is None or len(words) != 2 or not all(w.isalpha() and w.islower() for w in words):
+    if len(words) != 2 or not all(w.isalpha() and w.islower() for w in words):
         return query
-    try:
-        found = index.lookup_many([("".join(words), True)], limit=SPELLED_NAMES)[0]
-    except Exception as exc:  # a reading is an improvement: a failure keeps the words
-        log.warning("name lookup skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
-        return query
-    names = {m.symbol.name for m in found}
+    names = {m.symbol.name for m in _definitions(index, "".join(words), limit=SPELLED_NAMES)}
     if len(names) != 1:
         return query  # ``parse_url`` and ``ParseURL``: which one is meant, the words do not say
     return as_definition(query, NameRequest(names.pop(), frozenset(), True))
@@ -647,15 +642,22 @@ def _spelled(query: AnalysedQuery, index: Index | None) -> AnalysedQuery:
 
 def _named(request: NameRequest, index: Index | None) -> bool:
     """``request``'s name is a name: written as code, or defined in ``index`` (of the kinds asked)."""
-    if request.certain:
-        return True
+    return request.certain or bool(_definitions(index, request.name, request.kinds, limit=1))
+
+
+def _definitions(
+    index: Index | None, name: str, kinds: frozenset[str] = frozenset(), *, limit: int
+) -> list[SymbolMatch]:
+    """The definitions of ``name`` in ``index`` (exact, qualified or in another case or separators; of
+    ``kinds``, any kind if empty), to read a query by; none without an index or where the lookup
+    fails: a reading is an improvement, and a failure keeps the words as typed."""
+    if index is None:
+        return []
     try:
-        return index is not None and any(
-            index.lookup_many([(request.name, True)], kinds=request.kinds or None, limit=1)
-        )
-    except Exception as exc:  # a reading is an improvement: a failure keeps the sentence
+        return index.lookup_many([(name, True)], kinds=kinds or None, limit=limit)[0]
+    except Exception as exc:
         log.warning("name lookup skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
-        return False
+        return []
 
 
 def _fused_at(fused: Sequence[Fused], span: Span) -> Fused | None:
