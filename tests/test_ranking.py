@@ -1114,6 +1114,11 @@ def test_a_topic_that_says_where_to_look_puts_that_file_or_folder_first() -> Non
     assert paths(ranked)[0] == ("shop/http/client.py", 20)
     ranked = rank(cands, analyse("retry handling in client.py"), _only())
     assert [p for p, _ in paths(ranked)[:2]] == ["shop/http/client.py", "lib/client.py"]  # both, in order
+    dotted = [fused(".github/workflows/ci.yml", 1, 0.01), *cands]
+    ranked = rank(dotted, analyse("release steps inside .github/"), _only())
+    assert paths(ranked)[0] == (".github/workflows/ci.yml", 1)  # a folder whose name opens with a dot
+    ranked = rank(cands, analyse("retry handling in ./shop/http/client.py"), _only())
+    assert paths(ranked)[0] == ("shop/http/client.py", 20)
     off = rank(cands, analyse("retry handling in client.py"), _only(where_to_look=False))
     assert paths(off)[0] == ("shop/cart.py", 1)  # switched off: the score decides
     # a short request is; a function's documentation that mentions a file is not where to look

@@ -313,7 +313,8 @@ def within_paths(spaced: Sequence[str]) -> tuple[str, ...]:
     "/", after "in", "inside" or "within" ("… in simple_httpclient.py", "… inside src/http/")."""
     out = []
     for before, word in pairwise(spaced):
-        bare = word.strip(_EDGE + "`")
+        # a path may open with a dot (``.github/``, ``./http/client.py``): only its end is punctuation
+        bare = word.strip("`'\"()").rstrip(_EDGE)
         if before.lower() not in _WITHIN:
             continue
         folder = len(bare) > 1 and bare.endswith("/") and all(c in _PATH_CHARS for c in bare)

@@ -786,13 +786,19 @@ def _within(ranked: list[Ranked], query: AnalysedQuery) -> None:
     first, in their order, unless the query's text or the lines it names are found (tiered) already."""
     if not query.within or any(r.tier for r in ranked):
         return
-    files = tuple("/" + w.replace("\\", "/").lstrip("./") for w in query.within if not w.endswith("/"))
-    folders = tuple("/" + w.replace("\\", "/").lstrip("./") for w in query.within if w.endswith("/"))
+    files = tuple(_rooted(w) for w in query.within if not w.endswith("/"))
+    folders = tuple(_rooted(w) + "/" for w in query.within if w.endswith("/"))
     for r in ranked:
         path = "/" + r.fused.span.path
         if path.endswith(files) or any(f in path for f in folders):
             r.tier = 1
             r.steps.append(("within", "first (where the query says to look)"))
+
+
+def _rooted(path: str) -> str:
+    """``path`` as written (``./http/client.py``, ``src\\http\\``, ``.github/``) with ``/`` before each
+    part and no ``.`` part, to compare with the end of ``"/" + a workspace path``."""
+    return "".join("/" + part for part in re.split(r"[/\\]+", path) if part not in ("", "."))
 
 
 _LOOSE = {LOCATED: "the line it names", WRAPPED: "across a line break", FILLED: "a format string it fills"}
