@@ -102,6 +102,7 @@ if TYPE_CHECKING:
     from indexer.symbols import extract_symbols as extract_symbols
     from indexer.textview import TextView as TextView
     from indexer.textview import open_view as open_view
+    from indexer.types import MEMBER_KINDS as MEMBER_KINDS
     from indexer.types import Chunk as Chunk
     from indexer.types import ChunkSpan as ChunkSpan
     from indexer.types import FileRecord as FileRecord
@@ -187,7 +188,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "indexer.symbol_reads": ("lookup_names",),
     "indexer.symbols": ("extract_symbols",),
     "indexer.textview": ("TextView", "open_view"),
-    "indexer.types": ("Chunk", "ChunkSpan", "FileRecord", "Symbol", "SymbolKind", "sha256_hex"),
+    "indexer.types": (
+        "Chunk",
+        "ChunkSpan",
+        "FileRecord",
+        "MEMBER_KINDS",
+        "Symbol",
+        "SymbolKind",
+        "sha256_hex",
+    ),
     "indexer.workspace": (
         "ALWAYS_SKIP_DIRS",
         "BINARY_SNIFF_BYTES",

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from indexer.config import ChunkSettings
-from indexer.types import Chunk, Symbol, sha256_hex
+from indexer.types import MEMBER_KINDS, Chunk, Symbol, sha256_hex
+
+_NOT_CHUNKED = MEMBER_KINDS | {"reexport"}
 
 CHUNKER_VERSION = 2  # 2: definitions start at their decorators, attributes and doc comment
 
@@ -169,8 +171,9 @@ def chunk_file(
     lines = split_lines(text)
     if not lines:
         return []
-    # A re-export names code that lives elsewhere: it neither starts nor ends a chunk.
-    root = _tree([s for s in symbols if s.kind != "reexport"], len(lines))
+    # A re-export names code that lives elsewhere, and a field or an enum's variant is a line of the
+    # definition that holds it: neither starts nor ends a chunk.
+    root = _tree([s for s in symbols if s.kind not in _NOT_CHUNKED], len(lines))
     pieces = _pieces(root, lines, cfg)
     chunks: list[Chunk] = []
     for p in pieces:

@@ -33,7 +33,7 @@ TIER_FUZZY = 0.35
 KIND_WEIGHT = {
     "class": 1.0, "interface": 1.0, "struct": 1.0, "trait": 1.0, "enum": 1.0, "type": 0.98,
     "function": 0.99, "method": 0.98, "constructor": 0.97, "module": 0.96, "macro": 0.96,
-    "constant": 0.94, "variable": 0.9, "field": 0.88,
+    "constant": 0.94, "variable": 0.9, "variant": 0.9, "field": 0.88,
     "reexport": 0.85,  # a crate's public name for another crate's definition (Rust `pub use`)
 }  # fmt: skip
 

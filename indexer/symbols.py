@@ -61,13 +61,20 @@ import tree_sitter
 
 from indexer.languages import SYMBOL_LANGUAGES
 from indexer.parsing import load_query, parse
-from indexer.types import Symbol
+from indexer.types import MEMBER_KINDS, Symbol
 
 __all__ = ["SYMBOL_LANGUAGES", "extract_symbols", "symbols_from_tree"]
 
 
 _SIGNATURE_MAX = 200
 _CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+# What may hold a field's declarator on its line (see _declaration).
+_DECLARATIONS = frozenset(
+    {
+        "field_declaration", "variable_declaration", "property_declaration", "pointer_declarator",
+        "array_declarator", "function_declarator", "parenthesized_declarator",
+    }
+)  # fmt: skip
 _SCOPE_SEPARATORS = re.compile(r"::|\\|\.")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>")
 _WHITESPACE = re.compile(r"\s+")
@@ -356,6 +363,7 @@ def _outer(node: tree_sitter.Node) -> tree_sitter.Node:
 def _qualify(found: list[_Found], leading: _Leading, language: str, path: str, source: bytes) -> list[Symbol]:
     package = ".".join(f.name for f in found if f.role == "package")
     modules: set[str] = set()
+    named: set[str] = set()  # qualified names of the definitions reported so far
     stack: list[_Open] = []
     symbols: list[Symbol] = []
     ends: list[int] = []  # end bytes of earlier definitions and scopes (a heap)
@@ -370,7 +378,8 @@ def _qualify(found: list[_Found], leading: _Leading, language: str, path: str, s
         while ends and ends[0] <= start:
             floor = max(floor, heapq.heappop(ends))
         heapq.heappush(ends, item.end_byte)
-        parent = stack[-1] if stack else None
+        member = item.role == "definition" and item.kind in MEMBER_KINDS
+        parent = _owner(stack) if member else (stack[-1] if stack else None)
         prefix = parent.qualified if parent is not None else package
         if parent is not None and item.qualifier == [parent.name]:
             item.qualifier = []  # the object it is a function of is its enclosing definition already
@@ -378,14 +387,42 @@ def _qualify(found: list[_Found], leading: _Leading, language: str, path: str, s
         kind = _refine_kind(item, parent, language, modules)
         if kind == "module":
             modules.add(qualified)
-        if not (item.role == "definition" and kind == "type"):
+        if member:
+            # A field or variant encloses nothing that its name should qualify (a C field's anonymous
+            # struct holds fields of the outer struct), and one named twice (`self.x` set in two
+            # places, or declared in the class and set in `__init__`) is reported where it comes first;
+            # one that another definition of the same name precedes is that definition.
+            if qualified in named:
+                continue  # a Java `static final` field is its constant already
+        elif not (item.role == "definition" and kind == "type"):
             # A type alias encloses nothing of its own: C's `typedef struct node {...} node_t`
             # must not turn the struct into `node_t.node`.
             stack.append(_Open(item.end_byte, qualified, kind, item.name))
         if item.role == "definition":
-            first_row = leading.start(item.node, floor)
+            named.add(qualified)
+            first_row = leading.start(_declaration(item.node) if member else item.node, floor)
             symbols.append(_symbol(item, kind, qualified, language, path, source, first_row))
     return symbols
+
+
+def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
+    """The declaration that holds a field's declarator on its line (Java's `private int x, y;`, a C
+    `char *name;`), whose doc comment and annotations above it are the field's."""
+    row = node.start_point.row
+    while (
+        (parent := node.parent) is not None and parent.type in _DECLARATIONS and parent.start_point.row == row
+    ):
+        node = parent
+    return node
+
+
+def _owner(stack: list[_Open]) -> _Open | None:
+    """The scope a field or variant belongs to: the innermost class-like one, so that the attributes
+    Python's ``__init__`` sets on ``self`` are the class's (``Client.timeout``), not the method's."""
+    for open_ in reversed(stack):
+        if open_.kind in _CLASS_LIKE:
+            return open_
+    return stack[-1] if stack else None
 
 
 def _refine_kind(item: _Found, parent: _Open | None, language: str, modules: set[str]) -> str:

@@ -18,11 +18,16 @@ SymbolKind = Literal[
     "constant",
     "module",
     "variable",
-    "field",
+    "field",  # a data member: a struct's field, a class attribute or property, `self.x` set in `__init__`
+    "variant",  # a member of an enum: a Rust variant, a Java enum constant, a C enumerator
     "constructor",
     "macro",
     "reexport",  # a name another crate defines, made public here (Rust `pub use`)
 ]
+
+#: Data members and enum variants: definitions found by name that hold no code of their own. They never
+#: start or end a chunk (a field is a line of the chunk of its owner) and name nothing nested in them.
+MEMBER_KINDS: frozenset[str] = frozenset({"field", "variant"})
 
 
 class Symbol(NamedTuple):

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from indexer.chunks import chunk_file
+from indexer.config import ChunkSettings
 from indexer.errors import GrammarUnavailableError
 from indexer.parsing import digest_of_queries, parse, queries_digest
 from indexer.symbols import SYMBOL_LANGUAGES, extract_symbols, symbols_from_tree
@@ -32,6 +34,7 @@ KINDS = {
     "module",
     "variable",
     "field",
+    "variant",
     "constructor",
     "macro",
 }
@@ -195,7 +198,78 @@ def test_signature_skips_annotation_lines_and_is_capped() -> None:
 )
 def test_language_edge_cases(language: str, source: str, expected: list[tuple[str, str]]) -> None:
     symbols = extract_symbols(source.encode(), language, "x")
-    assert [(s.qualified_name, s.kind) for s in symbols] == expected
+    # Fields and variants have their own cases below; these are about the definitions around them.
+    assert [(s.qualified_name, s.kind) for s in symbols if s.kind not in ("field", "variant")] == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "expected"),
+    [
+        (
+            "python",
+            "class A:\n    x: int = 1\n    y = 2\n    def __init__(self, a):\n        self.z = a\n"
+            "        self.x = a\n        other.w = a\n    def f(self):\n        self.q = 1\n",
+            [("A.x", "field", 2), ("A.y", "field", 3), ("A.z", "field", 5)],
+        ),
+        (
+            "rust",
+            "struct S {\n    /// the size\n    pub a: u32,\n}\nenum E { A, B(u8) }\n",
+            [("S.a", "field", 2), ("E.A", "variant", 5), ("E.B", "variant", 5)],
+        ),
+        ("go", "package p\ntype S struct {\n\tA int\n\tsync.Mutex\n}\n", [("p.S.A", "field", 3)]),
+        (
+            "typescript",
+            "class A { x = 1; h = () => 1 }\ninterface I { a: string; m(): void }\nenum E { P, Q = 2 }\n",
+            [("A.x", "field", 1), ("I.a", "field", 2), ("E.P", "variant", 3), ("E.Q", "variant", 3)],
+        ),
+        (
+            "java",
+            "class A {\n  /** doc */\n  private int x = 1, y;\n  static final int MAX = 3;\n  enum E { ONE }\n}\n",
+            [("A.x", "field", 2), ("A.y", "field", 3), ("A.E.ONE", "variant", 5)],
+        ),
+        (
+            "c",
+            "struct s { int a; char *b; void (*fn)(int); struct { int d; } e; };\nenum c { RED };\n",
+            [
+                ("s.a", "field", 1),
+                ("s.b", "field", 1),
+                ("s.fn", "field", 1),
+                ("s.d", "field", 1),
+                ("s.e", "field", 1),
+                ("c.RED", "variant", 2),
+            ],
+        ),
+        (
+            "kotlin",
+            "class A(val p: Int, q: Int) {\n  val x = 1\n}\n",
+            [("A.p", "field", 1), ("A.x", "field", 2)],
+        ),
+        ("php", "<?php class A { public int $x = 1; const C = 1; }", [("A.x", "field", 1)]),
+    ],
+)
+def test_fields_and_variants(language: str, source: str, expected: list[tuple[str, str, int]]) -> None:
+    """A data member is named by its owner (``self.x`` in ``__init__`` by the class, a C field in an
+    anonymous struct by the outer one), once (where it comes first), never as a second symbol for a
+    constant, and never as a method (a field holding a function is one already)."""
+    symbols = extract_symbols(source.encode(), language, "x")
+    members = [(s.qualified_name, s.kind, s.start_line) for s in symbols if s.kind in ("field", "variant")]
+    assert members == expected
+    kinds = {s.qualified_name: s.kind for s in symbols}
+    assert kinds.get("A.h", "method") == "method" and kinds.get("A.MAX", "constant") == "constant"
+
+
+def test_fields_and_variants_start_no_chunk() -> None:
+    """Chunks are cut at definitions; a struct's fields are lines of its chunk, so adding them to the
+    symbols left every chunk as it was."""
+    source = "struct S {\n    a: u32,\n    b: u32,\n}\n\nenum E {\n    A,\n    B,\n}\n"
+    symbols = extract_symbols(source.encode(), "rust", "x.rs")
+    assert {s.kind for s in symbols} >= {"field", "variant"}
+    cfg = ChunkSettings(max_lines=2, overlap_lines=0, min_lines=1)
+    with_members = chunk_file("x.rs", source, symbols, "rust", cfg)
+    without = chunk_file(
+        "x.rs", source, [s for s in symbols if s.kind not in ("field", "variant")], "rust", cfg
+    )
+    assert with_members == without
 
 
 def test_a_decorated_python_function_starts_at_its_doc_comment_and_decorators() -> None:

@@ -52,5 +52,20 @@
       declarator: (identifier) @name)
     (#eq? @_qualifier "const")) @definition.constant)
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(field_declaration
+  declarator: [
+    (field_identifier) @name
+    (pointer_declarator declarator: (field_identifier) @name)
+    (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
+    (array_declarator declarator: (field_identifier) @name)
+    (function_declarator
+      declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
+  ] @definition.field)
+(enumerator
+  name: (identifier) @name) @definition.variant
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

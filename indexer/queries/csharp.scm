@@ -48,5 +48,16 @@
       name: (identifier) @name))
   (#eq? @_modifier "const")) @definition.constant
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(property_declaration
+  name: (identifier) @name) @definition.field
+(field_declaration
+  (variable_declaration
+    (variable_declarator name: (identifier) @name) @definition.field))
+(enum_member_declaration
+  name: (identifier) @name) @definition.variant
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

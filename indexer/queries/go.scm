@@ -41,5 +41,11 @@
     (const_spec
       name: (identifier) @name) @definition.constant))
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(field_declaration_list
+  (field_declaration name: (field_identifier) @name) @definition.field)
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

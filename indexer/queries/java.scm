@@ -41,6 +41,16 @@
     name: (identifier) @name)
   (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(field_declaration
+  declarator: (variable_declarator name: (identifier) @name) @definition.field)
+(enum_constant
+  name: (identifier) @name) @definition.variant
+(record_declaration
+  parameters: (formal_parameters (formal_parameter name: (identifier) @name) @definition.field))
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (line_comment) @doc
 (block_comment) @doc

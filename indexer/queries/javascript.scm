@@ -87,6 +87,12 @@
         name: (identifier) @name
         (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant)))
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(field_definition
+  property: [(property_identifier) (private_property_identifier)] @name) @definition.field
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
 (decorator) @decoration

@@ -35,6 +35,18 @@
     (simple_identifier) @name)
   (#eq? @_modifier "const")) @definition.constant
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(class_body
+  (property_declaration
+    (variable_declaration (simple_identifier) @name)) @definition.field)
+(class_parameter
+  (binding_pattern_kind)
+  (simple_identifier) @name) @definition.field
+(enum_entry
+  (simple_identifier) @name) @definition.variant
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (line_comment) @doc
 (multiline_comment) @doc

@@ -35,5 +35,13 @@
   (const_element
     (name) @name) @definition.constant)
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(property_element
+  name: (variable_name (name) @name)) @definition.field
+(enum_case
+  name: (name) @name) @definition.variant
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

@@ -21,5 +21,26 @@
       left: (identifier) @name
       (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant))
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+; Class attributes (`x: int = 0`, `x = 0` in a class body) and the attributes `__init__` sets on
+; `self` (qualified by the class, see indexer/symbols.py).
+(class_definition
+  body: (block
+    [(assignment left: (identifier) @name)
+     (expression_statement (assignment left: (identifier) @name))] @definition.field))
+(class_definition
+  body: (block
+    (function_definition
+      name: (identifier) @_init
+      body: (block
+        [(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name))
+         (expression_statement
+           (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name)))]
+          @definition.field))
+    (#eq? @_init "__init__")
+    (#eq? @_self "self")))
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

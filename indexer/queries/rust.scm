@@ -70,6 +70,14 @@
   (#eq? @_vis "pub")
   (#not-match? @_path "^(self|crate|super)(::|$)"))
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(field_declaration_list
+  (field_declaration name: (field_identifier) @name) @definition.field)
+(enum_variant_list
+  (enum_variant name: (identifier) @name) @definition.variant)
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (line_comment) @doc
 (block_comment) @doc

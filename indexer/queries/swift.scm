@@ -38,6 +38,18 @@
       bound_identifier: (simple_identifier) @name)
     (#eq? @_binding "let")) @definition.constant)
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(class_body
+  (property_declaration
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.field)
+(protocol_body
+  (protocol_property_declaration
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.field)
+(enum_entry
+  name: (simple_identifier) @name) @definition.variant
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
 (multiline_comment) @doc
