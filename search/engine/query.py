@@ -359,6 +359,12 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "const": frozenset({"constant"}),
     "module": frozenset({"module"}),
     "namespace": frozenset({"module"}),
+    "field": frozenset({"field"}),
+    "property": frozenset({"field"}),
+    "attribute": frozenset({"field"}),
+    "member": frozenset({"field", "variant", "method"}),
+    "variant": frozenset({"variant"}),
+    "enumerator": frozenset({"variant"}),
 }
 # Keywords that declare a definition and are no English word: what follows is a name however it is
 # written ("def parse", "fn main", "func open").

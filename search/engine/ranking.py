@@ -86,7 +86,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import dotted, identifier_parts, normalise, stem_words
+from indexer import MEMBER_KINDS, dotted, identifier_parts, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
@@ -476,6 +476,10 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             later = first is not None and r is not first and m == 2
             gain = config.definition * top * scale * (1.5 if stem else 1.0) * (1.0 if m == 2 else other_case)
             gain *= config.named_others if later else 1.0
+            # a field or an enum's variant of the name is a line of its owner's chunk: half a definition,
+            # below the module named after the name (axum's `Router.path_router`, its path_router.rs)
+            member = r.fused.definition is not None and r.fused.definition.kind in MEMBER_KINDS
+            gain *= 0.5 if member else 1.0
             r.score += gain
             rule = (
                 ("a test of it" if tests else "definition")
@@ -488,6 +492,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
                     else " (not as written)"
                 )
                 + (" (not the symbol index's first)" if later else "")
+                + (" (a member)" if member else "")
             )
             r.steps.append((rule, f"+{gain:.4f}"))
         elif stem and query.form != "function" and not tests:

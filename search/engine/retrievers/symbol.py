@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from indexer import MEMBER_KINDS
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.text import SpanMapper
@@ -40,7 +41,8 @@ class SymbolRetriever:
             names = [(i, False) for i in query.names]
         elif query.shape == "literal":
             names = [(i, True) for i in query.identifiers]
-        elif query.shape == "natural":
+        members = query.shape != "natural"  # fields and variants are found for a name, not in a sentence
+        if query.shape == "natural":
             names = [(i, False) for i in query.identifiers]
             lowered = {i.lower() for i in query.identifiers}
             names += [(w, True) for w in query.words if w not in lowered]
@@ -56,16 +58,36 @@ class SymbolRetriever:
         )
         for n, matches in enumerate(per_name):
             weight = 1.0 / (1 + 0.15 * n)
+            # A data member is found by its name as written, or qualified by its owner, in a query that
+            # is a name: `Tokenizer` asks for a type, not the `tokenizer` attribute, and a sentence that
+            # mentions `path_router` is about the router, not the field that holds one (BENCHMARKS §10,
+            # twenty-fourth session).
+            matches = [
+                m
+                for m in matches
+                if m.symbol.kind not in MEMBER_KINDS or (members and m.match in EXACT_MATCHES)
+            ]
             found += [(m, weight) for m in matches if scope.allows(m.symbol.path)]
         mapper = SpanMapper(self.index, 50, {m.symbol.path for m, _ in found})
         for m, weight in found:
             row = m.symbol
-            span, _sym, _kind, _lang = mapper.span(row.path, row.start_line)
-            if span.start_line > row.start_line or span.end_line < row.start_line:
+            line = row.start_line
+            span, _sym, _kind, _lang = mapper.span(row.path, line)
+            if row.kind in MEMBER_KINDS and span.end_line < row.end_line:
+                # A long struct is cut into overlapping windows: the field and the doc comment above it
+                # may both be in the next one, where the first line alone ends this one with the comment.
+                whole = mapper.span(row.path, row.end_line)[0]
+                if whole.start_line <= row.start_line:
+                    span = whole
+            if span.start_line > line or span.end_line < line:
                 span = Span(row.path, row.start_line, row.end_line)
             # "where is the console class defined": the class ``Console``, as well as a ``console`` method
+            # A data member is not the definition an identifier query puts first, unless it is the kind
+            # asked for ("field max_redirects"): cobra's `Args` is its package's args.go as much as the
+            # field `Command.Args`.
             exact = mark_exact and (
-                m.match in EXACT_MATCHES or (row.kind in query.kinds and m.match in FOLDED_MATCHES)
+                (m.match in EXACT_MATCHES and (row.kind not in MEMBER_KINDS or row.kind in query.kinds))
+                or (row.kind in query.kinds and m.match in FOLDED_MATCHES)
             )
             hit = Hit(span, m.score * weight, row.qualified_name, row.kind, row.language, exact=exact)
             key = (span.path, span.start_line)

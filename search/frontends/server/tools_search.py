@@ -206,7 +206,7 @@ def find_symbol(
     ],
     kind: Annotated[
         list[SymbolKind] | None,
-        Field(description="Only these kinds (class, function, method, interface, struct, ...)."),
+        Field(description="Only these kinds (class, function, method, interface, struct, field, variant, ...)."),
     ] = None,
     language: Language = None,
     path: Annotated[
