@@ -22,7 +22,9 @@ from indexer.types import MEMBER_KINDS, Chunk, Symbol, sha256_hex
 
 _NOT_CHUNKED = MEMBER_KINDS | {"reexport"}
 
-CHUNKER_VERSION = 2  # 2: definitions start at their decorators, attributes and doc comment
+# 2: definitions start at their decorators, attributes and doc comment; 3: and Rust's definitions inside
+# item-level macro calls (``cfg_rt! { … }``, indexer/macro_items.py) are chunked as definitions
+CHUNKER_VERSION = 3
 
 
 @dataclass(slots=True)

@@ -102,15 +102,17 @@ def get_parser(language: str) -> tree_sitter.Parser:
     return parser
 
 
-def parse(source: bytes, language: str) -> tree_sitter.Tree:
-    """Parse ``source``; syntax errors become ``ERROR`` nodes, not exceptions.
+def parse(source: bytes, language: str, old: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
+    """Parse ``source``; syntax errors become ``ERROR`` nodes, not exceptions. ``old``: the tree of an
+    earlier text, edited (:meth:`tree_sitter.Tree.edit`) to say where this one differs, which tree-sitter
+    reuses for the rest.
 
     Raises :class:`GrammarUnavailableError` for an unknown language and :class:`ParseError` if
     tree-sitter itself fails.
     """
     parser = get_parser(language)
     try:
-        return parser.parse(source)
+        return parser.parse(source, old) if old is not None else parser.parse(source)
     except (ValueError, TypeError, RuntimeError) as exc:
         raise ParseError(language, str(exc)) from exc
 

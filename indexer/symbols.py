@@ -60,6 +60,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from indexer.languages import SYMBOL_LANGUAGES
+from indexer.macro_items import unwrapped
 from indexer.parsing import load_query, parse
 from indexer.types import MEMBER_KINDS, Symbol
 
@@ -161,13 +162,27 @@ def extract_symbols(source: bytes, language: str, path: str) -> list[Symbol]:
 
 def symbols_from_tree(tree: tree_sitter.Tree, source: bytes, language: str, path: str) -> list[Symbol]:
     """:func:`extract_symbols` for a tree already parsed from ``source`` (the chunker reuses its tree)."""
+    symbols = _symbols(tree, source, language, path)
+    inside = unwrapped(tree, source, language)
+    if inside is not None:
+        # the definitions in the bodies of item-level macro calls (``cfg_rt! { … }``), read from the
+        # source with the calls' wrappers blanked; everything outside them as the file is written
+        tree, source, bodies = inside
+        symbols += [
+            s
+            for s in _symbols(tree, source, language, path)
+            if any(first <= s.start_line - 1 <= last for first, last in bodies)
+        ]
+    symbols.sort(key=lambda s: (s.start_line, -s.end_line))
+    return symbols
+
+
+def _symbols(tree: tree_sitter.Tree, source: bytes, language: str, path: str) -> list[Symbol]:
     query = load_query(language, "tags")
     found, leads = _collect(query, tree.root_node, source, split=language not in _NAMES_NOT_SPLIT)
     if language in _PIECEWISE:
         found = _join_pieces(found)
-    symbols = _qualify(found, _Leading(leads, source, language), language, path, source)
-    symbols.sort(key=lambda s: (s.start_line, -s.end_line))
-    return symbols
+    return _qualify(found, _Leading(leads, source, language), language, path, source)
 
 
 def _collect(

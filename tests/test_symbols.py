@@ -405,3 +405,47 @@ def test_a_language_without_a_grammar_is_a_clear_error() -> None:
 def test_a_bundled_grammar_without_a_tags_query_is_a_clear_error() -> None:
     with pytest.raises(GrammarUnavailableError, match="no tags query for 'elixir'"):
         extract_symbols(b"x = 1", "elixir", "x.ex")
+
+
+def test_rust_definitions_inside_item_level_macro_calls_are_found() -> None:
+    """tokio writes a third of its files inside ``cfg_*! { … }``: a token tree to the grammar."""
+    source = (
+        "use crate::x;\n"  # 1
+        "\n"
+        "cfg_rt! {\n"  # 3
+        "    /// Runs a blocking function.\n"  # 4
+        "    pub fn spawn_blocking() {}\n"  # 5
+        "    cfg_net! {\n"  # 6
+        "        pub struct Listener { port: u16 }\n"  # 7
+        "    }\n"
+        "}\n"
+        "impl Handle {\n"  # 10
+        "    cfg_net! {\n"
+        "        pub fn bind(&self) {}\n"  # 12
+        "    }\n"
+        "}\n"
+        "fn body() {\n"  # 15
+        "    quote! { fn not_an_item() {} }\n"
+        "    let v = vec![1];\n"
+        "}\n"
+    )
+    symbols = extract_symbols(source.encode(), "rust", "x.rs")
+    assert [(s.qualified_name, s.kind, s.start_line, s.end_line) for s in symbols] == [
+        ("spawn_blocking", "function", 4, 5),
+        ("Listener", "struct", 7, 7),
+        ("Listener.port", "field", 7, 7),
+        ("Handle.bind", "method", 12, 12),
+        ("body", "function", 15, 18),
+    ]
+    chunks = chunk_file(
+        "x.rs", source, symbols, "rust", ChunkSettings(max_lines=3, overlap_lines=0, min_lines=1)
+    )
+    assert {c.symbol for c in chunks} >= {"spawn_blocking", "Handle.bind"}
+
+
+def test_a_macro_call_that_holds_no_items_yields_what_parses() -> None:
+    source = (
+        "lazy_static! {\n    static ref TABLE: Vec<u8> = vec![];\n}\nfn after() {}\nbroken! {\n    fn (\n"
+    )
+    names = [s.qualified_name for s in extract_symbols(source.encode(), "rust", "x.rs")]
+    assert "after" in names  # the rest of the file is read as before
