@@ -359,13 +359,9 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "const": frozenset({"constant"}),
     "module": frozenset({"module"}),
     "namespace": frozenset({"module"}),
-    "field": frozenset({"field"}),
-    "property": frozenset({"field"}),
-    "attribute": frozenset({"field"}),
-    "member": frozenset({"field", "variant", "method"}),
-    "variant": frozenset({"variant"}),
-    "enumerator": frozenset({"variant"}),
 }
+# Not "field", "property", "attribute" or "member": a message pasted from a log opens with them as often
+# ("Field 'Config#port' is not accessible"), and a member's name alone finds it.
 # Keywords that declare a definition and are no English word: what follows is a name however it is
 # written ("def parse", "fn main", "func open").
 _CODE_KEYWORDS = frozenset({"def", "func", "fn"})

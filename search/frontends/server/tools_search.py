@@ -206,7 +206,9 @@ def find_symbol(
     ],
     kind: Annotated[
         list[SymbolKind] | None,
-        Field(description="Only these kinds (class, function, method, interface, struct, field, variant, ...)."),
+        Field(
+            description="Only these kinds (class, function, method, interface, struct, field, variant, ...)."
+        ),
     ] = None,
     language: Language = None,
     path: Annotated[
