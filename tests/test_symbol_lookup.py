@@ -47,3 +47,20 @@ def test_a_qualified_name_finds_its_definition_before_others_of_the_name() -> No
     # an instance's attribute path: of the ``print``s, the one of a ``Console`` (any case)
     assert first("self.console.print") == ("Console.print", "exact")
     assert first("print") == ("print", "exact")  # unqualified: the function before the method
+
+
+def test_a_member_is_found_by_its_name_as_written_or_qualified_only() -> None:
+    field = SymbolRow(
+        "max_redirects", "Client.max_redirects", "field", "client.py", "python", 6, 6, "self.x = x"
+    )
+    table = SymbolTable(
+        [field, SymbolRow("MaxRedirects", "MaxRedirects", "class", "errors.py", "python", 1, 3, "")]
+    )
+
+    def kinds(query: str) -> list[tuple[str, str]]:
+        return [(m.symbol.qualified_name, m.match) for m in table.lookup(query)]
+
+    assert set(kinds("max_redirects")) == {("Client.max_redirects", "exact"), ("MaxRedirects", "normalised")}
+    assert ("Client.max_redirects", "qualified") in kinds("Client.max_redirects")
+    assert kinds("MAX_REDIRECTS") == [("MaxRedirects", "normalised")]  # another case: not the field
+    assert [q for q, _ in kinds("max_redir")] == ["MaxRedirects"]  # a prefix: not the field either
