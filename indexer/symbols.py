@@ -72,7 +72,7 @@ _CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"
 # What may hold a field's declarator on its line (see _declaration).
 _DECLARATIONS = frozenset(
     {
-        "field_declaration", "variable_declaration", "property_declaration", "pointer_declarator",
+        "field_declaration", "variable_declaration", "property_declaration", "enum_entry", "pointer_declarator",
         "array_declarator", "function_declarator", "parenthesized_declarator",
     }
 )  # fmt: skip
@@ -268,6 +268,8 @@ def _split_name(text: str) -> list[str]:
     Operator names (C++ ``operator<``, Ruby ``<=>``) keep their angle brackets.
     """
     text = _WHITESPACE.sub("", text)
+    if text.startswith(":") and _IDENTIFIER_START.match(text, 1):
+        text = text[1:]  # a Ruby symbol (`attr_reader :name`) names ``name``
     if _IDENTIFIER_START.match(text) and "operator" not in text:
         previous = None
         while previous != text:

@@ -216,7 +216,32 @@ def test_language_edge_cases(language: str, source: str, expected: list[tuple[st
             "struct S {\n    /// the size\n    pub a: u32,\n}\nenum E { A, B(u8) }\n",
             [("S.a", "field", 2), ("E.A", "variant", 5), ("E.B", "variant", 5)],
         ),
-        ("go", "package p\ntype S struct {\n\tA int\n\tsync.Mutex\n}\n", [("p.S.A", "field", 3)]),
+        (
+            "go",
+            "package p\ntype S struct {\n\tA int\n\tb, c string\n\tsync.Mutex\n}\n",
+            [("p.S.A", "field", 3), ("p.S.b", "field", 4), ("p.S.c", "field", 4)],
+        ),
+        ("swift", "enum E {\n  case one, two\n}\n", [("E.one", "variant", 2), ("E.two", "variant", 2)]),
+        (
+            "scala",
+            "case class P(x: Int)\nclass C {\n  val b = 1\n}\nenum Color { case Red, Green }\n",
+            [
+                ("P.x", "field", 1),
+                ("C.b", "field", 3),
+                ("Color.Red", "variant", 5),
+                ("Color.Green", "variant", 5),
+            ],
+        ),
+        (
+            "haskell",
+            "data P = P { px :: Int, py, pz :: Int }\n",
+            [("P.px", "field", 1), ("P.py", "field", 1), ("P.pz", "field", 1)],
+        ),
+        (
+            "ruby",
+            "class A\n  attr_accessor :name, :age\n  def x; end\nend\n",
+            [("A.name", "field", 2), ("A.age", "field", 2)],
+        ),
         (
             "typescript",
             "class A { x = 1; h = () => 1 }\ninterface I { a: string; m(): void }\nenum E { P, Q = 2 }\n",

@@ -44,8 +44,9 @@
 ; Fields (data members, properties) and enum variants: found by name, never chunked on their own
 ; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
 ; holding a function) wins for the same node.
+; Each name of `a, b int` is a field of its own (its doc comment is the declaration's).
 (field_declaration_list
-  (field_declaration name: (field_identifier) @name) @definition.field)
+  (field_declaration name: (field_identifier) @name @definition.field))
 
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

@@ -63,6 +63,13 @@
 (instance_declarations
   (function (infix operator: (operator) @name)) @definition.function)
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+; Each name of a record's `{ x, y :: Int }` is a field of its own.
+(field
+  (field_name (variable) @name) @definition.field)
+
 ; Comments and pragmas that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
 (haddock) @doc

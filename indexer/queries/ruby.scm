@@ -30,5 +30,16 @@
     (assignment
       left: (constant) @name) @definition.constant))
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+; `attr_accessor :name, :age`: each symbol an attribute of the class (its `:` is dropped, see
+; indexer/symbols.py).
+(body_statement
+  (call
+    method: (identifier) @_attr
+    arguments: (argument_list (simple_symbol) @name @definition.field)
+    (#any-of? @_attr "attr_accessor" "attr_reader" "attr_writer")))
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

@@ -36,6 +36,18 @@
     pattern: (identifier) @name
     (#match? @name "^[A-Z]")) @definition.constant)
 
+; Fields (data members, properties) and enum variants: found by name, never chunked on their own
+; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
+; holding a function) wins for the same node.
+(class_parameter
+  name: (identifier) @name) @definition.field
+(template_body
+  [(val_definition pattern: (identifier) @name) (var_definition pattern: (identifier) @name)] @definition.field)
+(simple_enum_case
+  name: (identifier) @name) @definition.variant
+(full_enum_case
+  name: (identifier) @name) @definition.variant
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
 (block_comment) @doc

@@ -47,8 +47,9 @@
 (protocol_body
   (protocol_property_declaration
     name: (pattern bound_identifier: (simple_identifier) @name)) @definition.field)
+; Each name of `case a, b` is a variant of its own.
 (enum_entry
-  name: (simple_identifier) @name) @definition.variant
+  name: (simple_identifier) @name @definition.variant)
 
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
