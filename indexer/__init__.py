@@ -102,7 +102,7 @@ if TYPE_CHECKING:
     from indexer.symbols import extract_symbols as extract_symbols
     from indexer.textview import TextView as TextView
     from indexer.textview import open_view as open_view
-    from indexer.types import MEMBER_KINDS as MEMBER_KINDS
+    from indexer.types import DATA_KINDS as DATA_KINDS
     from indexer.types import Chunk as Chunk
     from indexer.types import ChunkSpan as ChunkSpan
     from indexer.types import FileRecord as FileRecord
@@ -192,7 +192,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Chunk",
         "ChunkSpan",
         "FileRecord",
-        "MEMBER_KINDS",
+        "DATA_KINDS",
         "Symbol",
         "SymbolKind",
         "sha256_hex",

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from indexer.config import ChunkSettings
-from indexer.types import MEMBER_KINDS, Chunk, Symbol, sha256_hex
+from indexer.types import DATA_KINDS, Chunk, Symbol, sha256_hex
 
-_NOT_CHUNKED = MEMBER_KINDS | {"reexport"}
+_NOT_CHUNKED = DATA_KINDS | {"reexport"}
 
 # 2: definitions start at their decorators, attributes and doc comment; 3: and Rust's definitions inside
 # item-level macro calls (``cfg_rt! { … }``, indexer/macro_items.py) are chunked as definitions

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from indexer.names import dotted, name_tokens, normalise
-from indexer.types import MEMBER_KINDS, STORED_SYMBOL_FIELDS, Symbol
+from indexer.types import DATA_KINDS, STORED_SYMBOL_FIELDS, Symbol
 
 TIER_EXACT = 1.0
 TIER_QUALIFIED = 0.97
@@ -67,7 +67,7 @@ class SymbolTable:
         norms: dict[str, str] = {}  # names repeat (methods of many classes): normalise each once
         for i, r in enumerate(self.rows):
             self.by_name[r.name].append(i)
-            if r.kind in MEMBER_KINDS:
+            if r.kind in DATA_KINDS:
                 # a field or variant is found by its name as written or qualified (search.engine's
                 # symbol retriever keeps no other match of one): the scans of other cases, prefixes and
                 # substrings below stay the size of the workspace's other definitions

@@ -62,7 +62,7 @@ import tree_sitter
 from indexer.languages import SYMBOL_LANGUAGES
 from indexer.macro_items import unwrapped
 from indexer.parsing import load_query, parse
-from indexer.types import MEMBER_KINDS, Symbol
+from indexer.types import DATA_KINDS, Symbol
 
 __all__ = ["SYMBOL_LANGUAGES", "extract_symbols", "symbols_from_tree"]
 
@@ -72,7 +72,8 @@ _CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"
 # What may hold a field's declarator on its line (see _declaration).
 _DECLARATIONS = frozenset(
     {
-        "field_declaration", "variable_declaration", "property_declaration", "enum_entry", "pointer_declarator",
+        "field_declaration", "variable_declaration", "property_declaration", "enum_entry", "var_spec",
+        "var_declaration", "pointer_declarator",
         "array_declarator", "function_declarator", "parenthesized_declarator",
     }
 )  # fmt: skip
@@ -395,7 +396,7 @@ def _qualify(found: list[_Found], leading: _Leading, language: str, path: str, s
         while ends and ends[0] <= start:
             floor = max(floor, heapq.heappop(ends))
         heapq.heappush(ends, item.end_byte)
-        member = item.role == "definition" and item.kind in MEMBER_KINDS
+        member = item.role == "definition" and item.kind in DATA_KINDS
         parent = _owner(stack) if member else (stack[-1] if stack else None)
         prefix = parent.qualified if parent is not None else package
         if parent is not None and item.qualifier == [parent.name]:

@@ -17,7 +17,7 @@ SymbolKind = Literal[
     "type",
     "constant",
     "module",
-    "variable",
+    "variable",  # a variable a file or package defines (`var ErrClosed = errors.New(…)`, `app = Flask(…)`)
     "field",  # a data member: a struct's field, a class attribute or property, `self.x` set in `__init__`
     "variant",  # a member of an enum: a Rust variant, a Java enum constant, a C enumerator
     "constructor",
@@ -25,9 +25,10 @@ SymbolKind = Literal[
     "reexport",  # a name another crate defines, made public here (Rust `pub use`)
 ]
 
-#: Data members and enum variants: definitions found by name that hold no code of their own. They never
-#: start or end a chunk (a field is a line of the chunk of its owner) and name nothing nested in them.
-MEMBER_KINDS: frozenset[str] = frozenset({"field", "variant"})
+#: Data members, enum variants and a file's variables: definitions found by name that hold no code of
+#: their own. They never start or end a chunk (a field is a line of the chunk of its owner, a variable of
+#: the file's code around it) and name nothing nested in them.
+DATA_KINDS: frozenset[str] = frozenset({"field", "variant", "variable"})
 
 
 class Symbol(NamedTuple):

@@ -1,6 +1,7 @@
-"""A data member (a struct's field, a class attribute, an enum's variant) is found by its name: the
-chunk that declares it first, for the bare name and for ``Owner.name``. It is not what a sentence's
-words or a name in another case ask for, and a file named after the name stays its module."""
+"""A data member (a struct's field, a class attribute, an enum's variant) or a file's variable is found
+by its name: the chunk that declares it first, for the bare name and for ``Owner.name``. It is not what
+a sentence's words or a name in another case ask for, and a file named after the name stays its
+module."""
 
 from __future__ import annotations
 
@@ -62,6 +63,15 @@ TOKENIZER = '''class WordTokenizer:
     def split(self, text):
         return text.split()
 '''
+ERRORS = """package cli
+
+// ErrClosed is returned by a command run after Close.
+var ErrClosed = errors.New("closed")
+"""
+RUN = "package cli\n\n" + "\n".join(
+    f"func run{i}(c *Command) error {{\n\tif c.closed {{\n\t\treturn ErrClosed\n\t}}\n\treturn nil\n}}\n"
+    for i in range(4)
+)
 FILES = {
     "src/client.py": CLIENT,
     "src/send.py": SEND,
@@ -70,6 +80,8 @@ FILES = {
     "cli/command.go": COMMAND,
     "cli/args.go": ARGS,
     "src/tokenizer.py": TOKENIZER,
+    "cli/errors.go": ERRORS,
+    "cli/run.go": RUN,
 }
 
 
@@ -92,6 +104,7 @@ def _first(engine: Engine, text: str) -> tuple[str, int, int]:
         ("Store.capacity", "src/store.rs", 3),
         ("Evicted", "src/store.rs", 8),
         ("Event::Evicted", "src/store.rs", 8),
+        ("ErrClosed", "cli/errors.go", 4),  # a package's variable, returned in four places
     ],
 )
 def test_a_member_is_found_where_it_is_declared(engine: Engine, text: str, path: str, line: int) -> None:

@@ -18,7 +18,7 @@ from indexer.config import ChunkSettings
 from indexer.errors import GrammarUnavailableError
 from indexer.parsing import digest_of_queries, parse, queries_digest
 from indexer.symbols import SYMBOL_LANGUAGES, extract_symbols, symbols_from_tree
-from indexer.types import Symbol
+from indexer.types import DATA_KINDS, Symbol
 
 FIXTURES = Path(__file__).parent / "fixtures" / "symbols"
 KINDS = {
@@ -198,8 +198,8 @@ def test_signature_skips_annotation_lines_and_is_capped() -> None:
 )
 def test_language_edge_cases(language: str, source: str, expected: list[tuple[str, str]]) -> None:
     symbols = extract_symbols(source.encode(), language, "x")
-    # Fields and variants have their own cases below; these are about the definitions around them.
-    assert [(s.qualified_name, s.kind) for s in symbols if s.kind not in ("field", "variant")] == expected
+    # Fields, variants and variables have their own cases below; these are about the definitions around them.
+    assert [(s.qualified_name, s.kind) for s in symbols if s.kind not in DATA_KINDS] == expected
 
 
 @pytest.mark.parametrize(
@@ -474,3 +474,35 @@ def test_a_macro_call_that_holds_no_items_yields_what_parses() -> None:
     )
     names = [s.qualified_name for s in extract_symbols(source.encode(), "rust", "x.rs")]
     assert "after" in names  # the rest of the file is read as before
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "expected"),
+    [
+        ("python", "MAX = 3\napp = Flask(__name__)\ndef f():\n    y = 2\napp = other()\n", [("app", 2)]),
+        (
+            "go",
+            'package p\n// ErrX is bad\nvar ErrX = errors.New("x")\nvar (\n\ta = 1\n\tb, c int\n)\nfunc f() { var z = 1 }\n',
+            [("p.ErrX", 2), ("p.a", 5), ("p.b", 6), ("p.c", 6)],
+        ),
+        (
+            "javascript",
+            "const express = require('express');\nconst app = express();\nconst f = () => 1;\nconst MAX = 3;\n"
+            "export const config = { a: 1 };\nfunction g() { const inner = 1; }\n",
+            [("app", 2), ("config", 5)],
+        ),
+        (
+            "typescript",
+            "export const routes: Route[] = [];\nconst handler = async () => {};\n",
+            [("routes", 1)],
+        ),
+        ("kotlin", "const val K = 1\nval defaultTimeout = 30\n", [("defaultTimeout", 2)]),
+        ("swift", "let k = 1\nvar counter = 0\n", [("counter", 2)]),
+        ("scala", "val Max = 3\nval timeout = 30\n", [("timeout", 2)]),
+    ],
+)
+def test_file_level_variables(language: str, source: str, expected: list[tuple[str, int]]) -> None:
+    """A variable a file or package defines, once (where first assigned), not a constant (UPPER_CASE,
+    `const val`, Swift `let`), a function (`const f = () => 1`), an import (`require`) or a local."""
+    symbols = extract_symbols(source.encode(), language, "x")
+    assert [(s.qualified_name, s.start_line) for s in symbols if s.kind == "variable"] == expected

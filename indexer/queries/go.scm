@@ -48,5 +48,13 @@
 (field_declaration_list
   (field_declaration name: (field_identifier) @name @definition.field))
 
+; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
+; never chunked on their own, like fields.
+; Each name of `var a, b int` is a variable of its own.
+(source_file
+  (var_declaration
+    [(var_spec name: (identifier) @name @definition.variable)
+     (var_spec_list (var_spec name: (identifier) @name @definition.variable))]))
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

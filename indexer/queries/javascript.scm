@@ -93,6 +93,18 @@
 (field_definition
   property: [(property_identifier) (private_property_identifier)] @name) @definition.field
 
+; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
+; never chunked on their own, like fields.
+; Not `const x = require('x')`: an import.
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
+   (variable_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
+   (export_statement
+     declaration: [
+       (lexical_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
+       (variable_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)])]
+  (#not-match? @_value "^require[ (]"))
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
 (decorator) @decoration

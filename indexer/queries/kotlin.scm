@@ -47,6 +47,12 @@
 (enum_entry
   (simple_identifier) @name) @definition.variant
 
+; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
+; never chunked on their own, like fields.
+(source_file
+  (property_declaration
+    (variable_declaration (simple_identifier) @name)) @definition.variable)
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (line_comment) @doc
 (multiline_comment) @doc

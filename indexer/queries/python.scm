@@ -42,5 +42,11 @@
     (#eq? @_init "__init__")
     (#eq? @_self "self")))
 
+; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
+; never chunked on their own, like fields.
+(module
+  [(assignment left: (identifier) @name)
+   (expression_statement (assignment left: (identifier) @name))] @definition.variable)
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

@@ -48,6 +48,11 @@
 (full_enum_case
   name: (identifier) @name) @definition.variant
 
+; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
+; never chunked on their own, like fields.
+(compilation_unit
+  [(val_definition pattern: (identifier) @name) (var_definition pattern: (identifier) @name)] @definition.variable)
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
 (block_comment) @doc

@@ -51,6 +51,12 @@
 (enum_entry
   name: (simple_identifier) @name @definition.variant)
 
+; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
+; never chunked on their own, like fields.
+(source_file
+  (property_declaration
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.variable)
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
 (multiline_comment) @doc

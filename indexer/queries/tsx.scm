@@ -105,6 +105,18 @@
   [(property_identifier) @name @definition.variant
    (enum_assignment name: (property_identifier) @name) @definition.variant])
 
+; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
+; never chunked on their own, like fields.
+; Not `const x = require('x')`: an import.
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
+   (variable_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
+   (export_statement
+     declaration: [
+       (lexical_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
+       (variable_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)])]
+  (#not-match? @_value "^require[ (]"))
+
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc
 (decorator) @decoration

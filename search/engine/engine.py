@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from indexer import MEMBER_KINDS, ConfigGlobs, IndexStoreError, Settings, has_tables, read_beneath
+from indexer import DATA_KINDS, ConfigGlobs, IndexStoreError, Settings, has_tables, read_beneath
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, Fused, fuse
 from search.engine.query import (
@@ -636,7 +636,7 @@ def _spelled(query: AnalysedQuery, index: Index | None) -> AnalysedQuery:
         return query
     found = _definitions(index, "".join(words), limit=SPELLED_NAMES)
     # a field's name spelled in words is a topic ("follow redirects"), not the attribute that holds it
-    names = {m.symbol.name for m in found if m.symbol.kind not in MEMBER_KINDS}
+    names = {m.symbol.name for m in found if m.symbol.kind not in DATA_KINDS}
     if len(names) != 1:
         return query  # ``parse_url`` and ``ParseURL``: which one is meant, the words do not say
     return as_definition(query, NameRequest(names.pop(), frozenset(), True))

@@ -86,7 +86,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import MEMBER_KINDS, dotted, identifier_parts, normalise, stem_words
+from indexer import DATA_KINDS, dotted, identifier_parts, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
@@ -478,7 +478,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             gain *= config.named_others if later else 1.0
             # a field or an enum's variant of the name is a line of its owner's chunk: half a definition,
             # below the module named after the name (axum's `Router.path_router`, its path_router.rs)
-            member = r.fused.definition is not None and r.fused.definition.kind in MEMBER_KINDS
+            member = r.fused.definition is not None and r.fused.definition.kind in DATA_KINDS
             gain *= 0.5 if member else 1.0
             r.score += gain
             rule = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from indexer import MEMBER_KINDS
+from indexer import DATA_KINDS
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.text import SpanMapper
@@ -65,7 +65,7 @@ class SymbolRetriever:
             matches = [
                 m
                 for m in matches
-                if m.symbol.kind not in MEMBER_KINDS or (members and m.match in EXACT_MATCHES)
+                if m.symbol.kind not in DATA_KINDS or (members and m.match in EXACT_MATCHES)
             ]
             found += [(m, weight) for m in matches if scope.allows(m.symbol.path)]
         mapper = SpanMapper(self.index, 50, {m.symbol.path for m, _ in found})
@@ -73,7 +73,7 @@ class SymbolRetriever:
             row = m.symbol
             line = row.start_line
             span, _sym, _kind, _lang = mapper.span(row.path, line)
-            if row.kind in MEMBER_KINDS and span.end_line < row.end_line:
+            if row.kind in DATA_KINDS and span.end_line < row.end_line:
                 # A long struct is cut into overlapping windows: the field and the doc comment above it
                 # may both be in the next one, where the first line alone ends this one with the comment.
                 whole = mapper.span(row.path, row.end_line)[0]
@@ -86,7 +86,7 @@ class SymbolRetriever:
             # asked for ("field max_redirects"): cobra's `Args` is its package's args.go as much as the
             # field `Command.Args`.
             exact = mark_exact and (
-                (m.match in EXACT_MATCHES and (row.kind not in MEMBER_KINDS or row.kind in query.kinds))
+                (m.match in EXACT_MATCHES and (row.kind not in DATA_KINDS or row.kind in query.kinds))
                 or (row.kind in query.kinds and m.match in FOLDED_MATCHES)
             )
             hit = Hit(span, m.score * weight, row.qualified_name, row.kind, row.language, exact=exact)
