@@ -239,8 +239,8 @@ def _from_match(
     # Several @name nodes (a Haskell `instance Show (Maybe a)`: class and type) join with a space.
     text = " ".join(_WHITESPACE.sub(" ", _text(n, source)).strip() for n in names)
     parts = _split_name(text) if split else [text.strip()]
-    if not parts:
-        return None
+    if not parts or parts[-1] == "_":
+        return None  # the blank identifier names nothing (Go's `var _ Iface = (*T)(nil)`, Rust's `const _`)
     qualifier = [p for q in captures.get("qualifier", [])[:1] for p in _split_name(_text(q, source))]
     first = names[0]
     if role == "package":

@@ -499,6 +499,12 @@ def test_a_macro_call_that_holds_no_items_yields_what_parses() -> None:
         ("kotlin", "const val K = 1\nval defaultTimeout = 30\n", [("defaultTimeout", 2)]),
         ("swift", "let k = 1\nvar counter = 0\n", [("counter", 2)]),
         ("scala", "val Max = 3\nval timeout = 30\n", [("timeout", 2)]),
+        (
+            "c",
+            "static struct ops my_ops = { .open = f };\nconst int K = 3;\nint f(int);\nextern int z;\n"
+            "static const char *names[] = {0};\nint g(void) { static int local = 1; return local; }\n",
+            [("my_ops", 1), ("names", 5)],
+        ),
     ],
 )
 def test_file_level_variables(language: str, source: str, expected: list[tuple[str, int]]) -> None:
@@ -506,3 +512,15 @@ def test_file_level_variables(language: str, source: str, expected: list[tuple[s
     `const val`, Swift `let`), a function (`const f = () => 1`), an import (`require`) or a local."""
     symbols = extract_symbols(source.encode(), language, "x")
     assert [(s.qualified_name, s.start_line) for s in symbols if s.kind == "variable"] == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "source"),
+    [
+        ("go", "package p\nvar _ Iface = (*T)(nil)\n"),
+        ("python", "_ = setup()\n"),
+        ("rust", "const _: () = ();\n"),
+    ],
+)
+def test_the_blank_identifier_names_nothing(language: str, source: str) -> None:
+    assert extract_symbols(source.encode(), language, "x") == []
