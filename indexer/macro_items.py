@@ -16,13 +16,14 @@ A body that is not items (a DSL) parses with errors and yields what tree-sitter 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 
 import tree_sitter
 
 from indexer.parsing import parse
 
-__all__ = ["MACRO_ITEM_LANGUAGES", "MAX_DEPTH", "unwrapped"]
+__all__ = ["MACRO_ITEM_LANGUAGES", "MAX_DEPTH", "Rows", "unwrapped"]
 
 MACRO_ITEM_LANGUAGES = frozenset({"rust"})
 MAX_DEPTH = 3  # levels of macro calls inside macro calls
@@ -31,11 +32,29 @@ _BLANK = 0x20
 _NEWLINE = 0x0A
 
 
+class Rows:
+    """The 0-based rows of the bodies read: ranges that nest or follow one another, merged."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for first, last in sorted(ranges):
+            if merged and first <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], last)
+            else:
+                merged.append([first, last])
+        self._firsts = [m[0] for m in merged]
+        self._lasts = [m[1] for m in merged]
+
+    def holds(self, row: int) -> bool:
+        i = bisect.bisect_right(self._firsts, row) - 1
+        return i >= 0 and row <= self._lasts[i]
+
+
 def unwrapped(
     tree: tree_sitter.Tree, source: bytes, language: str
-) -> tuple[tree_sitter.Tree, bytes, list[tuple[int, int]]] | None:
+) -> tuple[tree_sitter.Tree, bytes, Rows] | None:
     """``(tree, source, bodies)`` of ``source`` with its item-level macro calls unwrapped, where
-    ``bodies`` are the 0-based (first row, last row) of each body read; ``None`` where there is none."""
+    ``bodies`` holds the rows of the bodies read; ``None`` where there is none."""
     if language not in MACRO_ITEM_LANGUAGES:
         return None
     text = bytearray(source)
@@ -52,24 +71,27 @@ def unwrapped(
         tree = parse(bytes(text), language, edited)  # reparses only around the blanked wrappers
     if not bodies:
         return None
-    return tree, bytes(text), bodies
+    return tree, bytes(text), Rows(bodies)
 
 
 def _item_calls(
-    node: tree_sitter.Node,
+    root: tree_sitter.Node,
 ) -> Iterator[tuple[tree_sitter.Node, tree_sitter.Node, tree_sitter.Node]]:
-    """(opening brace, closing brace, call) of each macro call in braces where an item may stand."""
-    for child in node.named_children:
-        if child.type == "macro_invocation":
-            tokens = child.named_children[-1] if child.named_children else None
-            if tokens is not None and tokens.type == "token_tree" and tokens.child_count >= 2:
-                opening, closing = tokens.children[0], tokens.children[-1]
-                if opening.type == "{" and closing.type == "}" and not closing.is_missing:
-                    yield opening, closing, child
-        elif child.type in _CONTAINERS:
-            body = child.child_by_field_name("body")
-            if body is not None:
-                yield from _item_calls(body)
+    """(opening brace, closing brace, call) of each macro call in braces where an item may stand. A
+    loop, not a recursion: modules nested ten thousand deep are a file like any other."""
+    bodies = [root]
+    while bodies:
+        for child in bodies.pop().named_children:
+            if child.type == "macro_invocation":
+                tokens = child.named_children[-1] if child.named_children else None
+                if tokens is not None and tokens.type == "token_tree" and tokens.child_count >= 2:
+                    opening, closing = tokens.children[0], tokens.children[-1]
+                    if opening.type == "{" and closing.type == "}" and not closing.is_missing:
+                        yield opening, closing, child
+            elif child.type in _CONTAINERS:
+                body = child.child_by_field_name("body")
+                if body is not None:
+                    bodies.append(body)
 
 
 def _blank(text: bytearray, tree: tree_sitter.Tree, first: tree_sitter.Node, last: tree_sitter.Node) -> None:

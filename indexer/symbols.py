@@ -169,11 +169,7 @@ def symbols_from_tree(tree: tree_sitter.Tree, source: bytes, language: str, path
         # the definitions in the bodies of item-level macro calls (``cfg_rt! { … }``), read from the
         # source with the calls' wrappers blanked; everything outside them as the file is written
         tree, source, bodies = inside
-        symbols += [
-            s
-            for s in _symbols(tree, source, language, path)
-            if any(first <= s.start_line - 1 <= last for first, last in bodies)
-        ]
+        symbols += [s for s in _symbols(tree, source, language, path) if bodies.holds(s.start_line - 1)]
     symbols.sort(key=lambda s: (s.start_line, -s.end_line))
     return symbols
 

@@ -524,3 +524,16 @@ def test_file_level_variables(language: str, source: str, expected: list[tuple[s
 )
 def test_the_blank_identifier_names_nothing(language: str, source: str) -> None:
     assert extract_symbols(source.encode(), language, "x") == []
+
+
+def test_macro_calls_in_modules_nested_thousands_deep_are_read_without_recursion() -> None:
+    depth = 3000  # deeper than Python's recursion limit
+    source = "mod a {\n" * depth + "cfg_x! { fn deep() {} }\n" + "}\n" * depth
+    names = [s.qualified_name for s in extract_symbols(source.encode(), "rust", "x.rs") if s.name == "deep"]
+    assert names == [".".join(["a"] * depth + ["deep"])]
+
+
+def test_every_one_of_many_macro_calls_is_read() -> None:
+    source = "".join(f"cfg_x! {{ fn f{i}() {{}} }}\n" for i in range(5000))
+    symbols = extract_symbols(source.encode(), "rust", "x.rs")
+    assert [(s.name, s.start_line) for s in symbols] == [(f"f{i}", i + 1) for i in range(5000)]

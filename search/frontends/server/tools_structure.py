@@ -52,9 +52,10 @@ def outline(
     state: ServerState,
     path: Annotated[str, Field(description="The file to outline, relative to the workspace root.")],
 ) -> Annotated[CallToolResult, OutlineOutput]:
-    """A file's definitions as a tree (classes with their methods, functions, types, constants),
-    each with kind, line range and signature, parsed from the current file contents. Use it to
-    understand a file's structure before reading it, or to pick the lines to read_file."""
+    """A file's definitions as a tree (classes with their methods and fields, functions, types, enums
+    with their variants, constants and variables), each with kind, line range and signature, parsed
+    from the current file contents. Use it to understand a file's structure before reading it, or to
+    pick the lines to read_file."""
     ws, confined = state.resolve(path)
     rel = confined.relpath
     data = read_regular_file(confined, ws.settings.max_file_bytes)
