@@ -65,3 +65,24 @@ def test_bound_keeps_name_description_and_signature_without_the_state(state: Ser
     assert tool.__name__ == "reindex" and tool.__doc__ == reindex.__doc__
     assert list(inspect.signature(tool).parameters) == list(inspect.signature(reindex).parameters)[1:]
     assert "state" not in tool.__annotations__ and "ctx" in tool.__annotations__
+
+
+def test_an_outline_of_definitions_nested_thousands_deep_stops_nesting_at_its_depth() -> None:
+    from indexer import extract_symbols
+    from search.frontends.server.models import OutlineOutput
+    from search.frontends.server.tools_structure import MAX_OUTLINE_DEPTH, _render_outline, _tree
+
+    depth = 2000  # deeper than Python's recursion limit allows a recursive render or serialisation
+    source = "mod a {\n" * depth + "fn deep() {}\n" + "}\n" * depth
+    symbols = extract_symbols(source.encode(), "rust", "deep.rs")
+    nodes = _tree(symbols)
+    levels, level = 0, nodes
+    while level:
+        levels, level = levels + 1, level[-1].children
+    assert levels == MAX_OUTLINE_DEPTH
+    lines = _render_outline(nodes, 0)
+    assert len(lines) == depth + 1 and lines[-1].strip().endswith("fn deep() {}")
+    dumped = OutlineOutput(
+        path="deep.rs", root="/", language="rust", symbols=nodes, total=len(symbols), truncated=False
+    )
+    assert dumped.model_dump()["total"] == depth + 1

@@ -43,6 +43,7 @@ from search.workspace.confine import Confined
 from search.workspace.files import read_regular_file
 
 MAX_OUTLINE_NODES = 3000
+MAX_OUTLINE_DEPTH = 64  # levels of nesting shown; what lies deeper is listed at the last level
 MAX_AST_FILES = 5000
 AST_SECONDS = 30.0
 CAPTURE_CHARS = 300
@@ -190,6 +191,10 @@ def _tree(symbols: list[Symbol]) -> list[OutlineNode]:
         while stack and s.start_line > stack[-1][1]:
             stack.pop()
         if stack and s.end_line <= stack[-1][1]:
+            if len(stack) >= MAX_OUTLINE_DEPTH:
+                # deeper still (modules nested thousands deep): a child of the deepest level shown
+                stack[MAX_OUTLINE_DEPTH - 2][0].children.append(node)
+                continue
             stack[-1][0].children.append(node)
         else:
             roots.append(node)
