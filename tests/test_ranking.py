@@ -1119,6 +1119,7 @@ def test_a_topic_that_says_where_to_look_puts_that_file_or_folder_first() -> Non
     assert paths(ranked)[0] == (".github/workflows/ci.yml", 1)  # a folder whose name opens with a dot
     ranked = rank(cands, analyse("retry handling in ./shop/http/client.py"), _only())
     assert paths(ranked)[0] == ("shop/http/client.py", 20)
+    assert analyse("retry handling (in `http/client.py`)").within == ("http/client.py",)  # as written in chat
     off = rank(cands, analyse("retry handling in client.py"), _only(where_to_look=False))
     assert paths(off)[0] == ("shop/cart.py", 1)  # switched off: the score decides
     # a short request is; a function's documentation that mentions a file is not where to look

@@ -310,12 +310,13 @@ _WITHIN_WORDS = 6
 
 def within_paths(spaced: Sequence[str]) -> tuple[str, ...]:
     """The files or folders a sentence says to look in: a file's name or path, or a folder ending with
-    "/", after "in", "inside" or "within" ("… in simple_httpclient.py", "… inside src/http/")."""
+    "/", after "in", "inside" or "within" ("… in simple_httpclient.py", "… inside src/http/", "…
+    (in `client.py`)")."""
     out = []
     for before, word in pairwise(spaced):
         # a path may open with a dot (``.github/``, ``./http/client.py``): only its end is punctuation
         bare = word.strip("`'\"()").rstrip(_EDGE)
-        if before.lower() not in _WITHIN:
+        if before.lower().lstrip("(") not in _WITHIN:
             continue
         folder = len(bare) > 1 and bare.endswith("/") and all(c in _PATH_CHARS for c in bare)
         if folder or names_a_file(bare):
