@@ -42,6 +42,10 @@ SOURCES = {
         "impl Frame {\n    pub fn verify(&self) -> u32 {\n        checksum(&self.body)\n    }\n}\n"
     ),
     "notes.txt": "compute_total is described here, and compute_totals is another word.\n",
+    "py/pool.py": (
+        "def make_pool(size):\n    return [None] * size\n\n\n"
+        "class Client:\n    def __init__(self, size):\n        self.pool = make_pool(size)\n"
+    ),
 }
 
 
@@ -152,3 +156,9 @@ def test_tool_descriptions_are_flowing_text(mcp: SyncClient) -> None:
         assert tool.description, name
         for paragraph in tool.description.split("\n\n"):
             assert "\n" not in paragraph and "  " not in paragraph, (name, paragraph[:80])
+
+
+def test_a_line_that_sets_a_field_is_in_the_method_that_sets_it(mcp: SyncClient) -> None:
+    # `self.pool = make_pool(size)`: the field ``Client.pool`` is defined there, and the call is in __init__
+    assert ("py/pool.py", 7, "usage", "Client.__init__") in refs(mcp, "make_pool")
+    assert refs(mcp, "pool")[0] == ("py/pool.py", 7, "definition", "Client.__init__")

@@ -17,7 +17,7 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from indexer import SYMBOL_LANGUAGES, Symbol, detect_language, extract_symbols
+from indexer import DATA_KINDS, SYMBOL_LANGUAGES, Symbol, detect_language, extract_symbols
 from models import PlaitError
 from search.engine.retrievers import ResolvedScope
 from search.engine.snippets import focus, read_span
@@ -244,6 +244,8 @@ def _reference(
             if s.name == name and head <= line <= head + _signature_lines(s):
                 kind = "definition"
                 continue  # its own definition is not what it is "in"
+            if s.kind in DATA_KINDS:
+                continue  # `self.pool = Pool(timeout)` is in ``__init__``, not in the field it sets
             if enclosing is None or s.end_line - s.start_line <= enclosing.end_line - enclosing.start_line:
                 enclosing = s
     return ReferenceOut(
