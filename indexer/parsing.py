@@ -11,7 +11,8 @@ Contract:
 * :func:`parse` returns a tree even for source with syntax errors (tree-sitter recovers with
   ``ERROR`` nodes); only a failure of tree-sitter itself raises :class:`~indexer.errors.ParseError`.
 * :func:`load_query` compiles ``indexer/queries/<language>.scm`` (kind ``"tags"``, with the patterns
-  it shares with kindred grammars appended: ``ecmascript-objects.scm``) or ``<language>-<kind>.scm``
+  it shares with kindred grammars appended: ``ecmascript-*.scm``, ``typescript-family-members.scm``,
+  ``c-family-data.scm``) or ``<language>-<kind>.scm``
   (e.g. ``"imports"``) once per process.
 * :func:`compile_user_query` compiles a query typed by a user (the MCP ``ast_query`` tool) and
   reports a malformed one as :class:`~indexer.errors.QuerySyntaxError` with its position.
@@ -117,8 +118,15 @@ def parse(source: bytes, language: str, old: tree_sitter.Tree | None = None) -> 
         raise ParseError(language, str(exc)) from exc
 
 
-# Tags patterns that several grammars share, kept once and appended to each one's own file.
-_SHARED_TAGS = dict.fromkeys(("javascript", "typescript", "tsx"), "ecmascript-objects.scm")
+# Tags patterns that several grammars share, kept once and appended to each one's own file, in order.
+_ECMASCRIPT = ("ecmascript-objects.scm", "ecmascript-variables.scm")
+_SHARED_TAGS: dict[str, tuple[str, ...]] = {
+    "javascript": _ECMASCRIPT,
+    "typescript": (*_ECMASCRIPT, "typescript-family-members.scm"),
+    "tsx": (*_ECMASCRIPT, "typescript-family-members.scm"),
+    "c": ("c-family-data.scm",),
+    "cpp": ("c-family-data.scm",),
+}
 
 
 def _query_resource(language: str, kind: str) -> Traversable:
@@ -165,8 +173,7 @@ def load_query(language: str, kind: str = "tags") -> tree_sitter.Query:
     if not resource.is_file():
         raise QueryMissingError(language, kind, resource.name)
     source = resource.read_text(encoding="utf-8")
-    shared = _SHARED_TAGS.get(language) if kind == "tags" else None
-    if shared is not None:
+    for shared in _SHARED_TAGS.get(language, ()) if kind == "tags" else ():
         source += "\n" + (resources.files("indexer") / "queries" / shared).read_text(encoding="utf-8")
     return _compile(language, source)
 

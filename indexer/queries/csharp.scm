@@ -48,9 +48,7 @@
       name: (identifier) @name))
   (#eq? @_modifier "const")) @definition.constant
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 (property_declaration
   name: (identifier) @name) @definition.field
 (field_declaration

@@ -41,15 +41,12 @@
     (const_spec
       name: (identifier) @name) @definition.constant))
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 ; Each name of `a, b int` is a field of its own (its doc comment is the declaration's).
 (field_declaration_list
   (field_declaration name: (field_identifier) @name @definition.field))
 
-; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
-; never chunked on their own, like fields.
+; A file's variables (indexer.types.DATA_KINDS), after its constants, which take precedence.
 ; Each name of `var a, b int` is a variable of its own.
 (source_file
   (var_declaration

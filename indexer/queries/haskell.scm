@@ -63,9 +63,7 @@
 (instance_declarations
   (function (infix operator: (operator) @name)) @definition.function)
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 ; Each name of a record's `{ x, y :: Int }` is a field of its own.
 (field
   (field_name (variable) @name) @definition.field)

@@ -41,9 +41,7 @@
     name: (identifier) @name)
   (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 (field_declaration
   declarator: (variable_declarator name: (identifier) @name) @definition.field)
 (enum_constant

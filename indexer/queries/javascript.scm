@@ -87,23 +87,9 @@
         name: (identifier) @name
         (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant)))
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 (field_definition
   property: [(property_identifier) (private_property_identifier)] @name) @definition.field
-
-; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
-; never chunked on their own, like fields.
-; Not `const x = require('x')`: an import.
-(program
-  [(lexical_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
-   (variable_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
-   (export_statement
-     declaration: [
-       (lexical_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)
-       (variable_declaration (variable_declarator name: (identifier) @name value: (_) @_value) @definition.variable)])]
-  (#not-match? @_value "^require[ (]"))
 
 ; Comments and decorators that may belong to the definition below them (see indexer/symbols.py).
 (comment) @doc

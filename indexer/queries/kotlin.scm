@@ -35,9 +35,7 @@
     (simple_identifier) @name)
   (#eq? @_modifier "const")) @definition.constant
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 (class_body
   (property_declaration
     (variable_declaration (simple_identifier) @name)) @definition.field)
@@ -47,8 +45,7 @@
 (enum_entry
   (simple_identifier) @name) @definition.variant
 
-; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
-; never chunked on their own, like fields.
+; A file's variables (indexer.types.DATA_KINDS), after its constants, which take precedence.
 (source_file
   (property_declaration
     (variable_declaration (simple_identifier) @name)) @definition.variable)

@@ -35,9 +35,7 @@
   (const_element
     (name) @name) @definition.constant)
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 (property_element
   name: (variable_name (name) @name)) @definition.field
 (enum_case

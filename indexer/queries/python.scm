@@ -21,9 +21,7 @@
       left: (identifier) @name
       (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant))
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 ; Class attributes (`x: int = 0`, `x = 0` in a class body) and the attributes `__init__` sets on
 ; `self` (qualified by the class, see indexer/symbols.py).
 (class_definition
@@ -42,8 +40,7 @@
     (#eq? @_init "__init__")
     (#eq? @_self "self")))
 
-; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
-; never chunked on their own, like fields.
+; A file's variables (indexer.types.DATA_KINDS), after its constants, which take precedence.
 (module
   [(assignment left: (identifier) @name)
    (expression_statement (assignment left: (identifier) @name))] @definition.variable)

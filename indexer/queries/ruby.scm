@@ -30,9 +30,7 @@
     (assignment
       left: (constant) @name) @definition.constant))
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 ; `attr_accessor :name, :age`: each symbol an attribute of the class (its `:` is dropped, see
 ; indexer/symbols.py).
 (body_statement

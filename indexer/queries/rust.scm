@@ -70,9 +70,7 @@
   (#eq? @_vis "pub")
   (#not-match? @_path "^(self|crate|super)(::|$)"))
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 (field_declaration_list
   (field_declaration name: (field_identifier) @name) @definition.field)
 (enum_variant_list

@@ -36,9 +36,7 @@
     pattern: (identifier) @name
     (#match? @name "^[A-Z]")) @definition.constant)
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 (class_parameter
   name: (identifier) @name) @definition.field
 (template_body
@@ -48,8 +46,7 @@
 (full_enum_case
   name: (identifier) @name) @definition.variant
 
-; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
-; never chunked on their own, like fields.
+; A file's variables (indexer.types.DATA_KINDS), after its constants, which take precedence.
 (compilation_unit
   [(val_definition pattern: (identifier) @name) (var_definition pattern: (identifier) @name)] @definition.variable)
 

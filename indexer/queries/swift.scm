@@ -38,9 +38,7 @@
       bound_identifier: (simple_identifier) @name)
     (#eq? @_binding "let")) @definition.constant)
 
-; Fields (data members, properties) and enum variants: found by name, never chunked on their own
-; (see indexer/chunks.py). After every other pattern, so a more specific one (a constant, a field
-; holding a function) wins for the same node.
+; Fields and enum variants (indexer.types.DATA_KINDS), after the patterns that take precedence.
 (class_body
   (property_declaration
     name: (pattern bound_identifier: (simple_identifier) @name)) @definition.field)
@@ -51,8 +49,7 @@
 (enum_entry
   name: (simple_identifier) @name @definition.variant)
 
-; Variables a file or package defines, other than its constants (an earlier pattern): found by name,
-; never chunked on their own, like fields.
+; A file's variables (indexer.types.DATA_KINDS), after its constants, which take precedence.
 (source_file
   (property_declaration
     name: (pattern bound_identifier: (simple_identifier) @name)) @definition.variable)
