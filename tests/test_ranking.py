@@ -1127,3 +1127,24 @@ def test_a_topic_that_says_where_to_look_puts_that_file_or_folder_first() -> Non
     assert (short.form, short.within, short.identifiers) == ("function", ("segment.py",), ())  # no ``py``
     assert analyse("Read the settings in setup.py and return them.").within == ()
     assert paths(rank(cands, analyse("retry handling for client code"), _only()))[0] == ("shop/cart.py", 1)
+
+
+def _member(path: str, line: int, score: float, name: str) -> Fused:
+    span = Span(path, line, line + 9)
+    field = Hit(span, 1.0, name, "field")
+    ranks = {"text": None, "symbol": 1, "vector": None}
+    return Fused(span, score, ranks, field, True, definition=field)
+
+
+def test_a_members_declaration_leads_an_identifier_query_unless_a_file_is_named_after_it() -> None:
+    usage = fused("src/send.py", 1, 0.05)
+    declared = _member("src/client.py", 4, 0.02, "Client.max_redirects")
+    ranked = rank([usage, declared], analyse("max_redirects"), _only())
+    assert paths(ranked)[0] == ("src/client.py", 4)  # the declaration, though used more elsewhere
+    assert ("exact", "first") in ranked[0].steps
+    # cobra's `Args`: the field Command.Args and args.go, where the argument checks live
+    module = fused("cli/args.go", 1, 0.03)
+    field = _member("cli/command.go", 50, 0.02, "Command.Args")
+    ranked = rank([field, module], analyse("Args"), _only())
+    assert paths(ranked)[0] == ("cli/args.go", 1)
+    assert not any(step[0] == "exact" for r in ranked for step in r.steps)

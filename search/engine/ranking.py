@@ -693,8 +693,14 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     unranked = 10**6
     if query.shape in ("literal", "regex", "identifier"):
         leader = "symbol" if query.shape == "identifier" else "text"
+        # cobra's `Args` is its args.go as much as the field `Command.Args`: where a file is named after
+        # the name, a field, variant or variable of that name does not go before it
+        named_file = query.shape == "identifier" and any(
+            _stem_is(r.fused.span.path, n) for r in ranked for n in query.names
+        )
         for r in ranked:
-            if r.fused.exact:
+            data = r.fused.definition is not None and r.fused.definition.kind in DATA_KINDS
+            if r.fused.exact and not (named_file and data):
                 stem = query.shape == "identifier" and any(
                     _stem_is(r.fused.span.path, n) for n in query.names
                 )

@@ -82,12 +82,8 @@ class SymbolRetriever:
             if span.start_line > line or span.end_line < line:
                 span = Span(row.path, row.start_line, row.end_line)
             # "where is the console class defined": the class ``Console``, as well as a ``console`` method
-            # A data member is not the definition an identifier query puts first, unless it is the kind
-            # asked for ("field max_redirects"): cobra's `Args` is its package's args.go as much as the
-            # field `Command.Args`.
             exact = mark_exact and (
-                (m.match in EXACT_MATCHES and (row.kind not in DATA_KINDS or row.kind in query.kinds))
-                or (row.kind in query.kinds and m.match in FOLDED_MATCHES)
+                m.match in EXACT_MATCHES or (row.kind in query.kinds and m.match in FOLDED_MATCHES)
             )
             hit = Hit(span, m.score * weight, row.qualified_name, row.kind, row.language, exact=exact)
             key = (span.path, span.start_line)
