@@ -1,6 +1,6 @@
 """The evaluation set, built from a repository the CodeSearchNet way.
 
-Three query families, each with one target span per query:
+Five query families, each with one target span per query:
 
 - ``docstring``: for each function or method whose docstring or doc comment has a first sentence of
   at least ``min_words`` words, the query is that sentence and the target is the definition's span.
@@ -14,6 +14,9 @@ Three query families, each with one target span per query:
 - ``phrase``: the literals of two whitespace-separated words or more, searched *unquoted*, as a person
   pastes an error message or a log line; derived from the literal family (:func:`with_phrases`), so a
   query set saved before this family existed gains it on load.
+- ``member``: a data member's bare name (a struct's field, a class attribute or property, an enum's
+  variant; :mod:`benchmarks.extract` lists the languages), only names defined exactly once (as a
+  member or any definition); the target is the declaration.
 
 Sampling is seeded: candidates are sorted, shuffled with ``random.Random(seed)``, and the first
 ``size`` that pass per family are kept; a query text shared by several targets is dropped as
@@ -36,7 +39,7 @@ from benchmarks.extract import EXTRACTOR_VERSION, FileFacts, extract, first_sent
 from indexer import Settings, iter_files
 from models import PlaitError
 
-FAMILIES: tuple[str, ...] = ("docstring", "symbol", "literal", "phrase")
+FAMILIES: tuple[str, ...] = ("docstring", "symbol", "literal", "phrase", "member")
 FORMAT_VERSION = 1
 _SKIP_NAMES = frozenset({"main", "init", "new", "test", "setup", "teardown", "run", "get", "set", "call"})
 _WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -132,6 +135,7 @@ def _candidates(corpus: Corpus, min_words: int) -> dict[str, list[EvalQuery]]:
     for f in corpus.files:
         if f.facts:
             names.update(d.name for d in f.facts.definitions)
+            names.update(m.name for m in f.facts.members)
     for f in corpus.files:
         if not f.facts:
             continue
@@ -155,6 +159,11 @@ def _candidates(corpus: Corpus, min_words: int) -> dict[str, list[EvalQuery]]:
             if names[d.name] == 1 and _good_name(d.name):
                 found["symbol"].append(
                     EvalQuery("", "symbol", d.name, f.path, d.start_line, d.end_line, lang, d.qualified_name)
+                )
+        for m in f.facts.members:
+            if names[m.name] == 1 and _good_name(m.name):
+                found["member"].append(
+                    EvalQuery("", "member", m.name, f.path, m.start_line, m.end_line, lang, m.qualified_name)
                 )
         for lit in f.facts.literals:
             if _good_literal(lit.text):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2  # 2: data members
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +31,9 @@ class LangSpec:
     strings: frozenset[str] = frozenset({"string", "string_literal"})
     skip_between: frozenset[str] = frozenset()  # nodes allowed between a doc comment and its definition
     python_docstrings: bool = False
+    # data members: these nodes, named, inside one of ``owners`` (``classes`` when empty) and no function
+    members: frozenset[str] = frozenset()
+    owners: frozenset[str] = frozenset()
 
 
 _C_LIKE_STRINGS = frozenset({"string_literal"})
@@ -48,6 +51,7 @@ _JS = LangSpec(
         }
     ),
     strings=frozenset({"string"}),
+    members=frozenset({"public_field_definition", "property_signature"}),
 )
 
 SPECS: dict[str, LangSpec] = {
@@ -56,6 +60,7 @@ SPECS: dict[str, LangSpec] = {
         classes=frozenset({"class_definition"}),
         strings=frozenset({"string"}),
         python_docstrings=True,
+        members=frozenset({"assignment"}),  # `x: int = 0` in a class body (``self.x`` has no plain name)
     ),
     "javascript": _JS,
     "typescript": _JS,
@@ -65,6 +70,7 @@ SPECS: dict[str, LangSpec] = {
         classes=frozenset({"type_spec"}),
         doc_prefixes=("//", "/*"),
         strings=frozenset({"interpreted_string_literal", "raw_string_literal"}),
+        members=frozenset({"field_declaration"}),
     ),
     "rust": LangSpec(
         functions=frozenset({"function_item"}),
@@ -72,6 +78,7 @@ SPECS: dict[str, LangSpec] = {
         doc_prefixes=("///", "/**"),
         strings=_C_LIKE_STRINGS,
         skip_between=frozenset({"attribute_item"}),
+        members=frozenset({"field_declaration", "enum_variant"}),
     ),
     "java": LangSpec(
         functions=frozenset({"method_declaration", "constructor_declaration"}),
@@ -79,23 +86,29 @@ SPECS: dict[str, LangSpec] = {
             {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"}
         ),
         strings=_C_LIKE_STRINGS,
+        members=frozenset({"field_declaration", "enum_constant"}),
     ),
     "c": LangSpec(
         functions=frozenset({"function_definition"}),
         doc_prefixes=("/**", "///"),
         strings=_C_LIKE_STRINGS,
+        members=frozenset({"field_declaration", "enumerator"}),
+        owners=frozenset({"struct_specifier", "union_specifier", "enum_specifier"}),
     ),
     "cpp": LangSpec(
         functions=frozenset({"function_definition"}),
         classes=frozenset({"class_specifier", "struct_specifier"}),
         doc_prefixes=("/**", "///"),
         strings=_C_LIKE_STRINGS,
+        members=frozenset({"field_declaration", "enumerator"}),
+        owners=frozenset({"class_specifier", "struct_specifier", "union_specifier", "enum_specifier"}),
     ),
     "csharp": LangSpec(
         functions=frozenset({"method_declaration", "constructor_declaration"}),
         classes=frozenset({"class_declaration", "interface_declaration", "struct_declaration"}),
         doc_prefixes=("///", "/**"),
         strings=frozenset({"string_literal"}),
+        members=frozenset({"property_declaration"}),
     ),
     "ruby": LangSpec(
         functions=frozenset({"method", "singleton_method"}),
@@ -168,11 +181,22 @@ class StringLiteral:
 
 
 @dataclass(frozen=True, slots=True)
+class Member:
+    """A data member: a field, a class attribute, a property, an enum's variant."""
+
+    name: str
+    qualified_name: str
+    start_line: int  # 1-based, inclusive: the declaration, without its doc comment
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
 class FileFacts:
     path: str
     language: str
     definitions: tuple[Definition, ...]
     literals: tuple[StringLiteral, ...]
+    members: tuple[Member, ...] = ()
 
 
 def supported(language: str | None) -> bool:
@@ -350,7 +374,10 @@ def extract(source: bytes, language: str, path: str) -> FileFacts:
     definitions: list[Definition] = []
     index_of: dict[tuple[int, int], int] = {}
     literals: list[tuple[Any, str]] = []
+    members: list[Member] = []
     for node in _walk(tree.root_node):
+        if node.type in spec.members and (member := _member(node, spec)) is not None:
+            members.append(member)
         if _is_function(node, spec) or node.type in spec.classes:
             name = _name(node)
             if not name:
@@ -381,7 +408,27 @@ def extract(source: bytes, language: str, path: str) -> FileFacts:
         owner_index = None if owner is None else index_of.get((owner.start_byte, owner.end_byte))
         if owner_index is not None:  # literals outside any named function have no target
             found.append(StringLiteral(content, node.start_byte, node.start_point[0] + 1, owner_index))
-    return FileFacts(path, language, tuple(definitions), tuple(found))
+    return FileFacts(path, language, tuple(definitions), tuple(found), tuple(members))
+
+
+def _member(node: Any, spec: LangSpec) -> Member | None:
+    """``node`` as a data member: named, and in an owner (a class, struct or enum) with no function
+    between (a local is no member)."""
+    name = _name(node)
+    if not name:
+        return None
+    owners = spec.owners or spec.classes
+    owner = node.parent
+    while owner is not None and owner.type not in owners:
+        if _is_function(owner, spec):
+            return None
+        owner = owner.parent
+    if owner is None:
+        return None
+    scope = [n for n in (_name(a) for a in _ancestors(node, spec)) if n]
+    if owner.type not in spec.classes and (owner_name := _name(owner)):
+        scope.insert(0, owner_name)  # a C struct or enum: an owner, not one of the language's classes
+    return Member(name, ".".join([*reversed(scope), name]), node.start_point[0] + 1, _end_line(node))
 
 
 def _ancestors(node: Any, spec: LangSpec) -> Iterator[Any]:

@@ -302,3 +302,42 @@ def test_phrases_are_the_multi_word_literals_searched_unquoted_and_literals_are_
     quoted = evalset.EvalQuery("literal-003", "literal", 'say "hi" now', "c.py", 1, 5, "python")
     assert evalset.query_text(quoted) == "'say \"hi\" now'"
     assert evalset.with_phrases(es) is es  # derived once
+
+
+MEMBERS = {
+    "python": (
+        b"class Client:\n    timeout: float = 5.0\n    def send(self):\n        local_name = 1\n",
+        ["Client.timeout"],
+    ),
+    "go": (b"package p\n\ntype Server struct {\n\tAddr string\n}\n", ["Server.Addr"]),
+    "rust": (
+        b"struct Store { capacity: usize }\nenum Event { Evicted, Put(u8) }\n",
+        ["Store.capacity", "Event.Evicted", "Event.Put"],
+    ),
+    "java": (b"class Bank { private int balance = 0; void f() { int local = 1; } }\n", ["Bank.balance"]),
+    "typescript": (
+        b"class Cart { items = []; }\ninterface Props { label: string }\n",
+        ["Cart.items", "Props.label"],
+    ),
+    "c": (
+        b"struct buffer { char *data; };\nenum mode { MODE_READ };\nint f(void) { int local = 0; return local; }\n",
+        ["buffer.data", "mode.MODE_READ"],
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(MEMBERS))
+def test_data_members_are_found_in_their_owner_and_locals_are_not(language: str) -> None:
+    source, expected = MEMBERS[language]
+    assert [m.qualified_name for m in extract(source, language, "x").members] == expected
+
+
+def test_the_member_family_asks_for_a_member_defined_once_by_its_name(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg/client.py").write_text(
+        "class Client:\n    max_redirects: int = 20\n    name = 'a'\n\n\nclass Other:\n    name = 'b'\n"
+    )
+    es = evalset.build(corpus_of(root, tmp_path), seed=1, size=10)
+    members = {q.text: (q.path, q.start_line, q.end_line) for q in es.queries if q.family == "member"}
+    assert members == {"max_redirects": ("pkg/client.py", 2, 2)}  # "name" is defined twice
