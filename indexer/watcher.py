@@ -296,10 +296,13 @@ class Watcher:
             if len(paths) > self.options.full_check_threshold:
                 paths = None
         what = (batch.reason or "whole workspace") if paths is None else _describe(paths)
-        if self.state["phase"] != "waiting for the writer lock":
+        # Another writer holds the lock: each attempt waits lock_wait for it, and the batch stays
+        # "waiting for the writer lock" (logged once) until one gets it, not "indexing" between tries.
+        waiting = self.state["phase"] == "waiting for the writer lock"
+        if not waiting:
             log.info("indexing %s", what)
-        self.state.update(phase="reconciling" if paths is None else "indexing")
-        self._write_state()
+            self.state.update(phase="reconciling" if paths is None else "indexing")
+            self._write_state()
         # An index with no vectors yet gets the fast tier first (seconds); _upgrade_step fills in the
         # full tier behind it between batches.
         first = self.vectors and paths is None and index.unembedded()
@@ -311,7 +314,7 @@ class Watcher:
                 tier="fast" if first else "full",
             )
         except IndexLockedError as exc:
-            if self.state["phase"] != "waiting for the writer lock":
+            if not waiting:
                 log.warning("%s; the batch (%s) waits for it", exc, what)
             self.state.update(phase="waiting for the writer lock")
             self._write_state()

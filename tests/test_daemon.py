@@ -294,13 +294,19 @@ def test_sigkill_mid_batch_and_offline_changes_are_recovered_at_start(
 FAST = WatchOptions(quiet_ms=100, max_batch_ms=500, lock_wait=0.2)
 
 
-def test_daemon_waits_for_another_writer_then_indexes(repo: Path, tmp_path: Path) -> None:
+def test_daemon_waits_for_another_writer_then_indexes(
+    repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     settings = settings_for(repo, tmp_path / "index")
     watcher = Watcher(settings, options=FAST)
     thread = threading.Thread(target=watcher.run, daemon=True)
     with writer_lock(settings.index_dir):  # `plait index` by hand holds the lock
         thread.start()
         wait_for("the watcher to wait", lambda: watcher.state["phase"] == "waiting for the writer lock")
+        time.sleep(1.0)  # five more attempts of lock_wait 0.2 s each
+        # it says so between attempts too, and once: not a warning every lock_wait
+        assert watcher.state["phase"] == "waiting for the writer lock"
+        assert sum("waits for it" in r.getMessage() for r in caplog.records) == 1
         assert watcher.state["batches"] == 0
     wait_for("the startup check after the lock is free", lambda: watcher.state["batches"] >= 1)
     with pytest.raises(WatcherRunningError, match=rf"pid {os.getpid()}"):
