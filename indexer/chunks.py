@@ -173,8 +173,8 @@ def chunk_file(
     lines = split_lines(text)
     if not lines:
         return []
-    # A re-export names code that lives elsewhere, and a field or an enum's variant is a line of the
-    # definition that holds it: neither starts nor ends a chunk.
+    # A re-export names code that lives elsewhere, and a field, variant or variable is a line of the
+    # code around it: neither starts nor ends a chunk.
     root = _tree([s for s in symbols if s.kind not in _NOT_CHUNKED], len(lines))
     pieces = _pieces(root, lines, cfg)
     chunks: list[Chunk] = []

@@ -68,9 +68,9 @@ class SymbolTable:
         for i, r in enumerate(self.rows):
             self.by_name[r.name].append(i)
             if r.kind in DATA_KINDS:
-                # a field or variant is found by its name as written or qualified (search.engine's
-                # symbol retriever keeps no other match of one): the scans of other cases, prefixes and
-                # substrings below stay the size of the workspace's other definitions
+                # a field, variant or variable is found by its name as written or qualified only: the
+                # scans of other cases, prefixes and substrings below stay the size of the workspace's
+                # other definitions
                 continue
             self.by_lower[r.name.lower()].append(i)
             norm = norms.get(r.name)

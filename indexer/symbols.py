@@ -402,8 +402,8 @@ def _qualify(found: list[_Found], leading: _Leading, language: str, path: str, s
         if kind == "module":
             modules.add(qualified)
         if member:
-            # A field or variant encloses nothing that its name should qualify (a C field's anonymous
-            # struct holds fields of the outer struct), and one named twice (`self.x` set in two
+            # A field, variant or variable encloses nothing that its name should qualify (a C field's
+            # anonymous struct holds fields of the outer struct), and one named twice (`self.x` set in two
             # places, or declared in the class and set in `__init__`) is reported where it comes first;
             # one that another definition of the same name precedes is that definition.
             if qualified in named:

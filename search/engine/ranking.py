@@ -476,9 +476,9 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             later = first is not None and r is not first and m == 2
             gain = config.definition * top * scale * (1.5 if stem else 1.0) * (1.0 if m == 2 else other_case)
             gain *= config.named_others if later else 1.0
-            # a field or an enum's variant of the name is a line of its owner's chunk: half a definition,
+            # a field, variant or variable of the name is a line of its owner's chunk: half a definition,
             # below the module named after the name (axum's `Router.path_router`, its path_router.rs)
-            member = r.fused.definition is not None and r.fused.definition.kind in DATA_KINDS
+            member = _defines_data(r)
             gain *= 0.5 if member else 1.0
             r.score += gain
             rule = (
@@ -594,6 +594,11 @@ def _defines(r: Ranked, exact: set[str], folded: set[str], qualified: tuple[str,
     return 1 if any(n.lower() in folded for n in names) else 0
 
 
+def _defines_data(r: Ranked) -> bool:
+    """The symbol retriever found a field, variant or variable here (:data:`indexer.DATA_KINDS`)."""
+    return r.fused.definition is not None and r.fused.definition.kind in DATA_KINDS
+
+
 def _tests_of(r: Ranked, wanted: set[str]) -> int:
     """2 where the test ``r`` holds is named after a name asked for (normalised: ``wanted``), else 0."""
     found = [normalise(s) for s in (r.fused.defines, r.fused.label.symbol) if s]
@@ -695,12 +700,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         leader = "symbol" if query.shape == "identifier" else "text"
         # cobra's `Args` is its args.go as much as the field `Command.Args`: where a file is named after
         # the name, a field, variant or variable of that name does not go before it
-        named_file = query.shape == "identifier" and any(
-            _stem_is(r.fused.span.path, n) for r in ranked for n in query.names
+        named_file = (
+            query.shape == "identifier"
+            and any(r.fused.exact and _defines_data(r) for r in ranked)  # the files' names only then
+            and any(_stem_is(r.fused.span.path, n) for r in ranked for n in query.names)
         )
         for r in ranked:
-            data = r.fused.definition is not None and r.fused.definition.kind in DATA_KINDS
-            if r.fused.exact and not (named_file and data):
+            if r.fused.exact and not (named_file and _defines_data(r)):
                 stem = query.shape == "identifier" and any(
                     _stem_is(r.fused.span.path, n) for n in query.names
                 )

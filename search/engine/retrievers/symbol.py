@@ -41,7 +41,7 @@ class SymbolRetriever:
             names = [(i, False) for i in query.names]
         elif query.shape == "literal":
             names = [(i, True) for i in query.identifiers]
-        members = query.shape != "natural"  # fields and variants are found for a name, not in a sentence
+        members = query.shape != "natural"  # fields, variants, variables: for a name, not in a sentence
         if query.shape == "natural":
             names = [(i, False) for i in query.identifiers]
             lowered = {i.lower() for i in query.identifiers}
@@ -58,15 +58,12 @@ class SymbolRetriever:
         )
         for n, matches in enumerate(per_name):
             weight = 1.0 / (1 + 0.15 * n)
-            # A data member is found by its name as written, or qualified by its owner, in a query that
-            # is a name: `Tokenizer` asks for a type, not the `tokenizer` attribute, and a sentence that
-            # mentions `path_router` is about the router, not the field that holds one (BENCHMARKS §10,
-            # twenty-fourth session).
-            matches = [
-                m
-                for m in matches
-                if m.symbol.kind not in DATA_KINDS or (members and m.match in EXACT_MATCHES)
-            ]
+            # A data member is found in a query that is a name (the symbol table matches one only as
+            # written or qualified: `Tokenizer` is not the `tokenizer` attribute), not in a sentence: one
+            # that mentions `path_router` is about the router, not the field that holds one (BENCHMARKS
+            # §10, twenty-fourth session).
+            if not members:
+                matches = [m for m in matches if m.symbol.kind not in DATA_KINDS]
             found += [(m, weight) for m in matches if scope.allows(m.symbol.path)]
         mapper = SpanMapper(self.index, 50, {m.symbol.path for m, _ in found})
         for m, weight in found:
