@@ -1148,3 +1148,10 @@ def test_a_members_declaration_leads_an_identifier_query_unless_a_file_is_named_
     ranked = rank([field, module], analyse("Args"), _only())
     assert paths(ranked)[0] == ("cli/args.go", 1)
     assert not any(step[0] == "exact" for r in ranked for step in r.steps)
+    # cobra's `commands`: the field of command.go's `Command`, declared in the file named after it,
+    # before that file's other chunks
+    method = fused("cli/command.go", 1400, 0.04)
+    own = _member("cli/command.go", 190, 0.02, "Command.commands")
+    ranked = rank([method, own], analyse("commands"), _only())
+    assert paths(ranked)[0] == ("cli/command.go", 190)
+    assert ("exact", "first, file named after it") in ranked[0].steps

@@ -699,17 +699,16 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     if query.shape in ("literal", "regex", "identifier"):
         leader = "symbol" if query.shape == "identifier" else "text"
         # cobra's `Args` is its args.go as much as the field `Command.Args`: where a file is named after
-        # the name, a field, variant or variable of that name does not go before it
+        # the name, a field, variant or variable of that name does not go before it, unless it is
+        # declared in that file (cobra's `commands`, the field of command.go's `Command`)
         named_file = (
             query.shape == "identifier"
             and any(r.fused.exact and _defines_data(r) for r in ranked)  # the files' names only then
             and any(_stem_is(r.fused.span.path, n) for r in ranked for n in query.names)
         )
         for r in ranked:
-            if r.fused.exact and not (named_file and _defines_data(r)):
-                stem = query.shape == "identifier" and any(
-                    _stem_is(r.fused.span.path, n) for n in query.names
-                )
+            stem = query.shape == "identifier" and any(_stem_is(r.fused.span.path, n) for n in query.names)
+            if r.fused.exact and not (named_file and _defines_data(r) and not stem):
                 # a definition in a package's __init__.py is real code, as in rule 4; a name that
                 # is only re-exported there (the kind ``reexport``) is not
                 label = r.fused.label
