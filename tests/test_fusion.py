@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.engine.engine import FAST_TIER_SENTENCE_VECTOR, NATURAL_IDENTIFIER_SYMBOL, WEIGHTS, fusion_weights
+from search.engine.engine import (
+    FAST_TIER_SENTENCE_VECTOR,
+    NATURAL_IDENTIFIER_SYMBOL,
+    RERANKED,
+    WEIGHTS,
+    fusion_weights,
+)
 from search.engine.fusion import fuse, rrf
 from search.engine.query import analyse
 from search.engine.ranking import RankingConfig, rank
@@ -145,6 +151,36 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     assert fusion_weights(sentence, evidence, "full") == fusion_weights(sentence, evidence)
     assert fusion_weights(analyse("UploadSession"), {}, "fast")[1] == WEIGHTS["identifier"]
     assert analyse("$ZodType").shape == analyse("$this->db").shape == "identifier"  # $ is part of a name
+
+
+def _dense(*cosines: float) -> list[Hit]:
+    return [Hit(Span(f"d{n}.py", 1, 5), c) for n, c in enumerate(cosines)]
+
+
+def test_a_dense_leg_whose_first_hit_stands_out_little_counts_less_for_a_function_sentence() -> None:
+    documented = analyse("Return the current item.")
+    text = [_hit("a.py", 1, coverage=0.5)]
+    full = WEIGHTS["natural"]["vector"]
+    flat = _dense(0.52, *[0.50] * 8, 0.49)  # the first only 0.03 nearer than the tenth
+    steep = _dense(0.70, *[0.55] * 8, 0.50)  # 0.20 nearer: at or above the margin
+    w = fusion_weights(documented, {"text": text, "vector": flat}, dense_margin=0.15)[1]
+    assert w["vector"] == pytest.approx(full * 0.03 / 0.15)
+    assert w["text"] == pytest.approx(WEIGHTS["natural"]["text"] * 0.5)  # the text leg as ever
+    assert fusion_weights(documented, {"text": text, "vector": steep}, dense_margin=0.15)[1]["vector"] == full
+    # off (0), fewer than ten dense hits (a narrow scope), a fast tier's or a re-ranked handful of
+    # candidates, a topic: the weight as before
+    assert fusion_weights(documented, {"text": text, "vector": flat})[1]["vector"] == full
+    assert (
+        fusion_weights(documented, {"text": text, "vector": flat[:9]}, dense_margin=0.15)[1]["vector"] == full
+    )
+    fast = fusion_weights(documented, {"text": text, "vector": flat}, "fast", dense_margin=0.15)[1]
+    assert fast["vector"] == FAST_TIER_SENTENCE_VECTOR
+    reranked = fusion_weights(documented, {"text": text, "vector": flat}, RERANKED, dense_margin=0.15)[1]
+    assert reranked["vector"] == full
+    topic = analyse("how are uploads retried")
+    assert topic.form != "function"
+    assert fusion_weights(topic, {"text": text, "vector": flat}, dense_margin=0.15)[1]["vector"] == full
+    assert RankingConfig().dense_margin == 0.15
     assert analyse("$").shape == analyse("$1").shape == "natural"
 
 

@@ -21,6 +21,7 @@ from models.base import Vectors
 from models.hashing import HashingEmbedder
 from search import Engine, Query
 from search.engine.chunk_vectors import ChunkVectors
+from search.engine.engine import RERANKED
 from search.engine.query import analyse
 from search.engine.ranking import RankingConfig
 from search.engine.rerank import candidates
@@ -84,7 +85,7 @@ def test_a_sentence_in_the_fast_tier_is_ranked_by_the_full_model_over_its_candid
         expected = sorted(pool, key=lambda h: (-cosine[h.span], h.span))
 
         reranked, tier = engine.rerank(analyse(SENTENCE), raw, "fast")
-        assert tier == "full"  # one model's dense ranking: fused with the full tier's weights
+        assert tier == RERANKED  # one model's dense ranking: fused with the full tier's weights
         assert [h.span for h in reranked["vector"]] == [h.span for h in expected]
         assert [h.score for h in reranked["vector"]] == pytest.approx(
             [cosine[h.span] for h in expected], abs=1e-5
@@ -137,7 +138,7 @@ def test_a_topic_reranks_deeper_than_a_sentence_documenting_one_function(tmp_pat
             assert query.form == form
             raw = engine.rankings(text)
             reranked, tier = engine.rerank(query, raw, "fast")
-            assert tier == "full"
+            assert tier == RERANKED
             assert {h.span for h in reranked["vector"]} == {h.span for h in candidates(raw, depth)}
             assert len(candidates(raw, depth)) < len(candidates(raw, depth + 2))  # the depth tells
     finally:
@@ -146,7 +147,7 @@ def test_a_topic_reranks_deeper_than_a_sentence_documenting_one_function(tmp_pat
     try:
         raw = topics_only.rankings(SENTENCE)
         assert topics_only.rerank(analyse(SENTENCE), raw, "fast") == (raw, "fast")  # 0: off for its kind
-        assert topics_only.rerank(analyse(topic), topics_only.rankings(topic), "fast")[1] == "full"
+        assert topics_only.rerank(analyse(topic), topics_only.rankings(topic), "fast")[1] == RERANKED
     finally:
         topics_only.close()
 
@@ -224,7 +225,7 @@ def test_what_the_full_tiers_build_embedded_is_read_not_embedded_again(tmp_path:
         counting = CountingEmbedder(256)  # the full tier's model (hashing, 256), counting its texts
         engine.index._embedder = counting
         reranked, tier = engine.rerank(analyse(SENTENCE), raw, "fast")
-        assert tier == "full" and len(counting.embedded) == len(set(wanted)) - len(stored)
+        assert tier == RERANKED and len(counting.embedded) == len(set(wanted)) - len(stored)
         cosine = full_model_cosines(engine.index, pool)
         assert [h.span for h in reranked["vector"]] == [
             h.span for h in sorted(pool, key=lambda h: (-cosine[h.span], h.span))

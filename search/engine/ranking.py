@@ -143,6 +143,9 @@ class RankingConfig:
     # an area (several files) whose places the retrievers rank deeper.
     rerank_pool: int = 10
     rerank_topic_pool: int = 20
+    # A sentence's full-tier dense leg counts in full where its first hit's cosine exceeds its tenth's
+    # by this much, in proportion below (search.engine.engine.fusion_weights; 0: off).
+    dense_margin: float = 0.15
 
     def rerank_depth(self, query: AnalysedQuery) -> int:
         """Candidates per retriever that a fast tier's sentence has ranked by the full model (0: none)."""
