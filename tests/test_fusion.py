@@ -11,6 +11,7 @@ from search.engine.engine import (
     NATURAL_IDENTIFIER_SYMBOL,
     RERANKED,
     WEIGHTS,
+    _dense_note,
     fusion_weights,
 )
 from search.engine.fusion import fuse, rrf
@@ -181,6 +182,13 @@ def test_a_dense_leg_whose_first_hit_stands_out_little_counts_less_for_a_functio
     assert topic.form != "function"
     assert fusion_weights(topic, {"text": text, "vector": flat}, dense_margin=0.15)[1]["vector"] == full
     assert RankingConfig().dense_margin == 0.15
+    note = _dense_note(documented, {"text": text, "vector": flat}, None, 0.15)
+    assert note == [
+        "the dense retriever's first hit stands out from its tenth by 0.030 in cosine (margin 0.15): "
+        "its ranks count ×0.20"
+    ]
+    assert _dense_note(documented, {"text": text, "vector": steep}, None, 0.15) == []  # nothing lowered
+    assert _dense_note(topic, {"text": text, "vector": flat}, None, 0.15) == []
     assert analyse("$").shape == analyse("$1").shape == "natural"
 
 

@@ -133,6 +133,22 @@ def _dense_confidence(hits: Sequence[Hit], margin: float) -> float:
     return min(1.0, max(0.0, hits[0].score - hits[MARGIN_RANK - 1].score) / margin)
 
 
+def _dense_note(
+    query: AnalysedQuery, rankings: Mapping[str, Sequence[Hit]], tier: str | None, margin: float
+) -> list[str]:
+    """What ``--explain`` says when ``margin`` lowered the dense leg's weight (see fusion_weights)."""
+    full = fusion_weights(query, rankings, tier)[1].get("vector")
+    kept = fusion_weights(query, rankings, tier, dense_margin=margin)[1].get("vector")
+    if not full or kept is None or kept == full:
+        return []
+    hits = rankings["vector"]
+    gap = hits[0].score - hits[MARGIN_RANK - 1].score
+    return [
+        f"the dense retriever's first hit stands out from its tenth by {gap:.3f} in cosine "
+        f"(margin {margin:g}): its ranks count ×{kept / full:.2f}"
+    ]
+
+
 SPELLED_NAMES = 8  # definitions looked up for two words that spell a name (one name among them reads so)
 
 
@@ -352,6 +368,8 @@ class Engine:
                         f"of the retrievers' first {config.rerank_depth(analysed)} candidates each"
                     )
             tier = reranked
+            if query.explain:
+                notes.extend(_dense_note(analysed, rankings, tier, config.dense_margin))
         ranked = self.order(
             analysed,
             rankings,
