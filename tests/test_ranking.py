@@ -1154,4 +1154,15 @@ def test_a_members_declaration_leads_an_identifier_query_unless_a_file_is_named_
     own = _member("cli/command.go", 190, 0.02, "Command.commands")
     ranked = rank([method, own], analyse("commands"), _only())
     assert paths(ranked)[0] == ("cli/command.go", 190)
-    assert ("exact", "first, file named after it") in ranked[0].steps
+    assert ("exact", "first, declared in the file named after it") in ranked[0].steps
+    # …where it goes as a definition elsewhere would: flask's `Request.blueprint` (a property, the
+    # symbol index's first) before `BlueprintSetupState.blueprint`, an attribute set in blueprints.py
+    attribute = _member("sansio/blueprints.py", 41, 0.05, "BlueprintSetupState.blueprint")
+    attribute = attribute._replace(ranks={"text": None, "symbol": 4, "vector": None})
+    prop = Hit(Span("wrappers.py", 161, 170), 1.0, "Request.blueprint", "method")
+    prop_fused = Fused(
+        prop.span, 0.04, {"text": None, "symbol": 1, "vector": None}, prop, True, definition=prop
+    )
+    ranked = rank([attribute, prop_fused], analyse("blueprint"), _only())
+    assert paths(ranked) == [("wrappers.py", 161), ("sansio/blueprints.py", 41)]
+    assert ("exact", "first, declared in the file named after it") in ranked[1].steps

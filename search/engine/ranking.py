@@ -703,7 +703,9 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         leader = "symbol" if query.shape == "identifier" else "text"
         # cobra's `Args` is its args.go as much as the field `Command.Args`: where a file is named after
         # the name, a field, variant or variable of that name does not go before it, unless it is
-        # declared in that file (cobra's `commands`, the field of command.go's `Command`)
+        # declared in that file (cobra's `commands`, the field of command.go's `Command`), where it goes
+        # as a definition elsewhere would: that file is its owner's module, not its own (flask's
+        # `Request.blueprint` before `BlueprintSetupState.blueprint` of blueprints.py)
         named_file = (
             query.shape == "identifier"
             and any(r.fused.exact and _defines_data(r) for r in ranked)  # the files' names only then
@@ -727,6 +729,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 depth = r.fused.span.path.count("/") if query.shape == "identifier" else 0
                 # "who calls print_json": the calls, then the definition
                 definition = query.usages and _defines_literal(r, query)
+                member = _defines_data(r)
                 r.tier = 1
                 # usages in real code, then in tests, docs or stubs, then the definitions; definitions
                 # in real code, of the kind asked for first, then the others
@@ -735,7 +738,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 )
                 r.lead = (
                     first,
-                    0 if stem else 1,
+                    0 if stem and not member else 1,
                     depth,
                     r.fused.ranks.get(leader) or unranked,
                 )
@@ -750,7 +753,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                             else "first"
                         )
                         + (", another kind" if other_kind else "")
-                        + (", file named after it" if stem else ""),
+                        + (
+                            ", declared in the file named after it"
+                            if stem and member
+                            else ", file named after it"
+                            if stem
+                            else ""
+                        ),
                     )
                 )
         return
