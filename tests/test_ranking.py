@@ -740,6 +740,20 @@ def test_a_role_word_that_opens_a_function_sentence_is_its_verb_not_a_role_asked
     assert analyse("Mock the clock used by tests.").wants == {"test"}  # "Mock" is the verb, tests are asked
 
 
+def test_a_name_the_query_writes_asks_for_the_role_its_parts_name() -> None:
+    # rack's lib/rack/mock_request.rb is its public MockRequest, a file of mocks by its name
+    sentence = analyse("Make a POST request and return a MockResponse.")
+    assert sentence.form == "function" and sentence.wants == {"fixture"}
+    assert analyse("TestClient").wants == {"test"} and analyse("how does test_client send").wants == {"test"}
+    assert analyse("Mockingbird").wants == frozenset()  # one word, no part of it a role's word
+    mocks = fused("lib/mock_request.rb", 50, 0.05)
+    other = fused("lib/request.rb", 240, 0.03)
+    ranked = rank([mocks, other], sentence, _only())
+    assert paths(ranked)[0] == ("lib/mock_request.rb", 50)  # not demoted: the query is about mocks
+    ranked = rank([mocks, other], analyse("Make a POST request and return a response."), _only())
+    assert paths(ranked)[0] == ("lib/request.rb", 240)  # demoted as a file of mocks (×0.3)
+
+
 @pytest.mark.parametrize(
     "text",
     [

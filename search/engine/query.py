@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Literal
 
-from indexer import EXTENSIONS, FILENAMES, STOP_WORDS, normalise, phrase_tokens, stem_words
+from indexer import EXTENSIONS, FILENAMES, STOP_WORDS, identifier_parts, normalise, phrase_tokens, stem_words
 
 Shape = Literal["literal", "regex", "identifier", "natural"]
 # What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies
@@ -214,7 +214,10 @@ def _a_statement(text: str, words: list[str]) -> bool:
 
 
 def _roles(words: list[str]) -> frozenset[str]:
+    """The roles ``words`` ask for: a role's word, alone or as a part of a name the query writes
+    ("returns a ``MockResponse``" is about mocks, "``TestClient``" about tests)."""
     low = {w.lower() for w in words}
+    low |= {p.lower() for w in words if looks_like_identifier(w) for p in identifier_parts(w)}
     return frozenset(role for role, asks in ROLE_WORDS.items() if low & asks)
 
 
