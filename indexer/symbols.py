@@ -408,15 +408,19 @@ def _qualify(found: list[_Found], leading: _Leading, language: str, path: str, s
             # one that another definition of the same name precedes is that definition.
             if qualified in named:
                 continue  # a Java `static final` field is its constant already
-        elif not (item.role == "definition" and kind == "type"):
+        elif not (item.role == "definition" and kind == "type" and language not in _ALIASED_SHAPES):
             # A type alias encloses nothing of its own: C's `typedef struct node {...} node_t`
-            # must not turn the struct into `node_t.node`.
+            # must not turn the struct into `node_t.node`. TypeScript's `type Action = { type: T }`
+            # is an interface written another way: its members are `Action.type`.
             stack.append(_Open(item.end_byte, qualified, kind, item.name))
         if item.role == "definition":
             named.add(qualified)
             first_row = leading.start(_declaration(item.node) if member else item.node, floor)
             symbols.append(_symbol(item, kind, qualified, language, path, source, first_row))
     return symbols
+
+
+_ALIASED_SHAPES = frozenset({"typescript", "tsx"})  # languages whose type aliases name object types' members
 
 
 def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:

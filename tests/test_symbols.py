@@ -248,6 +248,13 @@ def test_language_edge_cases(language: str, source: str, expected: list[tuple[st
             [("A.x", "field", 1), ("I.a", "field", 2), ("E.P", "variant", 3), ("E.Q", "variant", 3)],
         ),
         (
+            # a type alias of an object type names its members; the object types inside a member's
+            # type (a function's result) hold no members of its own
+            "tsx",
+            "type A<T> = {\n  type: T\n  s: (o: X) => { unsub: U }\n}\ntype F = (x: { inner: number }) => void\n",
+            [("A.type", "field", 2), ("A.s", "field", 3)],
+        ),
+        (
             "java",
             "class A {\n  /** doc */\n  private int x = 1, y;\n  static final int MAX = 3;\n  enum E { ONE }\n}\n",
             [("A.x", "field", 2), ("A.y", "field", 3), ("A.E.ONE", "variant", 5)],
