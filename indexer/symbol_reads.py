@@ -19,7 +19,7 @@ import pyarrow as pa
 from indexer.filters import path_filter, path_prefix_sql
 from indexer.lookup import SYMBOL_COLUMNS, SymbolMatch, SymbolRow, SymbolTable, symbol_rows
 from indexer.memo import VersionMemo
-from indexer.names import name_tokens, normalise
+from indexer.names import dotted, name_tokens, normalise
 from indexer.snapshot import Snapshot
 from indexer.store import sql_str
 
@@ -113,11 +113,20 @@ class SymbolReader:
         exact: list[str] = []
         ors: list[str] = []
         fuzzy: list[str] = []
+        owned: list[str] = []  # a qualified name's rows, asked for apart (see below)
         for name, strict in names:
             last = re.split(r"\.|::|#|->|/", name.strip())[-1]
             norm = normalise(last)
             if not norm:
                 continue
+            if last != name.strip():
+                # Linux defines 5,000+ fields named `len`: the cap below would keep the first 5,000 in
+                # the table's order, and `sk_buff.len` need not be among them
+                kept = dotted(name.strip())
+                owned.append(
+                    f"(name_norm = {sql_str(norm)} AND (qualified_name = {sql_str(kept)}"
+                    f" OR qualified_name LIKE {sql_str('%.' + kept)}))"
+                )
             if strict:
                 exact.append(norm)
                 continue
@@ -133,6 +142,9 @@ class SymbolReader:
         if path_prefix:
             filters.append(path_prefix_sql(path_prefix))
         parts: list[pa.Table] = []
+        if owned:  # the B-tree on name_norm narrows these too
+            where = " AND ".join([f"({' OR '.join(owned)})", *filters])
+            parts.append(snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES))
         if exact:  # the B-tree on name_norm answers these without a scan
             where = " AND ".join(
                 [f"name_norm IN ({', '.join(sql_str(n) for n in dict.fromkeys(exact))})", *filters]

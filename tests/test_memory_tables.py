@@ -54,6 +54,22 @@ def test_a_large_symbols_table_gets_a_name_index_and_answers_as_in_memory(
     assert lookups(Index(settings)) == from_store
 
 
+def test_a_qualified_name_is_found_in_a_large_table_past_the_cap_on_its_last_parts_rows(
+    make_repo, settings_for, monkeypatch
+) -> None:
+    # Linux defines 5,000+ fields named `len`: the rows a lookup reads are capped, and `sk_buff.len`,
+    # whose file comes last, must be among them
+    files = {f"net/a{n}.c": f"struct s{n} {{ int len; }};\n" for n in range(6)}
+    files["net/z.c"] = "struct sk_buff { unsigned int len, data_len; };\n"
+    settings = settings_for(make_repo(files))
+    monkeypatch.setattr(symbol_reads_module, "MAX_MEMORY_SYMBOLS", 0)
+    monkeypatch.setattr(symbol_reads_module, "MAX_SYMBOL_CANDIDATES", 3)
+    Index(settings).build()
+    found = Index(settings).lookup_many([("sk_buff.len", False), ("sk_buff::len", True)], limit=5)
+    for matches in found:
+        assert [(m.symbol.qualified_name, m.match) for m in matches[:1]] == [("sk_buff.len", "qualified")]
+
+
 def test_chunk_spans_match_between_memory_and_store(make_repo, settings_for, monkeypatch) -> None:
     settings = settings_for(make_repo(FILES))
     Index(settings).build()

@@ -740,6 +740,18 @@ def test_a_role_word_that_opens_a_function_sentence_is_its_verb_not_a_role_asked
     assert analyse("Mock the clock used by tests.").wants == {"test"}  # "Mock" is the verb, tests are asked
 
 
+def test_a_qualified_name_puts_the_definitions_it_names_before_others_of_its_last_part() -> None:
+    near = _member("crypto/hash.c", 19, 0.03, "hash_ctx.len")  # nearer the root, ranked higher
+    owned = _member("include/linux/skbuff.h", 850, 0.02, "sk_buff.len")
+    owned = owned._replace(ranks={"text": None, "symbol": 2, "vector": None})
+    ranked = rank([near, owned], analyse("sk_buff.len"), _only())
+    assert paths(ranked) == [("include/linux/skbuff.h", 850), ("crypto/hash.c", 19)]
+    assert ("exact", "first, not as written") in ranked[1].steps
+    # a qualifier that owns no such definition (`self.console.print`) leaves them in the usual order
+    ranked = rank([near, owned], analyse("ctx.len"), _only())
+    assert paths(ranked)[0] == ("crypto/hash.c", 19)
+
+
 def test_a_name_the_query_writes_asks_for_the_role_its_parts_name() -> None:
     # rack's lib/rack/mock_request.rb is its public MockRequest, a file of mocks by its name
     sentence = analyse("Make a POST request and return a MockResponse.")

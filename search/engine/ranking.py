@@ -711,6 +711,19 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             and any(r.fused.exact and _defines_data(r) for r in ranked)  # the files' names only then
             and any(_stem_is(r.fused.span.path, n) for r in ranked for n in query.names)
         )
+        # `sk_buff.len`: the `len` of `sk_buff` before the other `len`s, nearer the root or not (a name
+        # qualified by something that owns no such definition, `self.console.print`, finds them alike)
+        qualified = (
+            tuple("." + dotted(n) for n in query.names if bare_name(n) != n)
+            if query.shape == "identifier"
+            else ()
+        )
+        if qualified:
+            exact_names = {bare_name(n) for n in query.names}
+            folded = {n.lower() for n in exact_names}
+            as_written = {id(r) for r in ranked if _defines(r, exact_names, folded, qualified) == 2}
+            if not as_written:
+                qualified = ()
         for r in ranked:
             stem = query.shape == "identifier" and any(_stem_is(r.fused.span.path, n) for n in query.names)
             if r.fused.exact and not (named_file and _defines_data(r) and not stem):
@@ -734,7 +747,11 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 # usages in real code, then in tests, docs or stubs, then the definitions; definitions
                 # in real code, of the kind asked for first, then the others
                 first = (
-                    2 * int(definition) + int(demoted) if query.usages else 2 * int(demoted) + int(other_kind)
+                    2 * int(definition) + int(demoted)
+                    if query.usages
+                    else 4 * int(bool(qualified) and id(r) not in as_written)
+                    + 2 * int(demoted)
+                    + int(other_kind)
                 )
                 r.lead = (
                     first,
@@ -753,6 +770,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                             else "first"
                         )
                         + (", another kind" if other_kind else "")
+                        + (", not as written" if qualified and id(r) not in as_written else "")
                         + (
                             ", declared in the file named after it"
                             if stem and member
