@@ -747,6 +747,13 @@ def test_a_qualified_name_puts_the_definitions_it_names_before_others_of_its_las
     ranked = rank([near, owned], analyse("sk_buff.len"), _only())
     assert paths(ranked) == [("include/linux/skbuff.h", 850), ("crypto/hash.c", 19)]
     assert ("exact", "first, not as written") in ranked[1].steps
+    # …and before a file named after its last part, which an unqualified `pid` would put first
+    module = fused("kernel/pid.c", 1, 0.05)
+    task = _member("include/linux/sched.h", 947, 0.02, "task_struct.pid")
+    ranked = rank([module, task], analyse("task_struct.pid"), _only())
+    assert paths(ranked)[0] == ("include/linux/sched.h", 947)
+    other = _member("include/linux/sched.h", 947, 0.02, "spu.pid")
+    assert paths(rank([module, other], analyse("pid"), _only()))[0] == ("kernel/pid.c", 1)
     # a qualifier that owns no such definition (`self.console.print`) leaves them in the usual order
     ranked = rank([near, owned], analyse("ctx.len"), _only())
     assert paths(ranked)[0] == ("crypto/hash.c", 19)

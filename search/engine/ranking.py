@@ -711,13 +711,15 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             and any(r.fused.exact and _defines_data(r) for r in ranked)  # the files' names only then
             and any(_stem_is(r.fused.span.path, n) for r in ranked for n in query.names)
         )
-        # `sk_buff.len`: the `len` of `sk_buff` before the other `len`s, nearer the root or not (a name
-        # qualified by something that owns no such definition, `self.console.print`, finds them alike)
+        # `sk_buff.len`: the `len` of `sk_buff` before the other `len`s, nearer the root or not, and a
+        # member so named before a file named after its last part (`task_struct.pid`, not pid.c); a name
+        # qualified by something that owns no such definition (`self.console.print`) finds them alike
         qualified = (
             tuple("." + dotted(n) for n in query.names if bare_name(n) != n)
             if query.shape == "identifier"
             else ()
         )
+        as_written: set[int] = set()  # the ids of the candidates that define the qualified name itself
         if qualified:
             exact_names = {bare_name(n) for n in query.names}
             folded = {n.lower() for n in exact_names}
@@ -726,7 +728,9 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 qualified = ()
         for r in ranked:
             stem = query.shape == "identifier" and any(_stem_is(r.fused.span.path, n) for n in query.names)
-            if r.fused.exact and not (named_file and _defines_data(r) and not stem):
+            if r.fused.exact and not (
+                named_file and _defines_data(r) and not stem and id(r) not in as_written
+            ):
                 # a definition in a package's __init__.py is real code, as in rule 4; a name that
                 # is only re-exported there (the kind ``reexport``) is not
                 label = r.fused.label
