@@ -272,6 +272,13 @@ def test_language_edge_cases(language: str, source: str, expected: list[tuple[st
             ],
         ),
         (
+            # function pointers returning pointers, and an array of them (Linux's `inode_operations`)
+            "c",
+            "struct ops {\n  struct dentry * (*lookup)(struct inode *);\n  char ** (*names)(void);\n"
+            "  int (*handlers[4])(void);\n};\n",
+            [("ops.lookup", "field", 2), ("ops.names", "field", 3), ("ops.handlers", "field", 4)],
+        ),
+        (
             "kotlin",
             "class A(val p: Int, q: Int) {\n  val x = 1\n}\n",
             [("A.p", "field", 1), ("A.x", "field", 2)],

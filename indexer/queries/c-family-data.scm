@@ -10,6 +10,18 @@
     (array_declarator declarator: (field_identifier) @name)
     (function_declarator
       declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
+    ; a function pointer returning a pointer: `struct dentry * (*lookup)(struct inode *, …);`
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name))))
+    (pointer_declarator
+      declarator: (pointer_declarator
+        declarator: (function_declarator
+          declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))))
+    ; an array of them: `int (*handlers[4])(void);`
+    (function_declarator
+      declarator: (parenthesized_declarator
+        (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))))
   ] @definition.field)
 (enumerator
   name: (identifier) @name) @definition.variant
