@@ -23,8 +23,9 @@ from indexer.types import DATA_KINDS, Chunk, Symbol, sha256_hex
 _NOT_CHUNKED = DATA_KINDS | {"reexport"}
 
 # 2: definitions start at their decorators, attributes and doc comment; 3: and Rust's definitions inside
-# item-level macro calls (``cfg_rt! { … }``, indexer/macro_items.py) are chunked as definitions
-CHUNKER_VERSION = 3
+# item-level macro calls (``cfg_rt! { … }``, indexer/macro_items.py) are chunked as definitions; 4: C++
+# read past attribute-like macros (indexer/c_attributes.py), and a ``.h`` that shows C++ is C++
+CHUNKER_VERSION = 4
 
 
 @dataclass(slots=True)

@@ -46,6 +46,7 @@ __all__ = [
     "has_query",
     "load_query",
     "parse",
+    "syntax_errors",
 ]
 
 # Grammars that the pack loads from a separate wheel rather than from its own ``bindings`` folder.
@@ -212,6 +213,19 @@ def _query_error(language: str, source: str, detail: str) -> QuerySyntaxError:
         return QuerySyntaxError(language, detail)
     offset = sum(len(line) + 1 for line in lines[:row]) + column
     return QuerySyntaxError(language, detail, row=row, column=column, offset=offset)
+
+
+@cache
+def _errors_query(language: str) -> tree_sitter.Query:
+    return _compile(language, "(ERROR) @error (MISSING) @missing")
+
+
+def syntax_errors(tree: tree_sitter.Tree, language: str) -> list[tree_sitter.Node]:
+    """The ``ERROR`` and ``MISSING`` nodes of ``tree`` (of ``language``)."""
+    if not tree.root_node.has_error:
+        return []
+    found = tree_sitter.QueryCursor(_errors_query(language)).captures(tree.root_node)
+    return [node for nodes in found.values() for node in nodes]
 
 
 def captures(query: tree_sitter.Query, tree: tree_sitter.Tree) -> list[tuple[str, tree_sitter.Node]]:

@@ -47,7 +47,11 @@ lines of annotations that a grammar puts inside the node (``@Override``, ``[Test
 
 Enclosing scopes come from one pass over the definitions sorted by position with a stack of open
 scopes (containment of byte ranges), so the cost is ``O(n log n)`` in the number of definitions.
-Source that is not valid UTF-8 or does not parse still yields what tree-sitter recovered.
+Source that is not valid UTF-8 or does not parse still yields what tree-sitter recovered. A C or C++
+file whose attribute-like macros broke its parse (``static __always_inline __alloc_size(1) void
+*kmalloc(…)``, ``FMT_API``, a line of ``ABSL_NAMESPACE_BEGIN``) is read with them blanked
+(:mod:`indexer.c_attributes`); the definitions inside a Rust macro call at item level, with the call's
+wrapper blanked (:mod:`indexer.macro_items`).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from indexer.c_attributes import read_past
 from indexer.languages import SYMBOL_LANGUAGES
 from indexer.macro_items import unwrapped
 from indexer.parsing import load_query, parse
@@ -163,6 +168,9 @@ def extract_symbols(source: bytes, language: str, path: str) -> list[Symbol]:
 
 def symbols_from_tree(tree: tree_sitter.Tree, source: bytes, language: str, path: str) -> list[Symbol]:
     """:func:`extract_symbols` for a tree already parsed from ``source`` (the chunker reuses its tree)."""
+    # C and C++: read past attribute-like macros (``__alloc_size(1)``, ``FMT_API``) where they broke the
+    # parse; the tree's nodes keep their bytes, so names and spans are read from ``source`` as written.
+    tree = read_past(tree, source, language) or tree
     symbols = _symbols(tree, source, language, path)
     inside = unwrapped(tree, source, language)
     if inside is not None:

@@ -551,3 +551,61 @@ def test_every_one_of_many_macro_calls_is_read() -> None:
     source = "".join(f"cfg_x! {{ fn f{i}() {{}} }}\n" for i in range(5000))
     symbols = extract_symbols(source.encode(), "rust", "x.rs")
     assert [(s.name, s.start_line) for s in symbols] == [(f"f{i}", i + 1) for i in range(5000)]
+
+
+def test_cpp_attribute_like_macros_are_read_past() -> None:
+    """A namespace opener written as a macro, an export marker, an attribute with arguments before the
+    type and one after the parameter list: what a compiler sees once they expand, not what the grammar
+    recovers around them (abseil, fmt, nlohmann-json)."""
+    source = (
+        "namespace absl {\n"  # 1
+        "ABSL_NAMESPACE_BEGIN\n"  # 2
+        "class Mutex {\n"  # 3
+        " public:\n"
+        "  ABSL_MUST_USE_RESULT bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true);\n"  # 5
+        "  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {}\n"  # 6
+        "};\n"
+        "FMT_API __attr_size(1) void *vformat(int n) {\n"  # 8
+        "  return nullptr;\n"
+        "}\n"
+        "TEST(MutexTest, Locks) {\n"  # 11
+        "  EXPECT_EQ(1, 1);\n"
+        "}\n"
+        "ABSL_NAMESPACE_END\n"
+        "}  // namespace absl\n"
+    )
+    symbols = extract_symbols(source.encode(), "cpp", "x.cc")
+    found = {(s.qualified_name, s.kind, s.start_line) for s in symbols}
+    assert {
+        ("absl.Mutex", "class", 3),
+        ("absl.Mutex.Lock", "method", 6),
+        ("absl.vformat", "function", 8),
+    } <= found
+    vformat = next(s for s in symbols if s.name == "vformat")
+    assert vformat.signature.startswith("FMT_API __attr_size(1) void *vformat")  # read as written
+    assert all(s.name not in {"ABSL_NAMESPACE_BEGIN", "FMT_API", "__attr_size"} for s in symbols)
+
+
+def test_a_cpp_file_without_such_macros_is_parsed_once_and_a_lone_enum_constant_stays() -> None:
+    from indexer.c_attributes import macro_spans, read_past
+
+    clean = b"int f(int x) {\n  return x;\n}\n"
+    assert read_past(parse(clean, "cpp"), clean, "cpp") is None  # no syntax error: no second parse
+    enum = b"enum Mode {\n  FAST,\nSLOW_PATH\n};\n"
+    assert macro_spans(enum) == []  # the last constant of an enum written flush left is no macro
+    typed = b"INLINE static HANDLE get_handle(int fd);\nDWORD WINAPI run(void *arg);\n"
+    blanked = bytearray(typed)
+    for _, start, end in macro_spans(typed):
+        blanked[start:end] = b" " * (end - start)
+    # the only word left to be the type stays: HANDLE, WINAPI
+    assert bytes(blanked).split() == [
+        b"static",
+        b"HANDLE",
+        b"get_handle(int",
+        b"fd);",
+        b"WINAPI",
+        b"run(void",
+        b"*arg);",
+    ]
+    for c_source in (b"static __always_inline __alloc_size(1) void *kmalloc(int n)\n{\n}\n",):
+        assert read_past(parse(c_source, "c"), c_source, "c") is None  # C: left to tree-sitter

@@ -122,6 +122,13 @@ def test_unreadable_file_is_counted_not_fatal(make_repo, settings_for) -> None:
         ("README", b"plain", None),
         ("lib.rs", b"", "rust"),
         ("x.hpp", b"", "cpp"),
+        ("x.h", b"", "c"),
+        ("x.h", b"/* (c) */\n#include <stdio.h>\nstruct class_info { int n; };\n", "c"),
+        ("x.h", b"#ifndef X_H\n#include <vector>\n", "cpp"),  # abseil, fmt: C++ headers named .h
+        ("x.h", b"namespace absl {\n", "cpp"),
+        ("x.h", b"template <typename T>\nT max(T a, T b);\n", "cpp"),
+        ("x.h", b"class Dialog : public QDialog {\n", "cpp"),
+        ("x.h", b"/*\n * class Foo is documented here\n */\n", "c"),  # a comment's word, not code
     ],
 )
 def test_language_detection(path: str, head: bytes, language: str | None) -> None:
