@@ -15,9 +15,9 @@ here is a word of capitals of three characters or more (``FMT_API``, ``INLINE``)
 with two underscores (``__init``, ``__alloc_size``), reserved to the implementation in both languages
 and so, in a project's code, a macro's name. It is blanked, with its parenthesised arguments:
 
-* among the words that lead a declaration (``static __must_check int f(…)``), unless it is the only
-  word left to be the type (``INLINE static HANDLE f(…)`` keeps ``HANDLE``; ``DWORD WINAPI f(…)``
-  keeps ``WINAPI``), and never after ``struct``, ``enum``, ``typedef`` and their kin;
+* among the words that lead a declaration (``static __must_check int f(…)``, ``constexpr FMT_INLINE
+  value(T x)``, a constructor), unless it is the only word left to be a variable's type (``static
+  HANDLE h;`` keeps ``HANDLE``), and never after ``struct``, ``enum``, ``typedef`` and their kin;
 * after a declarator's parameter list, before its ``;`` or ``{`` (``… REDISMODULE_ATTR;``,
   ``… const ABSL_LOCKS_EXCLUDED(mu_);``);
 * alone on a line at column 0 and with an underscore (``FMT_BEGIN_NAMESPACE``), unless a ``}`` or ``,``
@@ -171,8 +171,10 @@ def _leading(line: bytes, at: int) -> list[tuple[int, int]]:
     if not macros:
         return []
     typed = (after != b"" and after in _TYPE_MARKS) or any(plain for *_, plain in specifiers)
-    if not typed:
-        # No other word can be the type: the last macro word without arguments stays (``HANDLE``).
+    if not typed and after != b"(":
+        # No other word can be the variable's type: the last macro word without arguments stays
+        # (``static HANDLE h;``). A function may have none: C++ reads ``FMT_INLINE value(T x)`` as the
+        # constructor it is once the macro is gone, and ``DWORD WINAPI run(void*)`` as ``run``.
         bare = [(s, e) for s, e, is_macro, _ in specifiers if is_macro and line[e - 1 : e] != b")"]
         if not bare:
             return []

@@ -564,11 +564,12 @@ def test_cpp_attribute_like_macros_are_read_past() -> None:
         " public:\n"
         "  ABSL_MUST_USE_RESULT bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true);\n"  # 5
         "  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {}\n"  # 6
+        "  constexpr FMT_INLINE Mutex(int x FMT_BUILTIN) : owner_(x) {}\n"  # 7
         "};\n"
-        "FMT_API __attr_size(1) void *vformat(int n) {\n"  # 8
+        "FMT_API __attr_size(1) void *vformat(int n) {\n"  # 9
         "  return nullptr;\n"
         "}\n"
-        "TEST(MutexTest, Locks) {\n"  # 11
+        "TEST(MutexTest, Locks) {\n"  # 12
         "  EXPECT_EQ(1, 1);\n"
         "}\n"
         "ABSL_NAMESPACE_END\n"
@@ -579,8 +580,10 @@ def test_cpp_attribute_like_macros_are_read_past() -> None:
     assert {
         ("absl.Mutex", "class", 3),
         ("absl.Mutex.Lock", "method", 6),
-        ("absl.vformat", "function", 8),
+        ("absl.Mutex.Mutex", "constructor", 7),
+        ("absl.vformat", "function", 9),
     } <= found
+    assert all(s.name != "owner_" for s in symbols)  # a member initializer, not a method
     vformat = next(s for s in symbols if s.name == "vformat")
     assert vformat.signature.startswith("FMT_API __attr_size(1) void *vformat")  # read as written
     assert all(s.name not in {"ABSL_NAMESPACE_BEGIN", "FMT_API", "__attr_size"} for s in symbols)
@@ -593,19 +596,15 @@ def test_a_cpp_file_without_such_macros_is_parsed_once_and_a_lone_enum_constant_
     assert read_past(parse(clean, "cpp"), clean, "cpp") is None  # no syntax error: no second parse
     enum = b"enum Mode {\n  FAST,\nSLOW_PATH\n};\n"
     assert macro_spans(enum) == []  # the last constant of an enum written flush left is no macro
-    typed = b"INLINE static HANDLE get_handle(int fd);\nDWORD WINAPI run(void *arg);\n"
+    typed = (
+        b"static HANDLE h;\nINLINE static HANDLE get_handle(int fd);\nconstexpr FMT_INLINE value(T x) {}\n"
+    )
     blanked = bytearray(typed)
     for _, start, end in macro_spans(typed):
         blanked[start:end] = b" " * (end - start)
-    # the only word left to be the type stays: HANDLE, WINAPI
+    # a variable keeps the only word left to be its type; a function or a constructor needs none
     assert bytes(blanked).split() == [
-        b"static",
-        b"HANDLE",
-        b"get_handle(int",
-        b"fd);",
-        b"WINAPI",
-        b"run(void",
-        b"*arg);",
-    ]
+        b"static", b"HANDLE", b"h;", b"static", b"get_handle(int", b"fd);", b"constexpr", b"value(T", b"x)", b"{}",
+    ]  # fmt: skip
     for c_source in (b"static __always_inline __alloc_size(1) void *kmalloc(int n)\n{\n}\n",):
         assert read_past(parse(c_source, "c"), c_source, "c") is None  # C: left to tree-sitter
