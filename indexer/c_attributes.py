@@ -1,6 +1,6 @@
 """Attribute-like macros in C and C++ declarations, read past as a compiler would after expanding them.
 
-C++ code (and C, see :data:`ATTRIBUTE_LANGUAGES`) writes attributes, export markers and namespace openers as macros that a grammar
+C and C++ code writes attributes, export markers and namespace openers as macros that a grammar
 cannot expand: ``static __always_inline __alloc_size(1) void *kmalloc(…)`` (Linux), ``FMT_API void
 vprint(…)``, ``UNITTEST CURLcode …`` (curl), ``int Init(…) REDISMODULE_ATTR;`` (redis), a line that
 holds only ``ABSL_NAMESPACE_BEGIN`` or ``NLOHMANN_JSON_NAMESPACE_BEGIN``. tree-sitter reads such a word
@@ -8,15 +8,16 @@ as a type or a call and recovers with ``ERROR`` nodes, and what it recovers is o
 of the file: Linux's ``kmalloc`` was no definition at all, and in abseil, nlohmann-json and fmt the
 namespace opener put every class after it at the wrong level (its methods read as free functions).
 
-:func:`read_past` finds those macros by their shape and parses the file again with them blanked
-(spaces over their bytes, every other byte and line where it was), keeping the new tree only where it
-holds fewer syntax errors than the first. Only a file that parsed with errors is read again. A macro
+:func:`read_past` looks for those macros, by their shape, on the rows where a syntax error starts or
+ends and the rows beside them, blanks them (spaces over their bytes, every other byte and line where it
+was) and parses again, keeping the new tree where its errors hold fewer bytes than the first's; a file
+that parsed without errors is not read again. A macro
 here is a word of capitals of three characters or more (``FMT_API``, ``INLINE``), or one that opens
 with two underscores (``__init``, ``__alloc_size``), reserved to the implementation in both languages
 and so, in a project's code, a macro's name. It is blanked, with its parenthesised arguments:
 
 * among the words that lead a declaration (``static __must_check int f(…)``, ``constexpr FMT_INLINE
-  value(T x)``, a constructor), unless it is the only word left to be a variable's type (``static
+  value(T x)``, a constructor; in C only one with arguments, ``__alloc_size(1)``), unless it is the only word left to be a variable's type (``static
   HANDLE h;`` keeps ``HANDLE``), and never after ``struct``, ``enum``, ``typedef`` and their kin;
 * after a declarator's parameter list, before its ``;`` or ``{`` (``… REDISMODULE_ATTR;``,
   ``… const ABSL_LOCKS_EXCLUDED(mu_);``);
@@ -30,39 +31,27 @@ is left as it is: it is the definition's declarator.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 import tree_sitter
 
 from indexer.parsing import parse, syntax_errors
 
-__all__ = ["ATTRIBUTE_LANGUAGES", "macro_spans", "read_past"]
+__all__ = ["ATTRIBUTE_LANGUAGES", "ROUNDS", "macro_spans", "read_past"]
 
-# C++ only. In C, tree-sitter reads ``static __init int f(void)`` as a function all the same, and the
-# shapes it does not (``static __always_inline __alloc_size(1) void *kmalloc(…)``) are rare: on the
-# Linux tree's ``mm/``, ``kernel/`` and ``include/linux/`` blanking them found 0.01 % more definitions
-# (``kmalloc`` and ``kmalloc_array`` among them) for 20 % more parsing time, most of it spent finding
-# the files that hold one.
-ATTRIBUTE_LANGUAGES = frozenset({"cpp"})
+# In C a bare word is left (``words``): tree-sitter reads ``static __init int f(void)`` as a function
+# all the same, and blanking such words near the errors of Linux's files (four in five of them have
+# some) reparsed many files for nothing. With arguments (``__alloc_size(1)``, ``__printf(2, 3)``) a macro
+# is blanked: on ``kernel/``, ``include/linux/`` and ``mm/`` that costs 1-4 % more parsing, and finds
+# ``kmalloc``, ``kzalloc``, ``kcalloc`` and their kin.
+ATTRIBUTE_LANGUAGES = frozenset({"c", "cpp"})
 
 _LINE = re.compile(rb"[ \t]*(?![#/*}{ \t\r\n]|\Z)")  # not a directive, a comment, a brace or blank
-_NEWLINE = re.compile(rb"\n")
 _WORD = re.compile(rb"[ \t]*([A-Za-z_]\w*)")
 _NEXT_WORD = re.compile(rb"[ \t]+[A-Za-z_]")
 _CAPITALS = re.compile(rb"[A-Z_][A-Z0-9_]*\Z")
 # After a parameter list: words (each with its arguments) up to the end of the declaration.
 _TAIL = re.compile(rb"\)((?:[ \t]+[A-Za-z_]\w*(?:\([^()\n]*\))?)+)[ \t]*(?:;|\{|=[ \t]*0[ \t]*;|$)")
 _TAIL_WORD = re.compile(rb"([A-Za-z_]\w*)(?:\([^()]*\))?")
-# A whole-file test that some line may hold a macro read here (a word of capitals, or with two
-# underscores, before another word or after a parameter list; a line of one word of capitals): a file
-# without one is not searched for its syntax errors.
-_MACRO = rb"(?:__[A-Za-z_]\w*|[A-Z_][A-Z0-9_]{2,})"
-_ANY_MACRO = re.compile(
-    rb"\b" + _MACRO + rb"(?:\([^()\n]*\))?[ \t]+[A-Za-z_]"
-    rb"|\)[ \t]+(?:\w+[ \t]+)*" + _MACRO + rb"(?:\([^()\n]*\))?[ \t]*[;{]"
-    rb"|^[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]*\r?$",
-    re.M,
-)
 _FOLLOWS_ENUM = re.compile(rb"\s*[},]")
 # Words after which the next one is a tag or a name, not a specifier.
 _STOP = frozenset(
@@ -76,52 +65,91 @@ _STORAGE = frozenset(
 )
 _TYPE_MARKS = frozenset(b"*&<:")  # after the last word before them, that word is (part of) the type
 _BLANK = 0x20
+ROUNDS = 4  # readings of the rows of the errors left
 
 
 def read_past(tree: tree_sitter.Tree, source: bytes, language: str) -> tree_sitter.Tree | None:
     """A tree of ``source`` with the attribute-like macros blanked that stand on the rows where its
-    syntax errors start or end (or next to them), where it holds fewer syntax errors than ``tree``;
-    ``None`` where ``tree`` has none, no such macro stands there, or blanking them did not help. Nodes
-    of the tree returned sit at the same bytes and rows as in ``source``; tree-sitter reparses only
-    around the blanked bytes."""
+    syntax errors start or end (or next to them), where its syntax errors hold fewer bytes than
+    ``tree``'s; ``None`` where ``tree`` has none, no such macro stands there, or blanking them did not
+    help. One error can hide the next (a broken declaration swallows the ones after it), so the rows of
+    the errors left are read again, up to :data:`ROUNDS` times. Nodes of the tree returned sit at the
+    same bytes and rows as in ``source``; tree-sitter reparses only around the blanked bytes."""
     if language not in ATTRIBUTE_LANGUAGES or not tree.root_node.has_error:
         return None
-    if _ANY_MACRO.search(source) is None:
-        return None  # no macro of a shape read here anywhere in the file: no need to find the errors
-    errors = syntax_errors(tree, language)
-    rows = {row + step for e in errors for row in (e.start_point.row, e.end_point.row) for step in (-1, 0, 1)}
-    breaks = [m.start() for m in _NEWLINE.finditer(source)]
-    spans = macro_spans(source, rows, breaks)
-    if not spans:
-        return None
+    words = language != "c"
+    errors = syntax_errors(tree)
     text = bytearray(source)
-    edited = tree.copy()  # the caller's tree is left as it was
-    for row, start, end in spans:
-        text[start:end] = b" " * (end - start)
-        column = start - (breaks[row - 1] + 1 if row else 0)
-        point, after = (row, column), (row, column + end - start)  # a macro stays on its row
-        edited.edit(start, end, end, point, after, after)
-    again = parse(bytes(text), language, edited)
-    return again if len(syntax_errors(again, language)) < len(errors) else None
+    done: set[int] = set()  # the starts of the macros blanked
+    best: tree_sitter.Tree | None = None
+    for _ in range(ROUNDS):
+        spans = [s for s in _spans(source, _lines_near(source, errors), words) if s[1] not in done]
+        if not spans:
+            break
+        edited = (best or tree).copy()  # the caller's tree is left as it was
+        for row, start, end, column in spans:
+            done.add(start)
+            text[start:end] = b" " * (end - start)
+            point, after = (row, column), (row, column + end - start)  # a macro stays on its row
+            edited.edit(start, end, end, point, after, after)
+        again = parse(bytes(text), language, edited)
+        left = syntax_errors(again)
+        if _extent(left) >= _extent(errors):
+            break
+        best, errors = again, left
+        if not errors:
+            break
+    return best
 
 
-def macro_spans(
-    source: bytes, rows: Iterable[int] | None = None, breaks: list[int] | None = None
-) -> list[tuple[int, int, int]]:
-    """``(row, start, end)`` of the attribute-like macros of ``source`` (see the module docstring), on
-    ``rows`` only (0-based; all by default), in order; ``breaks``: the offsets of its line breaks."""
-    if breaks is None:
-        breaks = [m.start() for m in _NEWLINE.finditer(source)]
-    wanted = range(len(breaks) + 1) if rows is None else sorted(r for r in set(rows) if 0 <= r <= len(breaks))
-    out: list[tuple[int, int, int]] = []
-    for row in wanted:
-        base = breaks[row - 1] + 1 if row else 0
-        end = breaks[row] if row < len(breaks) else len(source)
-        out.extend((row, base + s, base + e) for s, e in _on_line(source, base, end))
+def _extent(errors: list[tree_sitter.Node]) -> int:
+    """How much of a file its syntax errors hold: the bytes of its ``ERROR`` nodes, one for each
+    ``MISSING`` node (a count would rise when one error that swallowed ten declarations splits into
+    two small ones)."""
+    return sum(max(1, e.end_byte - e.start_byte) for e in errors)
+
+
+def _lines_near(source: bytes, errors: list[tree_sitter.Node]) -> dict[int, int]:
+    """``{row: offset of its first byte}`` for the rows where ``errors`` start or end and the rows
+    next to them, found from the nodes' own positions (no list of every line of the file)."""
+    lines: dict[int, int] = {}
+    for e in errors:
+        for offset, (row, column) in ((e.start_byte, e.start_point), (e.end_byte, e.end_point)):
+            start = offset - column
+            lines[row] = start
+            if row > 0 and row - 1 not in lines:
+                lines[row - 1] = source.rfind(b"\n", 0, start - 1) + 1
+            after = source.find(b"\n", start)
+            if after >= 0:
+                lines.setdefault(row + 1, after + 1)
+    return lines
+
+
+def _spans(source: bytes, lines: dict[int, int], words: bool) -> list[tuple[int, int, int, int]]:
+    """``(row, start, end, column)`` of the macros on ``lines`` (see :func:`_lines_near`), in order."""
+    out: list[tuple[int, int, int, int]] = []
+    for row in sorted(lines):
+        base = lines[row]
+        end = source.find(b"\n", base)
+        out.extend(
+            (row, base + s, base + e, s)
+            for s, e in _on_line(source, base, len(source) if end < 0 else end, words)
+        )
     return out
 
 
-def _on_line(source: bytes, base: int, end: int) -> list[tuple[int, int]]:
+def macro_spans(source: bytes, *, words: bool = True) -> list[tuple[int, int]]:
+    """``(start, end)`` byte ranges of the attribute-like macros on every line of ``source`` (see the
+    module docstring), in order. Without ``words``, a macro without arguments that leads a declaration
+    stays: in C, tree-sitter reads ``static __init int f(void)`` as the function it is."""
+    lines, base = {}, 0
+    for row, line in enumerate(source.split(b"\n")):
+        lines[row] = base
+        base += len(line) + 1
+    return [(start, end) for _, start, end, _ in _spans(source, lines, words)]
+
+
+def _on_line(source: bytes, base: int, end: int, words: bool) -> list[tuple[int, int]]:
     """The macros on the line ``source[base:end]`` (offsets within it)."""
     line = source[base:end]
     if _LINE.match(line) is None:
@@ -141,7 +169,10 @@ def _on_line(source: bytes, base: int, end: int) -> list[tuple[int, int]]:
         if _FOLLOWS_ENUM.match(source, end) is None:
             found.append((0, len(word)))
         return found
-    return sorted(found + _leading(line, lead))
+    leading = _leading(line, lead)
+    if not words:
+        leading = [(s, e) for s, e in leading if line[e - 1 : e] == b")"]
+    return sorted(found + leading)
 
 
 def _leading(line: bytes, at: int) -> list[tuple[int, int]]:
@@ -170,7 +201,7 @@ def _leading(line: bytes, at: int) -> list[tuple[int, int]]:
     macros = [(s, e) for s, e, is_macro, _ in specifiers if is_macro]
     if not macros:
         return []
-    typed = (after != b"" and after in _TYPE_MARKS) or any(plain for *_, plain in specifiers)
+    typed = (after != b"" and after[0] in _TYPE_MARKS) or any(plain for *_, plain in specifiers)
     if not typed and after != b"(":
         # No other word can be the variable's type: the last macro word without arguments stays
         # (``static HANDLE h;``). A function may have none: C++ reads ``FMT_INLINE value(T x)`` as the

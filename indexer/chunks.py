@@ -24,8 +24,8 @@ _NOT_CHUNKED = DATA_KINDS | {"reexport"}
 
 # 2: definitions start at their decorators, attributes and doc comment; 3: and Rust's definitions inside
 # item-level macro calls (``cfg_rt! { … }``, indexer/macro_items.py) are chunked as definitions; 4: C++
-# read past attribute-like macros (indexer/c_attributes.py), and a ``.h`` that shows C++ is C++
-CHUNKER_VERSION = 4
+# read past attribute-like macros (indexer/c_attributes.py), and a ``.h`` that shows C++ is C++; 5: C too
+CHUNKER_VERSION = 5
 
 
 @dataclass(slots=True)

@@ -215,17 +215,21 @@ def _query_error(language: str, source: str, detail: str) -> QuerySyntaxError:
     return QuerySyntaxError(language, detail, row=row, column=column, offset=offset)
 
 
-@cache
-def _errors_query(language: str) -> tree_sitter.Query:
-    return _compile(language, "(ERROR) @error (MISSING) @missing")
-
-
-def syntax_errors(tree: tree_sitter.Tree, language: str) -> list[tree_sitter.Node]:
-    """The ``ERROR`` and ``MISSING`` nodes of ``tree`` (of ``language``)."""
-    if not tree.root_node.has_error:
+def syntax_errors(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
+    """The outermost ``ERROR`` and the ``MISSING`` nodes of ``tree``: a walk down the nodes that hold
+    one, so a file with a few errors costs a few paths, not a visit of every node."""
+    root = tree.root_node
+    if not root.has_error:
         return []
-    found = tree_sitter.QueryCursor(_errors_query(language)).captures(tree.root_node)
-    return [node for nodes in found.values() for node in nodes]
+    found: list[tree_sitter.Node] = []
+    stack = [root]
+    while stack:
+        for child in stack.pop().children:
+            if child.is_error or child.is_missing:
+                found.append(child)
+            elif child.has_error:
+                stack.append(child)
+    return found
 
 
 def captures(query: tree_sitter.Query, tree: tree_sitter.Tree) -> list[tuple[str, tree_sitter.Node]]:
