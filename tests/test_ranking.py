@@ -233,6 +233,27 @@ def test_of_two_definitions_of_a_name_the_one_nearer_the_root_comes_first() -> N
     assert [p for p, _ in paths(rank(found, analyse('"x y"'), _only()))] == ["a/b/c.py", "d.py"]
 
 
+def test_a_macro_that_shares_its_name_with_a_function_goes_after_it_however_near_the_root() -> None:
+    def definition(path: str, kind: str, symbol_rank: int) -> Fused:
+        span = Span(path, 10, 40)
+        hit = Hit(span, 1.0, "kmalloc", kind)
+        return Fused(span, 0.03, {"symbol": symbol_rank}, hit, True, hit)
+
+    shim = definition("lib/decompress_unxz.c", "macro", 3)  # #define kmalloc(size, flags) malloc(size)
+    real = definition("include/linux/slab.h", "function", 1)
+    stub = definition("tools/lib/slab.c", "function", 2)
+    ranked = rank([shim, stub, real], analyse("kmalloc"), _only())
+    assert [p for p, _ in paths(ranked)] == [
+        "include/linux/slab.h",
+        "tools/lib/slab.c",
+        "lib/decompress_unxz.c",
+    ]
+    assert ranked[2].steps[-1] == ("exact", "first, a macro beside a definition of another kind")
+    # A name defined only as macros keeps the order of depth (printk.h's printk, not a copy deeper down).
+    macros = [definition("include/linux/printk.h", "macro", 2), definition("tools/a/b/printk.h", "macro", 1)]
+    assert paths(rank(macros, analyse("printk"), _only()))[0] == ("include/linux/printk.h", 10)
+
+
 def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     cands = [fused("tests/test_retry.py", 1, 0.05), fused("src/retry.py", 1, 0.03)]
     demoted = rank(cands, analyse("retry logic with backoff"), _only())

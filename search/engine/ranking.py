@@ -51,7 +51,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    chunks ripgrep verified (for a request for a name's usages, those that define it after the rest); for identifiers the definitions of that exact name (those in files of a
    demoted role after the others, where a definition in a package's ``__init__.py`` is real code as
    in rule 4, then those of another kind than a request asks for, "class
-   Console", then those in a file named after it first); for an unquoted
+   Console", then those in a file named after it first, and a macro that shares the name with a
+   function or a type after them: ``#define kmalloc(size, flags) malloc(size)`` is a shim of
+   ``kmalloc``, not its definition); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
    a capital letter puts the places holding it as written first, as ripgrep's smart case would; a
@@ -719,6 +721,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             if query.shape == "identifier"
             else ()
         )
+        # `#define kmalloc(size, flags) malloc(size)` in a decompressor built outside the kernel: a macro
+        # that shares its name with a function or a type is a shim or a wrapper of it, which is the
+        # definition (include/linux/slab.h's kmalloc), nearer the root or not
+        shadowed = query.shape == "identifier" and any(
+            r.fused.exact and r.fused.label.symbol and r.fused.label.kind not in (None, "macro", *DATA_KINDS)
+            for r in ranked
+        )
         as_written: set[int] = set()  # the ids of the candidates that define the qualified name itself
         if qualified:
             exact_names = {bare_name(n) for n in query.names}
@@ -747,6 +756,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 # "who calls print_json": the calls, then the definition
                 definition = query.usages and _defines_literal(r, query)
                 member = _defines_data(r)
+                shim = shadowed and r.fused.label.kind == "macro"
                 r.tier = 1
                 # usages in real code, then in tests, docs or stubs, then the definitions; definitions
                 # in real code, of the kind asked for first, then the others
@@ -759,7 +769,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 )
                 r.lead = (
                     first,
-                    0 if stem and not member else 1,
+                    (0 if stem and not member else 1) + int(shim),
                     depth,
                     r.fused.ranks.get(leader) or unranked,
                 )
@@ -775,6 +785,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                         )
                         + (", another kind" if other_kind else "")
                         + (", not as written" if qualified and id(r) not in as_written else "")
+                        + (", a macro beside a definition of another kind" if shim else "")
                         + (
                             ", declared in the file named after it"
                             if stem and member
