@@ -186,6 +186,20 @@ def test_ast_query_returns_captures_and_malformed_queries_name_the_position(mcp:
     assert "line 1, column" in bad and "identifer" in bad
 
 
+def test_ast_query_reads_a_cpp_header_named_h_as_cpp(mcp: SyncClient, workspace: tuple[Path, Path]) -> None:
+    header = workspace[0] / "pkg" / "queue.h"
+    header.write_text(
+        "/* a queue */\n#include <vector>\nnamespace q {\nclass Queue {\n public:\n  int size();\n};\n}\n"
+    )
+    try:
+        out = mcp.ok(
+            "ast_query", {"query": "(class_specifier name: (type_identifier) @c)", "path": "pkg/queue.h"}
+        )
+        assert [(c["text"], c["start_line"]) for c in out["captures"]] == [("Queue", 4)]  # C has no classes
+    finally:
+        header.unlink()
+
+
 # --- index and info ----------------------------------------------------------------------------------
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexer import (
+    BINARY_SNIFF_BYTES,
     Chunk,
     ChunkSpan,
     Index,
@@ -126,7 +127,9 @@ class LocalDelta:
             data = read_beneath(self.settings.root, path, self.settings.max_file_bytes)  # no symlink, no FIFO
         except OSError:
             return None
-        found = parse_file(path, data, detect_language(path, data[:256]), self.settings, mtime_ns)
+        found = parse_file(
+            path, data, detect_language(path, data[:BINARY_SNIFF_BYTES]), self.settings, mtime_ns
+        )
         self._parsed[path] = (size, mtime_ns, found)
         return found
 

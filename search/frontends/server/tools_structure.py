@@ -15,6 +15,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from indexer import (
+    BINARY_SNIFF_BYTES,
     SYMBOL_LANGUAGES,
     Symbol,
     Walker,
@@ -120,7 +121,8 @@ def ast_query(
             raise QueryError(
                 "pass language (e.g. python) to query a directory; the query is grammar-specific."
             )
-        language = detect_language(single.relpath)
+        head = read_regular_file(single, targets[0][0].settings.max_file_bytes)[:BINARY_SNIFF_BYTES]
+        language = detect_language(single.relpath, head)  # a .h that shows C++ is C++, as when indexed
         if language is None:
             raise QueryError(f"cannot tell the language of {path}; pass language explicitly.")
     compiled = compile_user_query(language, query)
