@@ -64,7 +64,6 @@ _STORAGE = frozenset(
     b"friend mutable thread_local _Noreturn _Thread_local restrict __inline __inline__".split()
 )
 _TYPE_MARKS = frozenset(b"*&<:")  # after the last word before them, that word is (part of) the type
-_BLANK = 0x20
 ROUNDS = 4  # readings of the rows of the errors left
 
 

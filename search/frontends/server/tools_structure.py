@@ -121,8 +121,13 @@ def ast_query(
             raise QueryError(
                 "pass language (e.g. python) to query a directory; the query is grammar-specific."
             )
-        head = read_regular_file(single, targets[0][0].settings.max_file_bytes)[:BINARY_SNIFF_BYTES]
-        language = detect_language(single.relpath, head)  # a .h that shows C++ is C++, as when indexed
+        # Its first bytes, as when indexed (a .h that shows C++ is C++); a file that cannot be read is
+        # reported by the read of the query's files below.
+        try:
+            head = read_beneath(single.root, single.relpath, BINARY_SNIFF_BYTES)
+        except OSError:
+            head = b""
+        language = detect_language(single.relpath, head)
         if language is None:
             raise QueryError(f"cannot tell the language of {path}; pass language explicitly.")
     compiled = compile_user_query(language, query)
