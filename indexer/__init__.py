@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from indexer.index import ann_ef as ann_ef
     from indexer.languages import EXTENSIONS as EXTENSIONS
     from indexer.languages import FILENAMES as FILENAMES
+    from indexer.languages import SHARED_SUFFIXES as SHARED_SUFFIXES
     from indexer.languages import SYMBOL_LANGUAGES as SYMBOL_LANGUAGES
     from indexer.languages import detect_language as detect_language
     from indexer.lexical import K1 as K1
@@ -163,7 +164,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "indexer.imports": ("IMPORT_LANGUAGES", "ImportRef", "extract_imports"),
     "indexer.index": ("ANN_INDEX_TYPE", "ANN_NPROBES", "ANN_REFINE", "Index", "ann_ef"),
-    "indexer.languages": ("EXTENSIONS", "FILENAMES", "SYMBOL_LANGUAGES", "detect_language"),
+    "indexer.languages": (
+        "EXTENSIONS",
+        "FILENAMES",
+        "SHARED_SUFFIXES",
+        "SYMBOL_LANGUAGES",
+        "detect_language",
+    ),
     "indexer.lexical": (
         "B",
         "K1",

@@ -86,6 +86,10 @@ _CPP_HEADER = re.compile(
 )
 
 
+# Suffixes that more than one language writes: the file's first bytes decide (see detect_language).
+SHARED_SUFFIXES: dict[str, tuple[str, ...]] = {".h": ("c", "cpp")}
+
+
 def detect_language(path: str | PurePosixPath, head: bytes = b"") -> str | None:
     """Language of a file from its name, then extension (a ``.h`` whose ``head``, its first bytes,
     shows C++ is ``cpp``), then shebang; ``None`` if unknown."""

@@ -77,3 +77,34 @@ def test_failures_become_plait_errors_against_the_real_binary(
     assert [m.path for m in missing.lines] == ["a.py"] and any("gone.py" in e for e in missing.errors)
     with pytest.raises(QueryError, match="ripgrep failed"):
         ripgrep.run_rg(settings, RgCommand("json", ("x",), ("gone.py",), globs=("[",)), timeout=10)
+
+
+def test_a_language_that_shares_the_h_suffix_keeps_the_headers_whose_first_bytes_show_it(
+    make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
+) -> None:
+    # ``.h`` is C and C++: ripgrep's types give both languages every header, and the first bytes decide
+    # which is which, as when indexed (``--lang cpp`` found no C++ header named .h, ``--lang c`` all).
+    settings = settings_for(
+        make_repo(
+            {
+                "plain.h": "int marker_count(void);\n",
+                "wide.h": "#include <vector>\nnamespace w {\nint marker_count();\n}\n",
+                "main.cpp": "int marker_count() { return 1; }\n",
+                "main.c": "int marker_count(void) { return 2; }\n",
+                "tool.py": "marker_count = 3\n",
+            }
+        )
+    )
+
+    def found(language: str) -> tuple[set[str], set[str]]:
+        lines = ripgrep.run_rg(
+            settings, RgCommand("matches", ("marker_count",), language=language), timeout=10
+        )
+        files = ripgrep.run_rg(settings, RgCommand("files", language=language), timeout=10)
+        return {m.path for m in lines.lines}, set(files.files)
+
+    assert found("cpp") == ({"wide.h", "main.cpp"}, {"wide.h", "main.cpp"})
+    assert found("c") == ({"plain.h", "main.c"}, {"plain.h", "main.c"})
+    assert found("python") == ({"tool.py"}, {"tool.py"})
+    assert ripgrep.language_of(settings.root, "wide.h") == "cpp"
+    assert ripgrep.language_of(settings.root, "gone.h") == "c"  # unreadable: told by its suffix

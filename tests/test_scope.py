@@ -4,6 +4,7 @@ the guard; ``ResolvedScope.allows`` is the one containment predicate."""
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -80,3 +81,18 @@ def test_engine_and_guard_resolve_a_scope_alike_and_refuse_the_same_paths(
                 run_guard(settings, rules, bad)
     finally:
         engine.close()
+
+
+def test_a_changed_scope_tells_a_header_s_language_by_its_first_bytes(
+    make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
+) -> None:
+    root = make_repo({"keep.txt": "x\n"})
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], cwd=root, check=True)
+    (root / "plain.h").write_text("int count(void);\n")
+    (root / "wide.h").write_text("namespace w {\nint count();\n}\n")
+    settings = settings_for(root)
+    assert resolve_scope(settings, Scope("changed", language="cpp")).targets == ("wide.h",)
+    assert resolve_scope(settings, Scope("changed", language="c")).targets == ("plain.h",)

@@ -23,16 +23,20 @@ import base64
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal, NamedTuple
 
 from indexer import (
     ALWAYS_SKIP_DIRS,
+    BINARY_SNIFF_BYTES,
     EXTENSIONS,
     FILENAMES,
+    SHARED_SUFFIXES,
     TEMP_FILE_GLOB,
     ProcResult,
     Settings,
+    detect_language,
+    read_beneath,
     rg_binary,
     run_beneath,
 )
@@ -116,9 +120,48 @@ class RgResult:
 
 
 def language_globs(language: str) -> list[str]:
+    """The file types of ``language`` for ripgrep: its suffixes, a suffix it shares with another language
+    (``.h``: C and C++; :func:`run_rg` then keeps the files whose first bytes show ``language``) and its
+    file names."""
     exts = [f"*{ext}" for ext, lang in EXTENSIONS.items() if lang == language]
+    exts += [
+        f"*{ext}" for ext, langs in SHARED_SUFFIXES.items() if language in langs and f"*{ext}" not in exts
+    ]
     names = [name for name, lang in FILENAMES.items() if lang == language]
     return exts + names
+
+
+def language_of(root: Path | str, path: str) -> str | None:
+    """The language of the workspace file ``path`` as the index tells it: by its name, and where its
+    suffix is shared by two languages (``.h``) by its first bytes, read beneath the root (no symlink,
+    no special file); a file that cannot be read is told by its name alone."""
+    head = b""
+    if PurePosixPath(path).suffix.lower() in SHARED_SUFFIXES:
+        try:
+            head = read_beneath(root, path, BINARY_SNIFF_BYTES)
+        except OSError:
+            pass
+    return detect_language(path, head)
+
+
+def language_check(settings: Settings, language: str | None) -> Callable[[str], bool] | None:
+    """For a language that shares a suffix with another (C and C++ in ``.h``), whether a path that
+    ripgrep found by that suffix is of ``language`` (:func:`language_of`); ``None`` where ripgrep's file
+    types alone decide."""
+    shared = tuple(ext for ext, langs in SHARED_SUFFIXES.items() if language in langs)
+    if language is None or not shared:
+        return None
+    seen: dict[str, bool] = {}
+
+    def keep(path: str) -> bool:
+        if not path.lower().endswith(shared):
+            return True
+        known = seen.get(path)
+        if known is None:
+            known = seen[path] = language_of(settings.root, path) == language
+        return known
+
+    return keep
 
 
 def skip_globs(settings: Settings) -> list[str]:
@@ -188,18 +231,25 @@ def run_rg(settings: Settings, cmd: RgCommand, *, timeout: float, max_output: in
         return RgResult([], [], frozenset(), False, ())
     res = run_beneath(settings.root, argv(settings, cmd), timeout=timeout, max_output=max_output)
     errors = _check(res, timeout)
-    keep = not_ignored(settings) if _rechecks_ignores(settings, cmd) else None
+    checks = [
+        check
+        for check in (
+            not_ignored(settings) if _rechecks_ignores(settings, cmd) else None,
+            language_check(settings, cmd.language),
+        )
+        if check is not None
+    ]
     if cmd.output == "files":
         files = parse_files(res.stdout)
-        return RgResult(
-            [], [f for f in files if keep(f)] if keep else files, frozenset(), res.truncated, errors
-        )
+        for check in checks:
+            files = [f for f in files if check(f)]
+        return RgResult([], files, frozenset(), res.truncated, errors)
     if cmd.output == "json":
         lines, binary = parse_json(res.stdout, context=cmd.context > 0)
     else:
         lines, binary = parse_matches(res.stdout), frozenset()
-    if keep is not None:
-        lines = [m for m in lines if keep(m.path)]
+    for check in checks:
+        lines = [m for m in lines if check(m.path)]
     return RgResult(lines, [], binary, res.truncated, errors)
 
 

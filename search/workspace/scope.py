@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexer import Settings, detect_language, git_status, glob_matcher, is_regular_beneath, lstat_kind
+from indexer import Settings, git_status, glob_matcher, is_regular_beneath, lstat_kind
 from search.errors import QueryError
 from search.types import ResolvedScope, Scope
 from search.workspace.confine import Roots
 from search.workspace.ignores import check_language, not_ignored
+from search.workspace.ripgrep import language_of
 
 
 def parse_scope(
@@ -60,7 +61,7 @@ def resolve_scope(settings: Settings, scope: Scope) -> ResolvedScope:
                 for p in status.changed
                 if keep(p)
                 and (glob_ok is None or glob_ok(p))
-                and (scope.language is None or detect_language(p) == scope.language)
+                and (scope.language is None or language_of(root, p) == scope.language)
                 and is_regular_beneath(root, p)
             )
         )

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from indexer import K1 as BM25_K1
 from indexer import B as BM25_B
-from indexer import IndexStoreError, Settings, code_tokens, detect_language
+from indexer import IndexStoreError, Settings, code_tokens
 from models import PlaitError
 from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
@@ -194,7 +194,11 @@ class TextRetriever:
         wanted: list[tuple[str, int]] = []
         for named, line in query.locations:
             path = resolve(named, lambda name: by_name.get(name, ()))
-            if path is not None and keep(path, detect_language(path)) and (path, line) not in wanted:
+            if (
+                path is not None
+                and keep(path, ripgrep.language_of(self.settings.root, path))
+                and (path, line) not in wanted
+            ):
                 wanted.append((path, line))
         if not wanted:
             return found
