@@ -17,6 +17,9 @@ capture names are the whole contract between the ``.scm`` files and this module:
     A named scope that is not reported itself but qualifies what it contains: Rust ``impl``,
     Swift ``extension``, C#/PHP namespace blocks. Its kind decides whether functions in it are
     methods (``type``) or not (``module``).
+``@last`` (optional, with a definition)
+    A later sibling where the definition ends, which the grammar reads apart from it: the body of a C
+    function that a macro defines (``SYSCALL_DEFINE3(open, …) { … }``).
 ``@package`` + ``@name``
     A file-level package clause (Go, Java, Kotlin, Scala, C#, PHP, a Haskell `module`) that prefixes every
     top-level qualified name; several clauses join in order (Scala ``package a`` / ``package b``).
@@ -127,7 +130,7 @@ class _Found:
     pattern: int
     name_byte: int
     name_row: int
-    last: tree_sitter.Node | None = None  # the last piece of a definition written in pieces (Haskell)
+    last: tree_sitter.Node | None = None  # its last piece (Haskell) or the body read apart from it (@last)
     namespace: int | None = None  # the ``@namespace`` node's id: reported only with a sibling (see _collect)
     trimmed: tuple[int, int] | None = None  # (end byte, 0-based end row) without trailing comments
 
@@ -250,6 +253,7 @@ def _from_match(
     if role == "package":
         return _Found(role, kind, node, ".".join(parts), [], pattern, first.start_byte, first.start_point.row)
     namespace = captures.get("namespace")
+    last = captures.get("last")
     return _Found(
         role,
         kind,
@@ -259,6 +263,7 @@ def _from_match(
         pattern,
         first.start_byte,
         first.start_point.row,
+        last=last[0] if last else None,
         namespace=namespace[0].id if namespace else None,
     )
 

@@ -631,3 +631,48 @@ def test_c_functions_behind_attribute_macros_with_arguments_are_found() -> None:
         "log_it": ("function", 17),
     }
     assert "__alloc_size" not in names and "__printf" not in names
+
+
+def test_functions_that_macros_define_are_named_by_the_macros_arguments() -> None:
+    """``SYSCALL_DEFINE3(open, …) { … }`` defines the system call ``open`` (Linux has hundreds), and
+    googletest's ``TEST(Suite, Name) { … }`` a test ``Suite.Name``; neither is a definition of the
+    macro. A loop macro inside a function body defines nothing."""
+    c_source = (
+        b"#include <linux/syscalls.h>\n"  # 1
+        b"SYSCALL_DEFINE3(open, const char __user *, filename, int, flags, umode_t, mode)\n"  # 2
+        b"{\n\treturn do_sys_open(AT_FDCWD, filename, flags, mode);\n}\n"  # 3-5
+        b"#ifdef CONFIG_COMPAT\n"  # 6
+        b"COMPAT_SYSCALL_DEFINE2(ftruncate, unsigned int, fd, compat_ulong_t, length)\n"  # 7
+        b"{\n\treturn ksys_ftruncate(fd, length);\n}\n"  # 8-10
+        b"#endif\n"  # 11
+        b"SYSCALL_DEFINE0(getpid)\n{\n\treturn task_tgid_vnr(current);\n}\n"  # 12-15
+        b"PHP_METHOD(Phar, running)\n{\n\tRETURN_TRUE;\n}\n"  # 16-19
+        b"static void walk(struct head *head)\n{\n\tstruct item *var;\n"  # 20-22
+        b"\tTAILQ_FOREACH(var, head, link) {\n\t\tvisit(var);\n\t}\n}\n"  # 23-26
+    )
+    found = {
+        (s.qualified_name, s.kind, s.start_line, s.end_line) for s in extract_symbols(c_source, "c", "open.c")
+    }
+    assert found == {
+        ("open", "function", 2, 5),
+        ("ftruncate", "function", 7, 10),
+        ("getpid", "function", 12, 15),
+        ("Phar.running", "function", 16, 19),
+        ("walk", "function", 20, 26),
+    }
+    cpp_source = (
+        b'#include "gtest/gtest.h"\n'  # 1
+        b'TEST(StrCatTest, Ints) {\n  EXPECT_EQ(StrCat(1), "1");\n}\n'  # 2-4
+        b'TEST_F(CordTest, AppendSmall) {\n  cord_.Append("x");\n}\n'  # 5-7
+        b"class Widget {\n public:\n  Widget(int x) {}\n};\n"  # 8-11
+    )
+    found = {
+        (s.qualified_name, s.kind, s.start_line)
+        for s in extract_symbols(cpp_source, "cpp", "str_cat_test.cc")
+    }
+    assert found == {
+        ("StrCatTest.Ints", "function", 2),
+        ("CordTest.AppendSmall", "function", 5),
+        ("Widget", "class", 8),
+        ("Widget.Widget", "constructor", 10),
+    }

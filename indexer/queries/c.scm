@@ -1,6 +1,104 @@
 ; C definitions. Prototypes (declarations without a body) are not reported; `typedef struct {...} T`
 ; with an anonymous struct/union/enum reports T as that struct or enum.
 
+; A function that a macro defines, at file level: `SYSCALL_DEFINE3(open, const char __user *, filename, …)
+; { … }` (Linux), `PHP_METHOD(Phar, running) { … }`, `TEST(Suite, Name) { … }`. Two names alone are a
+; scope and a name (`Phar.running`); otherwise the macro's first argument names the function. The grammar
+; reads the call and its body as two statements: `@last` is the body, where the definition ends. Only at
+; file level: inside a function, `TAILQ_FOREACH(var, head, field) { … }` is a loop.
+[
+  (translation_unit
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+  (preproc_if
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+  (preproc_ifdef
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+  (preproc_else
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+  (preproc_elif
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+]
+
+[
+  (translation_unit
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @name))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+  (preproc_if
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @name))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+  (preproc_ifdef
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @name))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+  (preproc_else
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @name))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+  (preproc_elif
+  (expression_statement
+    (call_expression
+      function: (identifier) @_macro
+      arguments: (argument_list . (identifier) @name))) @definition.function
+  .
+  (compound_statement) @last
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+]
+
+; …and with one argument the grammar reads a function of the macro's type: `SYSCALL_DEFINE0(getpid) { … }`,
+; `TEST_IMPL(fs_file_noent) { … }` (libuv).
+(function_definition
+  type: (type_identifier) @_macro
+  declarator: (parenthesized_declarator . (identifier) @name .)
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$")) @definition.function
+
 (function_definition
   declarator: [
     (function_declarator declarator: (identifier) @name)

@@ -22,6 +22,28 @@
   name: [(type_identifier) (qualified_identifier)] @name
   body: (_)) @definition.enum
 
+; A function that a macro defines: `TEST(StrCatTest, Ints) { … }`, `TEST_F(…)` (googletest),
+; `BPF_CALL_2(name, …) { … }`: no return type, a name of capitals, and names alone where parameters would
+; be. Two names alone are a scope and a name (`StrCatTest.Ints`); otherwise the first names the function.
+(function_definition
+  !type
+  declarator: (function_declarator
+    declarator: (identifier) @_macro
+    parameters: (parameter_list
+      .
+      (parameter_declaration type: (type_identifier) @qualifier !declarator)
+      .
+      (parameter_declaration type: (type_identifier) @name !declarator)
+      .))
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$")) @definition.function
+
+(function_definition
+  !type
+  declarator: (function_declarator
+    declarator: (identifier) @_macro
+    parameters: (parameter_list . (parameter_declaration type: (type_identifier) @name !declarator)))
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$")) @definition.function
+
 (function_definition
   declarator: [
     (function_declarator declarator: (qualified_identifier) @name)
