@@ -666,11 +666,11 @@ def test_functions_that_macros_define_are_named_by_the_macros_arguments() -> Non
         b'TEST_F(CordTest, AppendSmall) {\n  cord_.Append("x");\n}\n'  # 5-7
         b"class Widget {\n public:\n  Widget(int x) {}\n};\n"  # 8-11
     )
-    found = {
+    tests = {
         (s.qualified_name, s.kind, s.start_line)
         for s in extract_symbols(cpp_source, "cpp", "str_cat_test.cc")
     }
-    assert found == {
+    assert tests == {
         ("StrCatTest.Ints", "function", 2),
         ("CordTest.AppendSmall", "function", 5),
         ("Widget", "class", 8),
