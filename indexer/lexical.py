@@ -505,27 +505,27 @@ class _Build:
         counts = joined("count", np.int64)
         index._doc_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
         index._doc_len = joined("len", np.int32)
-        index._offsets, index._docs, index._tf = _postings(
-            index._doc_offsets, self.tokens, self.tf, len(self.vocab)
-        )
+        index._offsets, docs, tf = _postings(index._doc_offsets, self.tokens, self.tf, len(self.vocab))
+        index._docs, index._tf = docs.array(), tf.array()
         index._doc_tokens, index._doc_tf = self.tokens.array(), self.tf.array()
-        index._spilled = {"doc_tokens": self.tokens, "doc_tf": self.tf}
+        index._spilled = {"doc_tokens": self.tokens, "doc_tf": self.tf, "docs": docs, "tf": tf}
         index._derive()
         return index
 
 
 def _postings(
     doc_offsets: np.ndarray, doc_tokens: _Parts, doc_tf: _Parts, width: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, _Parts, _Parts]:
     """Token-major postings ``(offsets, documents, counts)`` of doc-major token lists; documents
     ascending within a token. Made :data:`POSTINGS_BUCKET` postings (a range of token ids) at a time,
-    each range found by reading the token lists a block at a time: they are never all resident."""
+    each range found by reading the token lists a block at a time, and appended to parts that spill
+    to a temporary file as the token lists do: neither is ever all resident (the Linux tree's
+    postings are 97 million, 580 MB)."""
     counts = np.zeros(width, np.int64)
     for _start, block in doc_tokens.blocks(POSTINGS_BUCKET):
         counts += np.bincount(block, minlength=width)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    docs = np.empty(int(offsets[-1]), np.int32)
-    tf = np.empty(int(offsets[-1]), np.uint16)
+    docs, tf = _Parts(np.int32), _Parts(np.uint16)
     lo = 0
     while lo < width:
         # the widest range of tokens from ``lo`` whose postings fit a bucket (at least one token)
@@ -541,8 +541,8 @@ def _postings(
             counted.append(block_tf[inside])
         order = np.argsort(np.concatenate(tokens), kind="stable") if tokens else np.zeros(0, np.int64)
         where = np.concatenate(at)[order] if at else np.zeros(0, np.int64)
-        docs[offsets[lo] : offsets[hi]] = np.searchsorted(doc_offsets, where, "right") - 1
-        tf[offsets[lo] : offsets[hi]] = np.concatenate(counted)[order] if counted else tf[:0]
+        docs.append(np.searchsorted(doc_offsets, where, "right") - 1)
+        tf.append(np.concatenate(counted)[order] if counted else np.zeros(0, np.uint16))
         lo = hi
     return offsets, docs, tf
 
@@ -666,8 +666,8 @@ class LexicalIndex:
             "vocab_keys": np.asarray(self._vocab.keys, np.uint64),
             "vocab_ids": np.asarray(self._vocab.ids, np.int32),
             "offsets": np.asarray(self._offsets, np.int64),
-            "docs": np.asarray(self._docs, np.int32),
-            "tf": np.asarray(self._tf, np.uint16),
+            "docs": self._spilled.get("docs") or np.asarray(self._docs, np.int32),
+            "tf": self._spilled.get("tf") or np.asarray(self._tf, np.uint16),
             "doc_offsets": np.asarray(self._doc_offsets, np.int64),
             "doc_tokens": self._spilled.get("doc_tokens") or np.asarray(self._doc_tokens, np.int32),
             "doc_tf": self._spilled.get("doc_tf") or np.asarray(self._doc_tf, np.uint16),
