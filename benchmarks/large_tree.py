@@ -7,7 +7,13 @@ kernel's million chunks). Run each part in a fresh process, under ``/usr/bin/tim
   every vector, on natural-language queries embedded by the tier searches rank with, for several
   ``nprobes`` (the exact scan reads the table a page at a time);
 * ``search --root R [--index-dir D] [--mode M]``: a cold process's searches through the engine: the
-  first (cold) and the next ones (warm), each leg's time, the peak RSS.
+  first (cold) and the next ones (warm), each leg's time, the peak RSS;
+* ``build --root R --index-dir D [--tier T | --no-vectors]``: ``plait index`` from scratch into the
+  empty ``D``, its wall time and build report, and the memory of *all* its processes (the parse
+  workers and the child that saves the BM25 file run beside the build): the peak of their summed
+  proportional set size (PSS: a page shared by several is counted once in all) and of their summed
+  RSS, sampled every ``--interval`` seconds, and the largest RSS any one of them reached (what
+  ``/usr/bin/time -v`` reports). Linux only (``/proc``).
 """
 
 from __future__ import annotations
@@ -132,15 +138,98 @@ def search(args: argparse.Namespace) -> dict[str, Any]:
             "peak_rss_mb": _peak_mb()}  # fmt: skip
 
 
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants, from ``/proc``."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue  # gone since the listing
+        parent = int(stat[stat.rindex(b")") + 2 :].split()[1])  # the name may hold spaces and ")"
+        children.setdefault(parent, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, ()))
+    return out
+
+
+def _memory_kb(pids: Sequence[int]) -> tuple[int, int]:
+    """Summed ``(Pss, Rss)`` in KiB of ``pids`` (those gone since are left out)."""
+    pss = rss = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as fh:
+                for line in fh:
+                    if line.startswith("Pss:"):
+                        pss += int(line.split()[1])
+                    elif line.startswith("Rss:"):
+                        rss += int(line.split()[1])
+        except OSError:
+            continue
+    return pss, rss
+
+
+def build(args: argparse.Namespace) -> dict[str, Any]:
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/smaps_rollup").exists():
+        raise SystemExit("large-tree build: needs Linux's /proc/PID/smaps_rollup")
+    if not args.index_dir:
+        raise SystemExit(
+            "large-tree build: pass --index-dir, an empty or missing directory (built from scratch)"
+        )
+    target = Path(args.index_dir)
+    if target.exists() and any(target.iterdir()):
+        raise SystemExit(
+            f"large-tree build: {target} is not empty; pass a new directory (it builds from scratch)"
+        )
+    cmd = [
+        sys.executable,
+        "-m",
+        "search.frontends.cli",
+        "index",
+        args.root,
+        "--index-dir",
+        args.index_dir,
+        "--json",
+    ]
+    cmd += ["--no-vectors"] if args.no_vectors else ["--tier", args.tier]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    peak_pss = peak_rss = samples = 0
+    while proc.poll() is None:
+        pss, rss = _memory_kb(_tree(proc.pid))
+        peak_pss, peak_rss, samples = max(peak_pss, pss), max(peak_rss, rss), samples + 1
+        time.sleep(args.interval)
+    out = proc.stdout.read() if proc.stdout is not None else b""
+    wall = time.perf_counter() - t0
+    own = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB: the largest of the waited-for tree
+    report = json.loads(out) if proc.returncode == 0 and out.strip() else None
+    return {"command": cmd[3:], "returncode": proc.returncode, "wall_s": round(wall, 1), "report": report,
+            "peak_tree_pss_mb": peak_pss // 1024, "peak_tree_rss_mb": peak_rss // 1024,
+            "peak_process_rss_mb": own // 1024, "interval_s": args.interval, "samples": samples}  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks large-tree", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    p.add_argument("part", choices=["bm25", "ann", "search"])
-    p.add_argument("--root", required=True, help="a workspace with a built plait index")
+    p.add_argument("part", choices=["bm25", "ann", "search", "build"])
+    p.add_argument("--root", required=True, help="a workspace with a built plait index (build: to index)")
     p.add_argument("--index-dir")
     p.add_argument("--queries", type=int, default=len(QUERIES), help="how many of the built-in queries")
     p.add_argument("--nprobes", default="20,40,64", help="ann: IVF partitions searched, comma-separated")
     p.add_argument("--mode", default="hybrid", help="search: hybrid, text, semantic, …")
+    p.add_argument("--tier", default="fast", choices=["fast", "full"], help="build: the tier to embed")
+    p.add_argument("--no-vectors", action="store_true", help="build: symbols and text only")
+    p.add_argument("--interval", type=float, default=0.5, help="build: seconds between memory samples")
     args = p.parse_args(argv)
-    print(json.dumps({"bm25": bm25, "ann": ann, "search": search}[args.part](args), indent=1))
+    parts = {"bm25": bm25, "ann": ann, "search": search, "build": build}
+    print(json.dumps(parts[args.part](args), indent=1))
     return 0

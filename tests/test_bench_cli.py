@@ -317,3 +317,19 @@ def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(
     n = len(per_query)
     assert overall["n"] == n and overall["found@10"] == round(len(found) / n, 4)
     assert overall["tokens_to_first_found"] == round(sum(q["tokens_to_first"] for q in found) / len(found), 1)
+
+
+def test_large_tree_build_measures_every_process_of_a_build_from_scratch(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The memory of a build is that of all its processes (parse workers, the child that saves the BM25
+    # file), not of the one /usr/bin/time -v reports the largest of.
+    target = tmp_path / "idx"
+    assert main(["large-tree", "build", "--root", str(repo), "--index-dir", str(target), "--no-vectors"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["returncode"] == 0 and data["report"]["files"] == len(FILES)
+    assert data["report"]["vectors_skipped"] and (target / "plait-index.json").exists()
+    assert data["samples"] >= 1 and 0 < data["peak_tree_pss_mb"] <= data["peak_tree_rss_mb"]
+    assert data["peak_process_rss_mb"] > 0
+    with pytest.raises(SystemExit, match="not empty"):  # it measures a build from scratch only
+        main(["large-tree", "build", "--root", str(repo), "--index-dir", str(target), "--no-vectors"])
