@@ -17,9 +17,10 @@ capture names are the whole contract between the ``.scm`` files and this module:
     A named scope that is not reported itself but qualifies what it contains: Rust ``impl``,
     Swift ``extension``, C#/PHP namespace blocks. Its kind decides whether functions in it are
     methods (``type``) or not (``module``).
-``@last`` (optional, with a definition)
-    A later sibling where the definition ends, which the grammar reads apart from it: the body of a C
-    function that a macro defines (``SYSCALL_DEFINE3(open, …) { … }``).
+``@then_body`` (optional, on the definition's node)
+    The definition goes on into the block right after it, which the grammar reads apart from it: the
+    body of a C function that a macro defines (``SYSCALL_DEFINE3(open, …) { … }``). Without such a
+    block, or inside one (a loop macro in a function), it is no definition.
 ``@package`` + ``@name``
     A file-level package clause (Go, Java, Kotlin, Scala, C#, PHP, a Haskell `module`) that prefixes every
     top-level qualified name; several clauses join in order (Scala ``package a`` / ``package b``).
@@ -76,6 +77,7 @@ __all__ = ["SYMBOL_LANGUAGES", "extract_symbols", "symbols_from_tree"]
 
 
 _SIGNATURE_MAX = 200
+_BODY = "compound_statement"  # the block a @then_body definition goes on into (C)
 _CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 # What may hold a field's declarator on its line (see _declaration).
 _DECLARATIONS = frozenset(
@@ -130,7 +132,7 @@ class _Found:
     pattern: int
     name_byte: int
     name_row: int
-    last: tree_sitter.Node | None = None  # its last piece (Haskell) or the body read apart from it (@last)
+    last: tree_sitter.Node | None = None  # its last piece (Haskell) or the body read apart (@then_body)
     namespace: int | None = None  # the ``@namespace`` node's id: reported only with a sibling (see _collect)
     trimmed: tuple[int, int] | None = None  # (end byte, 0-based end row) without trailing comments
 
@@ -253,7 +255,11 @@ def _from_match(
     if role == "package":
         return _Found(role, kind, node, ".".join(parts), [], pattern, first.start_byte, first.start_point.row)
     namespace = captures.get("namespace")
-    last = captures.get("last")
+    last = None
+    if "then_body" in captures:
+        last = node.next_named_sibling
+        if last is None or last.type != _BODY or (node.parent is not None and node.parent.type == _BODY):
+            return None
     return _Found(
         role,
         kind,
@@ -263,7 +269,7 @@ def _from_match(
         pattern,
         first.start_byte,
         first.start_point.row,
-        last=last[0] if last else None,
+        last=last,
         namespace=namespace[0].id if namespace else None,
     )
 

@@ -1,96 +1,24 @@
 ; C definitions. Prototypes (declarations without a body) are not reported; `typedef struct {...} T`
 ; with an anonymous struct/union/enum reports T as that struct or enum.
 
-; A function that a macro defines, at file level: `SYSCALL_DEFINE3(open, const char __user *, filename, …)
-; { … }` (Linux), `PHP_METHOD(Phar, running) { … }`, `TEST(Suite, Name) { … }`. Two names alone are a
-; scope and a name (`Phar.running`); otherwise the macro's first argument names the function. The grammar
-; reads the call and its body as two statements: `@last` is the body, where the definition ends. Only at
-; file level: inside a function, `TAILQ_FOREACH(var, head, field) { … }` is a loop.
-[
-  (translation_unit
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-  (preproc_if
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-  (preproc_ifdef
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-  (preproc_else
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-  (preproc_elif
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-]
+; A function that a macro defines: `SYSCALL_DEFINE3(open, const char __user *, filename, …) { … }`
+; (Linux), `PHP_METHOD(Phar, running) { … }`, `TEST(Suite, Name) { … }`. Two names alone are a scope and a
+; name (`Phar.running`); otherwise the macro's first argument names the function. The grammar reads the
+; call and its body as two statements: `@then_body` makes the block right after the call its body, and
+; the call no definition without one or inside a block (`TAILQ_FOREACH(var, head, field) { … }` in a
+; function is a loop). A pattern of siblings under their parent would find none in a file whose root the
+; grammar could only read as an ERROR node.
+(expression_statement
+  (call_expression
+    function: (identifier) @_macro
+    arguments: (argument_list . (identifier) @qualifier . (identifier) @name .))
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$")) @definition.function @then_body
 
-[
-  (translation_unit
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @name))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-  (preproc_if
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @name))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-  (preproc_ifdef
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @name))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-  (preproc_else
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @name))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-  (preproc_elif
-  (expression_statement
-    (call_expression
-      function: (identifier) @_macro
-      arguments: (argument_list . (identifier) @name))) @definition.function
-  .
-  (compound_statement) @last
-  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
-]
+(expression_statement
+  (call_expression
+    function: (identifier) @_macro
+    arguments: (argument_list . (identifier) @name))
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$")) @definition.function @then_body
 
 ; …and with one argument the grammar reads a function of the macro's type: `SYSCALL_DEFINE0(getpid) { … }`,
 ; `TEST_IMPL(fs_file_noent) { … }` (libuv).
