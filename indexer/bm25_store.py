@@ -165,9 +165,37 @@ def save_published(location: str) -> None:
 
 def save_in_child(location: str) -> None:
     """:func:`save_published` in a spawned process (never forked: the parent holds LanceDB threads),
-    so that the memory it takes goes back when it ends. Raises what the child raised."""
+    so that the memory it takes goes back when it ends. Raises what the child raised. The parent first
+    gives back the heap it freed (:func:`release_heap`): both are resident while the child works."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    release_heap()
+
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         pool.submit(save_published, location).result()
+
+
+def release_heap() -> int:
+    """Give the memory this process has freed back to the system (a garbage collection, then glibc's
+    ``malloc_trim``: after parsing the Linux tree a build holds 0.81 GB, of which 0.18 GB is freed heap
+    that glibc keeps); returns the bytes of resident memory given back, 0 where there is no glibc."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    before = _resident()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to trim
+        return 0
+    return max(0, before - _resident())
+
+
+def _resident() -> int:
+    """This process's resident memory in bytes (``/proc``; 0 where there is none)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
