@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 #: Chunks read at once when the BM25 index is built (their texts are what a window holds). A window's
-#: tokenising holds several times its texts: on the Linux tree the build's peak was 1.65 GB with
-#: 16,384 a window and 0.86 GB with 4,096, in the same time.
+#: tokenising holds several times its texts: on the Linux tree the build's peak was 1,667 MiB with
+#: 16,384 a window and 842 MiB with 4,096, in the same time.
 WINDOW = 4_096
 #: From this many chunks a build saves the BM25 file in a child process (:func:`save_in_child`):
 #: the parent's heap does not keep the ~1 GB the build of a million chunks' index takes at its peak.
@@ -178,7 +178,7 @@ def save_in_child(location: str) -> None:
 
 def release_heap() -> int:
     """Give the memory this process has freed back to the system (a garbage collection, then glibc's
-    ``malloc_trim``: after parsing the Linux tree a build holds 0.81 GB, of which 0.18 GB is freed heap
+    ``malloc_trim``: after parsing the Linux tree a build holds 812 MiB, of which 176 MiB is freed heap
     that glibc keeps); returns the bytes of resident memory given back, 0 where there is no glibc."""
     import ctypes
     import gc
