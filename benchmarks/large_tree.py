@@ -178,6 +178,7 @@ def _memory_kb(pids: Sequence[int]) -> tuple[int, int]:
 def build(args: argparse.Namespace) -> dict[str, Any]:
     import subprocess
     import sys
+    import tempfile
 
     if not Path("/proc/self/smaps_rollup").exists():
         raise SystemExit("large-tree build: needs Linux's /proc/PID/smaps_rollup")
@@ -202,13 +203,17 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     ]
     cmd += ["--no-vectors"] if args.no_vectors else ["--tier", args.tier]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    peak_pss = peak_rss = samples = 0
-    while proc.poll() is None:
-        pss, rss = _memory_kb(_tree(proc.pid))
-        peak_pss, peak_rss, samples = max(peak_pss, pss), max(peak_rss, rss), samples + 1
-        time.sleep(args.interval)
-    out = proc.stdout.read() if proc.stdout is not None else b""
+    # The report goes to a file, not a pipe that nobody reads while the build runs: a report past the
+    # pipe's 64 KiB (many unreadable files listed) would block the build, and this loop with it.
+    with tempfile.TemporaryFile() as report_file:
+        proc = subprocess.Popen(cmd, stdout=report_file, stderr=subprocess.DEVNULL)
+        peak_pss = peak_rss = samples = 0
+        while proc.poll() is None:
+            pss, rss = _memory_kb(_tree(proc.pid))
+            peak_pss, peak_rss, samples = max(peak_pss, pss), max(peak_rss, rss), samples + 1
+            time.sleep(args.interval)
+        report_file.seek(0)
+        out = report_file.read()
     wall = time.perf_counter() - t0
     own = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB: the largest of the waited-for tree
     report = json.loads(out) if proc.returncode == 0 and out.strip() else None

@@ -132,9 +132,10 @@ def language_globs(language: str) -> list[str]:
 
 
 def language_of(root: Path | str, path: str) -> str | None:
-    """The language of the workspace file ``path`` as the index tells it: by its name, and where its
-    suffix is shared by two languages (``.h``) by its first bytes, read beneath the root (no symlink,
-    no special file); a file that cannot be read is told by its name alone."""
+    """The language of the workspace file ``path``: by its name, and where its suffix is shared by two
+    languages (``.h``) by its first bytes as the index reads them, beneath the root (no symlink, no
+    special file); a file that cannot be read is told by its name alone. Unlike the index, a file
+    without a known name or suffix is not read for a shebang (ripgrep's file types list none)."""
     head = b""
     if PurePosixPath(path).suffix.lower() in SHARED_SUFFIXES:
         try:
