@@ -108,3 +108,8 @@ def test_a_language_that_shares_the_h_suffix_keeps_the_headers_whose_first_bytes
     assert found("python") == ({"tool.py"}, {"tool.py"})
     assert ripgrep.language_of(settings.root, "wide.h") == "cpp"
     assert ripgrep.language_of(settings.root, "gone.h") == "c"  # unreadable: told by its suffix
+    (settings.root / "run").write_text("#!/bin/sh\necho marker_count\n")
+    (settings.root / "tool.txt").write_text("#!/bin/sh\n")
+    assert ripgrep.language_of(settings.root, "run") == "bash"  # no suffix: its #! line, as indexed
+    assert ripgrep.language_of(settings.root, "tool.txt") == "text"  # a known suffix decides alone
+    assert ripgrep.language_of(settings.root, "gone") is None

@@ -86,6 +86,7 @@ def test_engine_and_guard_resolve_a_scope_alike_and_refuse_the_same_paths(
 def test_a_changed_scope_tells_a_header_s_language_by_its_first_bytes(
     make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
 ) -> None:
+    # ... and a script without a suffix by its #! line, as the index does.
     root = make_repo({"keep.txt": "x\n"})
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
     subprocess.run([*git, "init", "-q"], cwd=root, check=True)
@@ -93,6 +94,9 @@ def test_a_changed_scope_tells_a_header_s_language_by_its_first_bytes(
     subprocess.run([*git, "commit", "-qm", "init"], cwd=root, check=True)
     (root / "plain.h").write_text("int count(void);\n")
     (root / "wide.h").write_text("namespace w {\nint count();\n}\n")
+    (root / "deploy").write_text("#!/usr/bin/env python3\nprint('count')\n")
+    (root / "notes").write_text("count\n")
     settings = settings_for(root)
     assert resolve_scope(settings, Scope("changed", language="cpp")).targets == ("wide.h",)
     assert resolve_scope(settings, Scope("changed", language="c")).targets == ("plain.h",)
+    assert resolve_scope(settings, Scope("changed", language="python")).targets == ("deploy",)

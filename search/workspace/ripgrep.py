@@ -132,12 +132,14 @@ def language_globs(language: str) -> list[str]:
 
 
 def language_of(root: Path | str, path: str) -> str | None:
-    """The language of the workspace file ``path``: by its name, and where its suffix is shared by two
-    languages (``.h``) by its first bytes as the index reads them, beneath the root (no symlink, no
-    special file); a file that cannot be read is told by its name alone. Unlike the index, a file
-    without a known name or suffix is not read for a shebang (ripgrep's file types list none)."""
+    """The language of the workspace file ``path`` as the index tells it: by its name; where its suffix
+    is shared by two languages (``.h``), or where neither its name nor its suffix is known (a script's
+    ``#!`` line), by its first bytes, read beneath the root (no symlink, no special file). A file that
+    cannot be read is told by its name alone."""
     head = b""
-    if PurePosixPath(path).suffix.lower() in SHARED_SUFFIXES:
+    name = PurePosixPath(path)
+    suffix = name.suffix.lower()
+    if suffix in SHARED_SUFFIXES or (name.name not in FILENAMES and suffix not in EXTENSIONS):
         try:
             head = read_beneath(root, path, BINARY_SNIFF_BYTES)
         except OSError:
