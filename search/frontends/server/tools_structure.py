@@ -15,7 +15,6 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from indexer import (
-    BINARY_SNIFF_BYTES,
     SYMBOL_LANGUAGES,
     Symbol,
     Walker,
@@ -42,6 +41,7 @@ from search.frontends.server.served import Workspace
 from search.frontends.server.state import ServerState
 from search.workspace.confine import Confined
 from search.workspace.files import read_regular_file
+from search.workspace.ripgrep import language_of
 
 MAX_OUTLINE_NODES = 3000
 MAX_OUTLINE_DEPTH = 64  # levels of nesting shown; what lies deeper is listed at the last level
@@ -121,13 +121,9 @@ def ast_query(
             raise QueryError(
                 "pass language (e.g. python) to query a directory; the query is grammar-specific."
             )
-        # Its first bytes, as when indexed (a .h that shows C++ is C++); a file that cannot be read is
-        # reported by the read of the query's files below.
-        try:
-            head = read_beneath(single.root, single.relpath, BINARY_SNIFF_BYTES)
-        except OSError:
-            head = b""
-        language = detect_language(single.relpath, head)
+        # As when indexed (a .h that shows C++ is C++, a script by its #! line); a file that cannot be
+        # read is reported by the read of the query's files below.
+        language = language_of(single.root, single.relpath)
         if language is None:
             raise QueryError(f"cannot tell the language of {path}; pass language explicitly.")
     compiled = compile_user_query(language, query)
