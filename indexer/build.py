@@ -9,7 +9,8 @@ Order of commits, which is what makes a killed build safe:
 1. For each batch of changed files: delete their symbol and chunk rows, add the new ones, then
    upsert their manifest rows. A kill before the manifest upsert leaves the old hash in the
    manifest, so the next build treats those files as changed again and, deleting by path first,
-   never duplicates a row.
+   never duplicates a row. (A build that starts on tables without a row deletes nothing: a file
+   is committed once per build. The workers parse the next batch while one is committed.)
 2. Deleted files: their rows go first, their manifest rows last.
 3. Vectors, per tier (:mod:`indexer.embedding`), written by :mod:`indexer.vector_build`: the fast
    tier's table (``vectors_<static model>``) first, then the full tier's (``vectors_<transformer>``)
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
@@ -161,6 +163,7 @@ class Builder:
         self.chunks_ready = chunks_ready
         self.ahead = ahead
         self._pool_broken = False  # a worker pool failed: parse in-process from then on
+        self._replacing = True  # a batch's files may have rows already: deleted before it is added
         self._emptied = False  # the tables were emptied (a full build): their old versions go too
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
@@ -225,32 +228,26 @@ class Builder:
     # -- symbols half ---------------------------------------------------------------------------
     def _apply(self, plan: _Plan, manifest: Manifest, report: BuildReport) -> None:
         """Read, hash and parse the changed files a batch at a time (in worker processes for large
-        trees), committing each batch before the next is read: memory is bounded by the batch."""
+        trees), committing each batch in turn: memory is bounded by two batches, the one committed and
+        the next, which the workers parse meanwhile (they would wait on each commit otherwise)."""
         self.progress.start("parsing", len(plan.changed))
         ahead = self.ahead if self.ahead is not None and not self.ahead.closed else None
         own_pool = None if ahead is not None else parse_pool(self.settings, len(plan.changed))
         pool = own_pool or (ahead.pool if ahead is not None else None)
+        # Tables that hold no row yet (a first build, or one that emptied them) have nothing to delete
+        # before a batch is added: each file is committed once, so no batch can meet an earlier one's.
+        self._replacing = self.store.count("chunks") > 0 or self.store.count("symbols") > 0
         try:
-            for i in range(0, len(plan.changed), FILE_BATCH):
+            queued: deque[tuple[list[WorkspaceFile], Iterator[tuple[str, object]]]] = deque()
+            for i in range(0, len(plan.changed) + FILE_BATCH, FILE_BATCH):
                 batch = plan.changed[i : i + FILE_BATCH]
-                jobs = [ParseJob(f.path, f.mtime_ns, f.language, _hash_of(manifest, f.path)) for f in batch]
-                outcomes = self._outcomes(jobs, pool, ahead)
-                parsed: list[Parsed] = []
-                touched: list[FileRecord] = []
-                for f, (kind, value) in zip(batch, outcomes, strict=True):
-                    if kind == "missing" and f.path in manifest:
-                        plan.deleted.append(f.path)
-                    elif kind == "error":
-                        report.errors.append(str(value))
-                    elif kind == "same" and isinstance(value, FileRecord):
-                        touched.append(value)
-                        report.unchanged += 1
-                    elif kind == "parsed" and isinstance(value, Parsed):
-                        parsed.append(value)
-                    self.progress.advance()
-                self._commit_batch(parsed, report)
-                if touched:
-                    self._touch(touched)
+                if batch:
+                    jobs = [
+                        ParseJob(f.path, f.mtime_ns, f.language, _hash_of(manifest, f.path)) for f in batch
+                    ]
+                    queued.append((batch, self._outcomes(jobs, pool, ahead)))  # the workers start on it
+                if queued and (len(queued) > 1 or not batch):
+                    self._take(*queued.popleft(), plan, manifest, report)
         finally:
             if own_pool is not None:
                 own_pool.shutdown(wait=True, cancel_futures=True)
@@ -261,29 +258,67 @@ class Builder:
             self._delete(plan.deleted)
             report.deleted = len(plan.deleted)
 
+    def _take(
+        self,
+        batch: list[WorkspaceFile],
+        outcomes: Iterator[tuple[str, object]],
+        plan: _Plan,
+        manifest: Manifest,
+        report: BuildReport,
+    ) -> None:
+        """Commit one batch's outcomes (waiting for those not parsed yet)."""
+        parsed: list[Parsed] = []
+        touched: list[FileRecord] = []
+        for f, (kind, value) in zip(batch, outcomes, strict=True):
+            if kind == "missing" and f.path in manifest:
+                plan.deleted.append(f.path)
+            elif kind == "error":
+                report.errors.append(str(value))
+            elif kind == "same" and isinstance(value, FileRecord):
+                touched.append(value)
+                report.unchanged += 1
+            elif kind == "parsed" and isinstance(value, Parsed):
+                parsed.append(value)
+            self.progress.advance()
+        self._commit_batch(parsed, report)
+        if touched:
+            self._touch(touched)
+
     def _outcomes(
         self, jobs: list[ParseJob], pool: Executor | None, ahead: ParseAhead | None
     ) -> Iterator[tuple[str, object]]:
-        """Each job's outcome, in order: parsed ``ahead`` where it was, else in ``pool`` or in-process."""
+        """Each job's outcome, in order: parsed ``ahead`` where it was, else in ``pool`` (the jobs are
+        handed to it now) or in-process (when asked for)."""
         early = [ahead.take(job) if ahead is not None else None for job in jobs]
         rest = [job for job, got in zip(jobs, early, strict=True) if got is None]
         late = self._parse(rest, pool)
-        for got in early:
-            yield got if got is not None else next(late)
+        return (got if got is not None else next(late) for got in early)
 
     def _parse(self, jobs: list[ParseJob], pool: Executor | None) -> Iterator[tuple[str, object]]:
-        """The outcomes of ``jobs`` in order, from ``pool`` while it works: when its workers die or
-        cannot start (a caller whose main module spawned processes cannot import), the rest, and
-        every later batch, are parsed in this process."""
+        """The outcomes of ``jobs`` in order, from ``pool``, which is given them at once, while it
+        works: when its workers die or cannot start (a caller whose main module spawned processes
+        cannot import), the rest, and every later batch, are parsed in this process."""
+        if pool is None or not jobs or self._pool_broken:
+            return (read_and_parse(job, self.settings) for job in jobs)
+        try:
+            results = pool.map(read_and_parse, jobs, chunksize=8)
+        except (BrokenProcessPool, RuntimeError) as exc:  # broken, or shut down
+            log.warning("parse workers stopped (%s); parsing in this process", exc)
+            self._pool_broken = True
+            return (read_and_parse(job, self.settings) for job in jobs)
+        return self._drain(jobs, results)
+
+    def _drain(
+        self, jobs: list[ParseJob], results: Iterator[tuple[str, object]]
+    ) -> Iterator[tuple[str, object]]:
         done = 0
-        if pool is not None and jobs and not self._pool_broken:
-            try:
-                for outcome in pool.map(read_and_parse, jobs, chunksize=8):
-                    yield outcome
-                    done += 1
-            except BrokenProcessPool as exc:
-                log.warning("parse workers stopped (%s); parsing in this process", exc)
-                self._pool_broken = True
+        try:
+            for outcome in results:
+                yield outcome
+                done += 1
+        except BrokenProcessPool as exc:
+            log.warning("parse workers stopped (%s); parsing in this process", exc)
+            self._pool_broken = True
         for job in jobs[done:]:
             yield read_and_parse(job, self.settings)
 
@@ -291,8 +326,9 @@ class Builder:
         if not parsed:
             return
         paths = [p.record.path for p in parsed]
-        self.store.delete_in("symbols", "path", paths)
-        self.store.delete_in("chunks", "path", paths)
+        if self._replacing:
+            self.store.delete_in("symbols", "path", paths)
+            self.store.delete_in("chunks", "path", paths)
         symbols = [s for p in parsed for s in p.symbols]
         chunks = [c for p in parsed for c in p.chunks]
         self.store.add("symbols", symbols_table(symbols), SYMBOLS_SCHEMA)

@@ -14,6 +14,7 @@ import pytest
 
 from indexer import Index, IndexLockedError, IndexState
 from indexer.lock import writer_lock
+from indexer.store import Store
 
 PY_A = '''"""Module a."""
 
@@ -219,6 +220,39 @@ def test_killed_build_leaves_a_usable_index_and_the_next_build_completes_it(
     clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
     clean.build()
     assert symbol_rows(reader) == symbol_rows(clean)
+
+
+def test_a_first_build_stopped_between_its_rows_and_its_manifest_leaves_no_duplicate_when_resumed(
+    make_repo, settings_for, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first build deletes nothing before adding a batch (its tables hold no row); the build that
+    # resumes it finds rows, so it does, and a batch whose manifest was never written is not doubled.
+    files = {f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(700)}
+    root = make_repo(files)
+    settings = settings_for(root)
+    calls = {"files": 0}
+    upsert = Store.upsert
+
+    def failing(self: Store, name: str, *args: object, **kwargs: object) -> None:
+        if name == "files":
+            calls["files"] += 1
+            if calls["files"] == 2:  # the second batch's symbols and chunks are in, its manifest not
+                raise OSError("disk full")
+        upsert(self, name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "upsert", failing)
+    with pytest.raises(OSError, match="disk full"):
+        Index(settings).build()
+    monkeypatch.setattr(Store, "upsert", upsert)
+    resumed = Index(settings)
+    assert 0 < len(resumed.manifest()) < 700
+    report = resumed.build()
+    assert report.changed == 700 - 300
+    assert_consistent(resumed)
+    clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
+    clean.build()
+    assert symbol_rows(resumed) == symbol_rows(clean)
+    assert rows(resumed, "chunks", "chunk_id") == rows(clean, "chunks", "chunk_id")
 
 
 def test_search_through_an_ann_index_returns_as_many_hits_as_asked(make_repo, settings_for) -> None:
