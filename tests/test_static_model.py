@@ -93,6 +93,30 @@ def test_a_static_vector_is_the_mean_of_its_tokens_rows(fast: LazyEmbedder) -> N
         assert np.allclose(row, want, atol=1e-6)
 
 
+def test_a_text_tokenised_up_to_a_space_first_gives_the_ids_of_the_whole(fast: LazyEmbedder) -> None:
+    # token_ids first reads a text up to a whitespace near 640 characters and reads it again in full
+    # only where that gave fewer than 128 tokens: the ids are those of the whole text, whatever it holds.
+    encoder = fast._encoder
+    assert isinstance(encoder, StaticEncoder)
+    tokenizer, chars = encoder._tokenizer, encoder._max_chars
+    assert models.static._prefix_exact_limit(tokenizer) == STATIC_MAX_TOKENS
+    pieces = [
+        "def retry_upload(session, attempts=3):", "\t", "\n", "  ", "x" * 130, "façade", "ünïcödé",
+        "e\u0301", "数据库连接", "\x00\x1f", "\u00a0", "a.b->c(d, e);", "// TODO: fix", "🙂", "ﬁ", "İstanbul",
+    ]  # fmt: skip
+    rng = np.random.default_rng(7)
+    texts = [
+        "".join(pieces[k] + (" " if rng.random() < 0.6 else "") for k in rng.integers(0, len(pieces), n))
+        for n in rng.integers(1, 400, 300)
+    ]
+    texts += ["word " * 300, "y" * 2000, "z" * 700 + " tail", "long_identifier_" * 60, *CODE]
+    got = models.static.token_ids(tokenizer, texts, chars)
+    want = [tokenizer.encode(t[:chars], add_special_tokens=False).ids for t in texts]
+    assert got == want
+    assert any(len(t) > 640 and len(ids) < STATIC_MAX_TOKENS for t, ids in zip(texts, want, strict=True))
+    assert any(len(t) > 640 and len(ids) == STATIC_MAX_TOKENS for t, ids in zip(texts, want, strict=True))
+
+
 def test_the_fast_tier_loads_offline_in_a_fresh_process_without_torch(fast: LazyEmbedder) -> None:
     code = (
         "import json, sys\n"
