@@ -176,14 +176,16 @@ def save_in_child(location: str) -> None:
         pool.submit(save_published, location).result()
 
 
-def release_heap() -> int:
-    """Give the memory this process has freed back to the system (a garbage collection, then glibc's
-    ``malloc_trim``: after parsing the Linux tree a build holds 812 MiB, of which 176 MiB is freed heap
-    that glibc keeps); returns the bytes of resident memory given back, 0 where there is no glibc."""
+def release_heap(*, collect: bool = True) -> int:
+    """Give the memory this process has freed back to the system (a garbage collection unless not
+    ``collect``, then glibc's ``malloc_trim``: after parsing the Linux tree a build holds 812 MiB, of
+    which 176 MiB is freed heap that glibc keeps); returns the bytes of resident memory given back, 0
+    where there is no glibc."""
     import ctypes
     import gc
 
-    gc.collect()
+    if collect:
+        gc.collect()
     before = _resident()
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from indexer.bm25_store import release_heap
 from indexer.embedding import search_tier_of, tier_entries
 from indexer.report import BuildReport, Progress
 from indexer.store import CHUNK_FIELDS, Store, batched, cache_schema, in_filter, model_slug, vectors_schema
@@ -79,17 +80,20 @@ class VectorWriter:
         the tables it wrote (vectors and caches), for compaction."""
         embedders = self.tier_embedders()
         tables = self.claim_tables(embedders)
-        ids = self.chunk_ids()
+        # The chunk ids (a million strings, ~180 MB, in a large tree) are read only where a table
+        # holds vectors already: an empty one is filled from a stream of every chunk.
+        ids = self.chunk_ids() if any(self._rows(t) for t in tables.values()) else None
+        chunks = len(ids) if ids is not None else self.store.count("chunks")
         for tier in embedders:
-            if tier != "fast" and self.store.has(tables[tier]):
+            if tier != "fast" and ids is not None and self.store.has(tables[tier]):
                 self.drop_orphans(tables[tier], ids)
         for tier, embedder in embedders.items():
             if tier not in ("fast", self.tier):  # a tier not asked for: completed only when almost complete
                 have = self.store.count(tables[tier]) if self.store.has(tables[tier]) else None
-                if have is None or len(ids) - have > FULL_TOPUP:
+                if have is None or chunks - have > FULL_TOPUP:
                     continue
             self.build_vectors(embedder, report, tier=tier, ids=ids)
-        report.vectors = self.name_search_tier(len(ids))
+        report.vectors = self.name_search_tier(chunks)
         caches = tuple("embcache_" + t.removeprefix("vectors_") for t in tables.values())
         return (*tables.values(), *caches)
 
@@ -141,29 +145,35 @@ class VectorWriter:
         vec_name, cache_name = f"vectors_{model_slug(embedder.model_id)}", cache_table(embedder.model_id)
         dim = embedder.dimension
         self.store.table(vec_name, vectors_schema(dim))
-        if ids is None:
-            ids = self.chunk_ids()
-        have = set(column(self.store.read(vec_name, ["chunk_id"]), "chunk_id"))
-        orphans = have - set(ids)
-        missing = [cid for cid in ids if cid not in have]
+        chunks = len(ids) if ids is not None else self.store.count("chunks")
+        missing: list[str] | None = None  # None: every chunk, streamed (an empty table, no limit)
+        orphans: set[str] = set()
+        if self.store.count(vec_name) or (limit is not None and chunks > limit):
+            if ids is None:
+                ids = self.chunk_ids()
+            have = set(column(self.store.read(vec_name, ["chunk_id"]), "chunk_id"))
+            orphans = have - set(ids)
+            missing = [cid for cid in ids if cid not in have]
+        wanted = chunks if missing is None else len(missing)
         remaining = 0
-        if limit is not None and len(missing) > limit:
+        if missing is not None and limit is not None and len(missing) > limit:
             missing, remaining = missing[:limit], len(missing) - limit
-        progressive = len(missing) > _batch_of(tier)  # long enough to show searches what is ready
+            wanted = limit
+        progressive = wanted > _batch_of(tier)  # long enough to show searches what is ready
         if progressive:
             self.publish()
         embedded, cached = report.embedded, report.from_cache
-        if missing:
-            self._embed_missing(embedder, missing, vec_name, cache_name, report, progressive, tier)
+        if wanted:
+            self._embed_missing(embedder, missing, wanted, vec_name, cache_name, report, progressive, tier)
         if orphans:  # after the new vectors landed, so a changed chunk is never without one
             self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
         count = self.store.count(vec_name)
-        if missing or orphans:
+        if wanted or orphans:
             report.ann = self.store.ensure_ann(vec_name, min_rows=ANN_MIN_ROWS)
         report.tiers[tier] = {
             "model": embedder.model_id,
             "vectors": count,
-            "chunks": len(ids),
+            "chunks": chunks,
             "embedded": report.embedded - embedded,
             "from_cache": report.from_cache - cached,
             "seconds": round(time.perf_counter() - t0, 3),
@@ -173,34 +183,40 @@ class VectorWriter:
     def _embed_missing(
         self,
         embedder: Embedder,
-        missing: list[str],
+        missing: list[str] | None,
+        wanted: int,
         vec_name: str,
         cache_name: str,
         report: BuildReport,
         progressive: bool,
         tier: str = "full",
     ) -> None:
-        """Embed ``missing`` window by window (:data:`WINDOW` chunks read, sorted by length and
-        embedded together), so that a build's memory is bounded by the window, not by the tree."""
-        self.progress.start(f"{tier} vectors", len(missing))
+        """Embed ``missing`` (``None``: every chunk; ``wanted`` chunks in all) window by window
+        (:data:`WINDOW` chunks read, sorted by length and embedded together), so that a build's
+        memory is bounded by the window, not by the tree. The heap freed by each window is given back
+        (:func:`~indexer.bm25_store.release_heap`): glibc kept ~150 MB of it over the Linux tree."""
+        self.progress.start(f"{tier} vectors", wanted)
         for rows in self._windows(missing):
             self._embed_window(embedder, rows, vec_name, cache_name, report, progressive, tier)
+            del rows
+            if wanted > WINDOW:
+                release_heap(collect=False)  # what the window's rows and texts held: no cycles
 
-    def _windows(self, missing: list[str]) -> Iterator[pa.Table]:
-        """The chunk rows of ``missing``, :data:`WINDOW` at a time. Up to a window's worth are read by
-        id; more (a first build, a resumed one, a large change) in one streamed scan of the table,
-        keeping the rows asked for: a read by id filters the whole table each time, so reading a
-        million ids 400 at a time would scan it thousands of times."""
+    def _windows(self, missing: list[str] | None) -> Iterator[pa.Table]:
+        """The chunk rows of ``missing`` (``None``: every chunk), :data:`WINDOW` at a time. Up to a
+        window's worth are read by id; more (a first build, a resumed one, a large change) in one
+        streamed scan of the table, keeping the rows asked for: a read by id filters the whole table
+        each time, so reading a million ids 400 at a time would scan it thousands of times."""
         columns = [f.name for f in CHUNK_FIELDS]
-        if len(missing) <= WINDOW:
+        if missing is not None and len(missing) <= WINDOW:
             if missing:
                 reads = [
                     self.store.read("chunks", columns, in_filter("chunk_id", b)) for b in batched(missing)
                 ]
                 yield pa.concat_tables(reads)
             return
-        every = len(missing) == self.store.count("chunks")
-        wanted = pa.array(missing, pa.string())
+        every = missing is None or len(missing) == self.store.count("chunks")
+        wanted = pa.array(missing or [], pa.string())
         pending: list[pa.RecordBatch] = []
         held = 0
         for batch in self.store.scan("chunks", columns, batch_size=WINDOW):
