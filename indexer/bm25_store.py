@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -150,8 +151,33 @@ def _save_quietly(index: LexicalIndex, path: Path) -> None:
         for other in [*path.parent.glob(f"chunks-v*{SAVED_SUFFIX}"), *path.parent.glob("chunks-v*.npz")]:
             if other != path:
                 other.unlink(missing_ok=True)
+        _remove_unfinished(path.parent)
     except OSError as exc:
         log.debug("could not save the BM25 index at %s: %s", path, exc)
+
+
+def _remove_unfinished(directory: Path) -> None:
+    """Remove the unfinished BM25 files (``.chunks-vN.bm25.PID.THREAD.tmp``, :func:`bm25_file.save`'s)
+    of processes that are gone: a process killed while it saved (SIGKILL, the OOM killer) leaves one,
+    as large as the index (a gigabyte for the Linux tree). A live process's file is left alone."""
+    for tmp in directory.glob(f".chunks-v*{SAVED_SUFFIX}.*.*.tmp"):
+        pid = tmp.name.split(".")[-3]
+        try:
+            if not pid.isdigit() or _alive(int(pid)) or not stat.S_ISREG(tmp.lstat().st_mode):
+                continue
+            tmp.unlink()
+        except OSError:
+            continue
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def save_published(location: str) -> None:

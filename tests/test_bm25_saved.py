@@ -4,6 +4,9 @@ built a window at a time with the same results as in one pass, and an older form
 from __future__ import annotations
 
 import mmap
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -217,6 +220,27 @@ def test_a_large_build_saves_the_bm25_file_in_a_child_process(
     assert saved.exists()
     assert Index(settings).lexical().search("handler_7", 1)[0].path == "src/m7.py"
     assert not tokenised
+
+
+def test_an_unfinished_file_of_a_process_that_is_gone_is_removed_when_the_index_is_saved(
+    make_repo, settings_for
+) -> None:
+    # A process killed while it saved the BM25 file (the OOM killer, SIGKILL) leaves its temporary
+    # file, as large as the index; the next save removes it. A live process's file is its own.
+    settings = settings_for(make_repo(FILES))
+    lexical = Path(settings.index_dir) / "lexical"
+    lexical.mkdir(parents=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead = lexical / f".chunks-v3.bm25.{int(gone.stdout)}.140000.tmp"
+    live = lexical / f".chunks-v3.bm25.{os.getpid()}.140000.tmp"
+    other = lexical / ".chunks-v3.bm25.notes.tmp"
+    for p in (dead, live, other):
+        p.write_bytes(b"partial")
+    Index(settings).build()
+    assert not dead.exists()
+    assert live.exists() and other.exists()
 
 
 def test_the_parent_gives_back_its_freed_heap_before_the_child_builds() -> None:
