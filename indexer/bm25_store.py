@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer import shared_lexical
+from indexer.heap import release_heap
 from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
 from indexer.memo import VersionMemo
@@ -200,30 +201,3 @@ def save_in_child(location: str) -> None:
 
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         pool.submit(save_published, location).result()
-
-
-def release_heap(*, collect: bool = True) -> int:
-    """Give the memory this process has freed back to the system (a garbage collection unless not
-    ``collect``, then glibc's ``malloc_trim``: after parsing the Linux tree a build holds 812 MiB, of
-    which 176 MiB is freed heap that glibc keeps); returns the bytes of resident memory given back, 0
-    where there is no glibc."""
-    import ctypes
-    import gc
-
-    if collect:
-        gc.collect()
-    before = _resident()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to trim
-        return 0
-    return max(0, before - _resident())
-
-
-def _resident() -> int:
-    """This process's resident memory in bytes (``/proc``; 0 where there is none)."""
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0

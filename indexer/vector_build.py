@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from indexer.bm25_store import release_heap
 from indexer.embedding import search_tier_of, tier_entries
+from indexer.heap import release_heap
 from indexer.report import BuildReport, Progress
 from indexer.store import CHUNK_FIELDS, Store, batched, cache_schema, in_filter, model_slug, vectors_schema
 from indexer.tables import column, vector_array, vector_matrix
@@ -194,7 +194,7 @@ class VectorWriter:
         """Embed ``missing`` (``None``: every chunk; ``wanted`` chunks in all) window by window
         (:data:`WINDOW` chunks read, sorted by length and embedded together), so that a build's
         memory is bounded by the window, not by the tree. The heap freed by each window is given back
-        (:func:`~indexer.bm25_store.release_heap`): glibc kept ~150 MB of it over the Linux tree."""
+        (:func:`~indexer.heap.release_heap`): glibc kept ~150 MB of it over the Linux tree."""
         self.progress.start(f"{tier} vectors", wanted)
         for rows in self._windows(missing):
             self._embed_window(embedder, rows, vec_name, cache_name, report, progressive, tier)

@@ -16,6 +16,7 @@ import pytest
 import indexer.lexical as lexical_module
 import indexer.vector_build as vector_build
 from indexer import Index, bm25_file, bm25_store
+from indexer.heap import release_heap
 from indexer.lexical import COLUMNS, LexicalIndex, phrase_tokens
 from models import HashingEmbedder
 
@@ -251,7 +252,7 @@ def test_the_parent_gives_back_its_freed_heap_before_the_child_builds() -> None:
     blocks = [bytes(2000) + i.to_bytes(4, "little") for i in range(50_000)]  # ~100 MB
     kept = blocks[::100]
     del blocks
-    given = bm25_store.release_heap()
+    given = release_heap()
     assert len(kept) == 500
     if platform.libc_ver()[0] == "glibc":
         assert given > 50 << 20
