@@ -216,11 +216,11 @@ class VectorWriter:
                 yield pa.concat_tables(reads)
             return
         every = missing is None or len(missing) == self.store.count("chunks")
-        wanted = pa.array(missing or [], pa.string())
+        wanted = None if every else pa.array(missing, pa.string())  # the ids kept from each batch
         pending: list[pa.RecordBatch] = []
         held = 0
         for batch in self.store.scan("chunks", columns, batch_size=WINDOW):
-            if not every:
+            if wanted is not None:
                 batch = batch.filter(pc.is_in(batch.column("chunk_id"), value_set=wanted))
             if not batch.num_rows:
                 continue
