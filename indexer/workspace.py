@@ -25,10 +25,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
 from indexer.beneath import SpecialFileError, dir_beneath, open_regular, read_fd, root_fd
 from indexer.config import Settings
+from indexer.ignore_spec import IgnoreSpec
 from indexer.languages import detect_language
 from models import WorkspaceError
 
@@ -100,14 +99,14 @@ class ConfigGlobs:
     """The settings' ``include`` and ``exclude`` globs (gitignore-style), read one way by the walk and
     by a search over an index built under other globs."""
 
-    include: pathspec.GitIgnoreSpec | None
-    exclude: pathspec.GitIgnoreSpec | None
+    include: IgnoreSpec | None
+    exclude: IgnoreSpec | None
 
     @classmethod
     def of(cls, settings: Settings) -> ConfigGlobs:
         return cls(
-            pathspec.GitIgnoreSpec.from_lines(settings.include) if settings.include else None,
-            pathspec.GitIgnoreSpec.from_lines(settings.exclude) if settings.exclude else None,
+            IgnoreSpec.from_lines(settings.include) if settings.include else None,
+            IgnoreSpec.from_lines(settings.exclude) if settings.exclude else None,
         )
 
     def excludes(self, rel: str, is_dir: bool = False) -> bool:
@@ -127,7 +126,7 @@ class ConfigGlobs:
 class _Rules:
     """Ignore specs that apply inside one directory, outermost first."""
 
-    specs: tuple[tuple[str, pathspec.GitIgnoreSpec], ...]
+    specs: tuple[tuple[str, IgnoreSpec], ...]
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         verdict: bool | None = None
@@ -136,16 +135,16 @@ class _Rules:
             if base and not probe.startswith(base + "/"):
                 continue
             local = probe[len(base) + 1 :] if base else probe
-            result = spec.check_file(local)
-            if result.include is not None:
-                verdict = result.include
+            result = spec.verdict(local)
+            if result is not None:
+                verdict = result
         return bool(verdict)
 
 
 MAX_IGNORE_FILE_BYTES = 1 << 20
 
 
-def _read_spec_at(dir_fd: int, name: str) -> pathspec.GitIgnoreSpec | None:
+def _read_spec_at(dir_fd: int, name: str) -> IgnoreSpec | None:
     """The ignore file ``name`` of the directory ``dir_fd`` (not followed if a symlink, never a FIFO)."""
     try:
         fd, _ = open_regular(dir_fd, name)
@@ -158,7 +157,7 @@ def _read_spec_at(dir_fd: int, name: str) -> pathspec.GitIgnoreSpec | None:
     finally:
         os.close(fd)
     lines = data.decode("utf-8", "replace").splitlines()
-    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+    return IgnoreSpec.from_lines(lines) if lines else None
 
 
 def _open_child_dir(dir_fd: int, name: str) -> int:
@@ -173,7 +172,7 @@ class Walker:
         self.root = settings.root
         if not self.root.is_dir():
             raise WorkspaceError(f"{self.root} is not a directory; pass an existing workspace root.")
-        base: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        base: list[tuple[str, IgnoreSpec]] = []
         spec = None
         try:
             with root_fd(self.root) as rfd:
@@ -201,19 +200,17 @@ class Walker:
             with contextlib.suppress(OSError):
                 st = os.stat(index_dir)
                 self._skip_ids.add((st.st_dev, st.st_ino))
-        self._spec_cache: dict[
-            tuple[str, str], tuple[tuple[int, int, int], pathspec.GitIgnoreSpec | None]
-        ] = {}
+        self._spec_cache: dict[tuple[str, str], tuple[tuple[int, int, int], IgnoreSpec | None]] = {}
 
     def _dir_rules(self, parent: _Rules, dir_fd: int, rel: str) -> _Rules:
-        added: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        added: list[tuple[str, IgnoreSpec]] = []
         for name in IGNORE_FILES:  # the later file takes precedence
             spec = self._cached_spec(dir_fd, rel, name)
             if spec is not None:
                 added.append((rel, spec))
         return _Rules(parent.specs + tuple(added)) if added else parent
 
-    def _cached_spec(self, dir_fd: int, rel: str, name: str) -> pathspec.GitIgnoreSpec | None:
+    def _cached_spec(self, dir_fd: int, rel: str, name: str) -> IgnoreSpec | None:
         """An ignore file, parsed again only when its inode, size or mtime changed."""
         try:
             st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
