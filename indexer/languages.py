@@ -93,11 +93,15 @@ SHARED_SUFFIXES: dict[str, tuple[str, ...]] = {".h": ("c", "cpp")}
 def detect_language(path: str | PurePosixPath, head: bytes = b"") -> str | None:
     """Language of a file from its name, then extension (a ``.h`` whose ``head``, its first bytes,
     shows C++ is ``cpp``), then shebang; ``None`` if unknown."""
-    p = PurePosixPath(path)
-    if p.name in FILENAMES:
-        return FILENAMES[p.name]
-    lang = EXTENSIONS.get(p.suffix.lower())
-    if lang == "c" and head and p.suffix.lower() == ".h" and _CPP_HEADER.search(head) is not None:
+    name = path.rpartition("/")[2] if isinstance(path, str) else path.name
+    if name in ("", ".", ".."):  # not a file's name: what pathlib makes of the path
+        name = PurePosixPath(path).name
+    if name in FILENAMES:
+        return FILENAMES[name]
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""  # pathlib's suffix
+    lang = EXTENSIONS.get(suffix)
+    if lang == "c" and head and suffix == ".h" and _CPP_HEADER.search(head) is not None:
         return "cpp"
     if lang is not None:
         return lang
