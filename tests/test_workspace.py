@@ -129,6 +129,13 @@ def test_unreadable_file_is_counted_not_fatal(make_repo, settings_for) -> None:
         ("x.h", b"template <typename T>\nT max(T a, T b);\n", "cpp"),
         ("x.h", b"class Dialog : public QDialog {\n", "cpp"),
         ("x.h", b"/*\n * class Foo is documented here\n */\n", "c"),  # a comment's word, not code
+        # a name and suffix as pathlib reads them
+        ("lib/util.PY", b"", "python"),
+        ("src/.py", b"", None),  # a dotfile named ".py" has no suffix
+        ("src/main.", b"", None),
+        ("pkg/mod.py/", b"", "python"),
+        ("./tools/CMakeLists.txt", b"", "cmake"),
+        (".", b"#!/bin/sh\n", "bash"),
     ],
 )
 def test_language_detection(path: str, head: bytes, language: str | None) -> None:
