@@ -26,7 +26,7 @@ class IgnoreSpec:
 
     __slots__ = ("_any", "spec")
 
-    def __init__(self, spec: pathspec.GitIgnoreSpec) -> None:
+    def __init__(self, spec: pathspec.PathSpec) -> None:
         self.spec = spec
         self._any = any_pattern(spec)
 
@@ -51,7 +51,7 @@ class IgnoreSpec:
         return bool(self.verdict(path))
 
 
-def any_pattern(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
+def any_pattern(spec: pathspec.PathSpec) -> re.Pattern[str] | None:
     """One expression that matches, at the start of a normalised path, exactly where one of ``spec``'s
     patterns that decides anything (includes or excludes) matches; ``None`` where the patterns are not
     all of the form pathspec gives gitignore lines (anchored at ``^``, one flag set, no named group

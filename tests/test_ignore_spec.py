@@ -77,7 +77,7 @@ def test_patterns_that_decide_nothing_never_match() -> None:
 
 
 def test_a_pattern_of_another_form_is_asked_without_the_screen() -> None:
-    unanchored = pathspec.GitIgnoreSpec([pathspec.RegexPattern(re.compile("secret"), include=True)])
+    unanchored = pathspec.PathSpec([pathspec.RegexPattern(re.compile("secret"), include=True)])
     spec = IgnoreSpec(unanchored)
     assert not spec.screened  # joining it under one `^` would change what it means
     assert spec.verdict("a/secret.txt") is True
