@@ -24,11 +24,14 @@ file is 1 GB; a cold process's first search maps it in about a second (BENCHMARK
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import BrokenExecutor, Executor, Future
 from dataclasses import dataclass
 from functools import cache
 from hashlib import blake2b
@@ -46,6 +49,8 @@ else:  # imported on first use: the tokenizer (``code_tokens``) needs neither
     np = lazy_module("numpy")
     pa = lazy_module("pyarrow")
     pc = lazy_module("pyarrow.compute")
+
+log = logging.getLogger(__name__)
 
 K1 = 1.5
 B = 0.75
@@ -172,6 +177,7 @@ _NONE = "\x00"  # a missing value in a saved text column (no path or name holds 
 #: Postings built at once: more are sorted a range of token ids at a time, which bounds the memory
 #: a million chunks need (tens of millions of postings) to a few arrays of this size.
 POSTINGS_BUCKET = 1 << 22
+_HELPER_AHEAD = 4  # windows a build's helpers tokenise ahead of the one being counted
 _TF_MAX = (1 << 16) - 1
 #: Bytes of a build's token lists held in memory; past this they go to a temporary file (:class:`_Parts`).
 SPILL_BYTES = 64 << 20
@@ -424,7 +430,24 @@ class _Build:
         self.symbols: list[_Strings] = []
         self.hashes: list[_Strings] = []
 
-    def add(self, rows: pa.Table | pa.RecordBatch) -> None:
+    def todo(self, rows: pa.Table | pa.RecordBatch) -> pa.ChunkedArray | pa.Array | None:
+        """The texts of ``rows`` that :meth:`add` tokenises: those whose content the previous index
+        does not hold (``None``: none)."""
+        texts = rows.column("text")
+        fresh = self._fresh(rows.column("content_hash").to_pylist())[1]
+        return texts if len(fresh) == rows.num_rows else texts.take(pa.array(fresh)) if len(fresh) else None
+
+    def _fresh(self, hashes: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
+        """Per chunk, its row in the previous index (-1: none), and the chunks without one."""
+        known = self.known
+        reused = np.fromiter(
+            (known.get(h, -1) if h is not None else -1 for h in hashes), np.int64, len(hashes)
+        )
+        return reused, np.flatnonzero(reused < 0)
+
+    def add(self, rows: pa.Table | pa.RecordBatch, pairs: _Pairs | None = None) -> None:
+        """Add a window of chunks; ``pairs``: the first half of tokenising its :meth:`todo` texts,
+        done already (elsewhere)."""
         n = rows.num_rows
         if n == 0:
             return
@@ -439,7 +462,7 @@ class _Build:
         self.symbols.append(_Strings.of(rows.column("symbol").to_pylist()))
         hashes = rows.column("content_hash").to_pylist()
         self.hashes.append(_Strings.of(hashes))
-        offsets, tokens, tf = self._tokens(rows.column("text"), hashes)
+        offsets, tokens, tf = self._tokens(rows.column("text"), hashes, pairs)
         counts = np.diff(offsets)
         parts["count"].append(counts)
         self.tokens.append(tokens.astype(np.int32))
@@ -448,16 +471,16 @@ class _Build:
         parts["len"].append(np.bincount(owner, weights=tf, minlength=n).astype(np.int32))
 
     def _tokens(
-        self, texts: pa.ChunkedArray | pa.Array, hashes: list[str | None]
+        self, texts: pa.ChunkedArray | pa.Array, hashes: list[str | None], pairs: _Pairs | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Doc-major ``(offsets, token ids, counts)`` of one window: the previous index's tokens for
         chunks whose content it holds, the tokenizer's for the others."""
         n = len(hashes)
-        previous, known = self.previous, self.known
-        reused = np.fromiter((known.get(h, -1) if h is not None else -1 for h in hashes), np.int64, n)
-        fresh = np.flatnonzero(reused < 0)
-        todo = texts if len(fresh) == n else texts.take(pa.array(fresh)) if len(fresh) else None
-        new_offsets, new_tokens, new_tf = _tokenise(todo, self.vocab)
+        previous = self.previous
+        reused, fresh = self._fresh(hashes)
+        if pairs is None:
+            pairs = _pairs(texts if len(fresh) == n else texts.take(pa.array(fresh)) if len(fresh) else None)
+        new_offsets, new_tokens, new_tf = _counted(pairs, self.vocab)
         if previous is None or len(fresh) == n:
             return new_offsets, new_tokens, new_tf
         # Gather each chunk's slice from the previous index or from the freshly tokenised ones.
@@ -547,39 +570,68 @@ def _postings(
     return offsets, docs, tf
 
 
-def _tokenise(
-    texts: pa.ChunkedArray | pa.Array | None, vocab: _Vocab
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Doc-major ``(offsets, token ids, counts)`` of ``texts``, token ids ascending within a doc; new
-    tokens join ``vocab``."""
+@dataclass(frozen=True, slots=True)
+class _Pairs:
+    """A window's texts as (document, token) pairs, the tokens numbered within the window: the first
+    half of tokenising it (:func:`_pairs`), which needs no vocabulary and so may run in another process
+    while this one counts the window before (:meth:`LexicalIndex.build`'s ``helper``)."""
+
+    count: int  # texts in the window
+    tokens: list[str]  # the window's distinct tokens, in order of first sight
+    docs: np.ndarray  # per pair: the text it is in
+    local: np.ndarray  # per pair: its token, an index into ``tokens``
+
+
+def _pairs(texts: pa.ChunkedArray | pa.Array | None) -> _Pairs:
+    """:class:`_Pairs` of ``texts``: each distinct piece of text is tokenised once."""
     empty = np.zeros(0, np.int64)
     count = len(texts) if texts is not None else 0
     if texts is None or count == 0:
-        return np.zeros(1, np.int64), empty, empty
+        return _Pairs(count, [], empty, empty)
     array = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
     pieces = pc.ascii_split_whitespace(_blank_separators(array))
     owner = pc.list_parent_indices(pieces).to_numpy()
     encoded = pc.dictionary_encode(pc.list_flatten(pieces))
     occurrence = encoded.indices.to_numpy().astype(np.int64)
-    # Each distinct piece of text is tokenised once, into ids of the vocabulary.
     piece_tokens = _tokenise_distinct(encoded.dictionary.to_pylist())
     lengths = np.fromiter((len(t) for t in piece_tokens), np.int64, len(piece_tokens))
-    local: dict[str, int] = {}  # this window's distinct tokens, then their ids in the vocabulary
+    local: dict[str, int] = {}  # this window's distinct tokens
     flat = np.fromiter((local.setdefault(t, len(local)) for tokens in piece_tokens for t in tokens), np.int64)
-    ids = vocab.add(list(local))[flat] if local else flat
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     # Expand every occurrence of a piece into its tokens: (document, token) pairs.
     per = lengths[occurrence]
     total = int(per.sum())
     if total == 0:
-        return np.zeros(count + 1, np.int64), empty, empty
-    docs = np.repeat(owner, per)
+        return _Pairs(count, [], empty, empty)
     ends = np.cumsum(per)
-    tokens = ids[np.repeat(starts[occurrence] - (ends - per), per) + np.arange(total)]
+    at = np.repeat(starts[occurrence] - (ends - per), per) + np.arange(total)
+    return _Pairs(count, list(local), np.repeat(owner, per), flat[at])
+
+
+def _helped(
+    rows: pa.Table | pa.RecordBatch, todo: pa.ChunkedArray | pa.Array | None, job: Future[_Pairs] | None
+) -> tuple[pa.Table | pa.RecordBatch, _Pairs | None]:
+    """A window and its pairs from the helper (``None``: tokenised here, as when the helper failed)."""
+    if job is None:
+        return rows, None
+    try:
+        return rows, job.result()
+    except BrokenExecutor:
+        log.warning("the BM25 tokenising helper stopped; tokenising in this process")
+        return rows, _pairs(todo)
+
+
+def _counted(pairs: _Pairs, vocab: _Vocab) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Doc-major ``(offsets, token ids, counts)`` of a window's pairs, token ids ascending within a
+    doc; new tokens join ``vocab``."""
+    empty = np.zeros(0, np.int64)
+    if not len(pairs.docs):
+        return np.zeros(pairs.count + 1, np.int64), empty, empty
+    ids = vocab.add(pairs.tokens)[pairs.local]
     width = len(vocab)
-    keys, tf = np.unique(docs * width + tokens, return_counts=True)  # by document, then token
+    keys, tf = np.unique(pairs.docs * width + ids, return_counts=True)  # by document, then token
     doc_of = keys // width
-    offsets = np.searchsorted(doc_of, np.arange(count + 1))
+    offsets = np.searchsorted(doc_of, np.arange(pairs.count + 1))
     return offsets, keys % width, tf
 
 
@@ -623,13 +675,37 @@ class LexicalIndex:
 
     @classmethod
     def build(
-        cls, windows: Iterable[pa.Table | pa.RecordBatch], previous: LexicalIndex | None = None
+        cls,
+        windows: Iterable[pa.Table | pa.RecordBatch],
+        previous: LexicalIndex | None = None,
+        *,
+        helper: Executor | None = None,
     ) -> LexicalIndex:
         """Index chunks read a window at a time (:data:`COLUMNS`), so that the texts of a million
-        chunks are never all in memory: only their tokens are, as compact arrays."""
+        chunks are never all in memory: only their tokens are, as compact arrays. ``helper``: a
+        process pool that tokenises the next windows while this process counts one (the same index,
+        in less time on spare cores), shut down once the windows are read."""
         state = _Build(previous)
+        if helper is None:
+            for rows in windows:
+                state.add(rows)
+            return state.finish()
+        # The first half of tokenising (:func:`_pairs`: splitting, the tokenizer's Python, most of the
+        # time) runs in ``helper`` a few windows ahead; this process counts and numbers the tokens of
+        # the window before meanwhile. Should the helper fail, this process tokenises in its place.
+        ahead: deque[tuple[pa.Table | pa.RecordBatch, Any, Future[_Pairs] | None]] = deque()
         for rows in windows:
-            state.add(rows)
+            todo = state.todo(rows)
+            try:
+                job = helper.submit(_pairs, todo) if todo is not None else None
+            except (BrokenExecutor, RuntimeError):
+                job = None
+            ahead.append((rows, todo, job))
+            if len(ahead) > _HELPER_AHEAD:
+                state.add(*_helped(*ahead.popleft()))
+        while ahead:
+            state.add(*_helped(*ahead.popleft()))
+        helper.shutdown(wait=True)  # its processes' memory back before the postings are made
         return state.finish()
 
     def _derive(self) -> None:

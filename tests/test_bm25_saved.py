@@ -4,9 +4,13 @@ built a window at a time with the same results as in one pass, and an older form
 from __future__ import annotations
 
 import mmap
+import multiprocessing
 import os
 import subprocess
 import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import numpy as np
@@ -258,3 +262,45 @@ def test_the_parent_gives_back_its_freed_heap_before_the_child_builds() -> None:
         assert given > 50 << 20
     else:
         assert given == 0
+
+
+def _helpers(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+def test_helpers_that_tokenise_ahead_give_the_index_of_one_process(tmp_path: Path) -> None:
+    # A large build's child has worker processes tokenise the next windows while it counts one.
+    table = chunk_table(300)
+    alone = LexicalIndex.build(table.to_batches(max_chunksize=37))
+    with _helpers(2) as pool:
+        helped = LexicalIndex.build(table.to_batches(max_chunksize=37), helper=pool)
+    with pytest.raises(RuntimeError, match="shutdown"):  # shut down once the windows were read
+        pool.submit(int)
+    same_answers(helped, alone)
+    alone.save(tmp_path / "chunks-v1.bm25")
+    helped.save(tmp_path / "chunks-v2.bm25")
+    assert (tmp_path / "chunks-v1.bm25").read_bytes() == (tmp_path / "chunks-v2.bm25").read_bytes()
+    grown = pa.concat_tables([table, chunk_table(305).slice(300)])
+    with _helpers(1) as pool:  # only the chunks the previous index lacks are tokenised, by the helper
+        reused = LexicalIndex.build(grown.to_batches(max_chunksize=50), helped, helper=pool)
+    assert reused.search("retry upload", 30) == LexicalIndex(grown).search("retry upload", 30)
+    assert reused.rows() == LexicalIndex(grown).rows()
+
+
+@pytest.mark.parametrize("broken_before", [True, False])
+def test_a_helper_that_dies_leaves_its_windows_to_this_process(broken_before: bool, count_tokenising) -> None:
+    table = chunk_table(200)
+    alone = LexicalIndex.build(table.to_batches(max_chunksize=30))
+    pool = _helpers(1)
+    if broken_before:  # gone before the build starts: nothing can be handed to it
+        pool.submit(os._exit, 1)
+        with pytest.raises(BrokenProcessPool):
+            pool.submit(int).result()
+    else:  # dies with windows handed to it and not yet tokenised
+        pool.submit(time.sleep, 1.0)
+        pool.submit(os._exit, 1)
+    tokenised = count_tokenising()
+    helped = LexicalIndex.build(table.to_batches(max_chunksize=30), helper=pool)
+    pool.shutdown()
+    assert tokenised  # this process tokenised what the helper could not
+    same_answers(helped, alone)
