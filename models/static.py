@@ -40,6 +40,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -76,6 +77,8 @@ _CHARS_PER_TOKEN_BOUND = 8
 #: Characters a token tokenised first (see :func:`token_ids`): 128 tokens of the Linux tree's chunks
 #: end within 640 characters for 99 % of them.
 _CHARS_PER_TOKEN_FIRST = 5
+#: The ASCII control characters BERT's normaliser deletes (all but tab, line feed and carriage return).
+_DELETED_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def shipped_info() -> dict[str, Any] | None:
@@ -257,6 +260,7 @@ class StaticEncoder:
                 f"the static model {table_path} does not match the tokenizer of {model_dir}; delete it to rebuild it."
             )
         self._tokenizer = tokenizer
+        self._twin = ascii_twin(tokenizer)
         if table.dtype != np.float32:
             raise ModelError(f"the static model {table_path} is not float32; delete it to rebuild it.")
         self._table = table
@@ -268,7 +272,7 @@ class StaticEncoder:
 
     def encode(self, texts: Sequence[str]) -> Vectors:
         """One unnormalised mean vector per text; a text without tokens gives zeros."""
-        per_text = token_ids(self._tokenizer, texts, self._max_chars)
+        per_text = token_ids(self._tokenizer, texts, self._max_chars, self._twin)
         lengths = [len(ids) for ids in per_text]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         total = sum(lengths)
@@ -301,7 +305,48 @@ def static_tokenizer(model_dir: str, max_seq_length: int) -> Any:
     return tokenizer
 
 
-def token_ids(tokenizer: Any, texts: Sequence[str], chars: int) -> list[list[int]]:
+def ascii_twin(tokenizer: Any) -> Any | None:
+    """A copy of ``tokenizer`` without its normaliser, for ASCII texts that :func:`_ascii_normalised`
+    prepared, where the normaliser is BERT's with clean text and lower case (on ASCII it deletes the
+    control characters but tab, line feed and carriage return, turns those into spaces, which the
+    pre-tokenizer splits at as it does at a space, and lower-cases; accents and CJK play no part):
+    the same ids. The normaliser rebuilds every text with its characters' alignments, a third of the
+    tokenizer's time on code (BENCHMARKS §9). ``None`` for any other normaliser."""
+    try:
+        saved = tokenizer.to_str()
+        normalizer = json.loads(saved).get("normalizer") or {}
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if normalizer.get("type") != "BertNormalizer" or not (
+        normalizer.get("lowercase") and normalizer.get("clean_text")
+    ):
+        return None
+    twin = type(tokenizer).from_str(saved)  # its truncation and padding too
+    twin.normalizer = None
+    return twin
+
+
+def _ascii_normalised(text: str) -> str:
+    """An ASCII text as BERT's normaliser leaves it for the pre-tokenizer (see :func:`ascii_twin`)."""
+    return _DELETED_CONTROLS.sub("", text).lower()
+
+
+def _encode(tokenizer: Any, twin: Any | None, texts: Sequence[str]) -> list[list[int]]:
+    """The ids of ``texts`` without special tokens; ASCII texts through ``twin`` where there is one."""
+    if twin is None:
+        return [e.ids for e in encode_texts(tokenizer, texts, add_special_tokens=False)]
+    ids: list[list[int]] = [[] for _ in texts]
+    plain = [k for k, t in enumerate(texts) if t.isascii()]
+    other = [k for k, t in enumerate(texts) if not t.isascii()] if len(plain) < len(texts) else []
+    for group, reader, prepared in ((plain, twin, True), (other, tokenizer, False)):
+        if group:
+            batch = [_ascii_normalised(texts[k]) if prepared else texts[k] for k in group]
+            for k, e in zip(group, encode_texts(reader, batch, add_special_tokens=False), strict=True):
+                ids[k] = e.ids  # each access copies the ids out of the tokenizer: once
+    return ids
+
+
+def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Any | None = None) -> list[list[int]]:
     """The ids whose rows a text's static vector averages (its first ``chars`` characters,
     without special tokens), per text; the trained recipe fits on exactly these.
 
@@ -311,24 +356,22 @@ def token_ids(tokenizer: Any, texts: Sequence[str], chars: int) -> list[list[int
     tokens of the whole text: each text is first tokenised up to the last whitespace before
     :data:`_CHARS_PER_TOKEN_FIRST` characters a token, and only one that gives fewer tokens than the
     truncation keeps is tokenised again in full (1 % of the Linux tree's chunks; 19 % less tokenizer
-    CPU there in a build's batches of 32 texts, the same ids: BENCHMARKS §9, "Twenty-eighth session")."""
+    CPU there in a build's batches of 32 texts, the same ids: BENCHMARKS §9, "Twenty-eighth session").
+    ``twin``: :func:`ascii_twin`'s copy of ``tokenizer``, which reads the ASCII texts."""
     cut = [t[:chars] for t in texts]
     limit = _prefix_exact_limit(tokenizer)
     if limit is None:
-        return [e.ids for e in encode_texts(tokenizer, cut, add_special_tokens=False)]
+        return _encode(tokenizer, twin, cut)
     first = [_before_space(t, limit * _CHARS_PER_TOKEN_FIRST) for t in cut]
-    encodings = encode_texts(tokenizer, first, add_special_tokens=False)
-    ids = [e.ids for e in encodings]  # each access copies the ids out of the tokenizer: once
+    ids = _encode(tokenizer, twin, first)
     again = [
         k
         for k, (head, whole, got) in enumerate(zip(first, cut, ids, strict=True))
         if len(head) < len(whole) and len(got) < limit
     ]
     if again:
-        for k, e in zip(
-            again, encode_texts(tokenizer, [cut[k] for k in again], add_special_tokens=False), strict=True
-        ):
-            ids[k] = e.ids
+        for k, got in zip(again, _encode(tokenizer, twin, [cut[k] for k in again]), strict=True):
+            ids[k] = got
     return ids
 
 

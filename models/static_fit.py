@@ -37,6 +37,7 @@ from models.static import (
     SHIPPED_TABLE,
     STATIC_MAX_TOKENS,
     TRAINED_RECIPE,
+    ascii_twin,
     max_chars,
     principal_axes,
     sif_weights,
@@ -55,7 +56,8 @@ SEED = 0
 
 def static_token_ids(model_dir: str, texts: Sequence[str]) -> list[list[int]]:
     """Each text's token ids exactly as the fast tier's static model reads them."""
-    return token_ids(static_tokenizer(model_dir, STATIC_MAX_TOKENS), texts, max_chars(STATIC_MAX_TOKENS))
+    tokenizer = static_tokenizer(model_dir, STATIC_MAX_TOKENS)
+    return token_ids(tokenizer, texts, max_chars(STATIC_MAX_TOKENS), ascii_twin(tokenizer))
 
 
 def train_static_table(
