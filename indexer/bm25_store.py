@@ -44,6 +44,11 @@ WINDOW = 4_096
 #: From this many chunks a build saves the BM25 file in a child process (:func:`save_in_child`):
 #: the parent's heap does not keep the ~1 GB the build of a million chunks' index takes at its peak.
 CHILD_MIN_CHUNKS = 100_000
+#: From this many chunks, all to tokenise, worker processes tokenise for the BM25 build
+#: (:func:`_helpers`); fewer take seconds, about what starting them costs.
+HELPED_MIN_CHUNKS = 100_000
+#: Those workers: tokenising is four fifths of a build, so one would only move the wait; two take turns.
+HELPERS = 2
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +80,11 @@ class Bm25Store:
             return None
         return lexical_path(self.directory, version)
 
-    def prepare(self, snap: Snapshot, *, keep: bool = True, helper: Executor | None = None) -> None:
+    def prepare(self, snap: Snapshot, *, keep: bool = True) -> None:
         """Build and save ``snap``'s BM25 index unless it is saved already, so the next search,
         maybe in another process, finds it ready. For an index on object storage: upload it (only a
         writer calls this). ``keep=False`` (a build, before its vectors): save it without keeping it
-        in memory, and only for a local index; ``helper`` then tokenises beside this process
-        (:meth:`LexicalIndex.build`)."""
+        in memory, and only for a local index."""
         version = snap.versions.get("chunks", -1)
         if self.remote is not None:
             if keep and version >= 0 and not shared_lexical.saved(self.remote, version):
@@ -91,11 +95,9 @@ class Bm25Store:
             if keep:
                 self.get(snap)
             else:
-                self._make(snap, version, None, helper)
+                self._make(snap, version, None)
 
-    def _make(
-        self, snap: Snapshot, version: int, previous: LexicalIndex | None, helper: Executor | None = None
-    ) -> LexicalIndex:
+    def _make(self, snap: Snapshot, version: int, previous: LexicalIndex | None) -> LexicalIndex:
         if self.remote is not None and previous is None:  # a fresh process: what the writer saved
             loaded = shared_lexical.load(self.remote, version, snap.read("chunks", ["content_hash"]))
             if loaded is not None:
@@ -113,7 +115,10 @@ class Bm25Store:
                 _link_quietly(found[0], saved)
                 return found[1]
             previous = found[1] if found is not None else None
-        built = LexicalIndex.build(_windows(snap), previous, helper=helper)
+        # Every chunk to tokenise, and many: worker processes tokenise beside this one (a build waits
+        # for this with its cores idle). Reusing a previous index's tokens, few are new: no helpers.
+        with _helpers(previous is None and snap.count("chunks") >= HELPED_MIN_CHUNKS) as helper:
+            built = LexicalIndex.build(_windows(snap), previous, helper=helper)
         if saved is None:
             return built
         _save_quietly(built, saved)
@@ -186,35 +191,28 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def save_published(location: str, *, helped: bool = False) -> None:
+def save_published(location: str) -> None:
     """Build and save the BM25 index of the chunks published at the local index ``location``, unless
-    it is saved already (the body of :func:`save_in_child`). ``helped``: a second process tokenises
-    the next windows of chunks while this one counts one (the build that called this waits for it
-    with a core to spare): on the Linux tree 0.6× the time (BENCHMARKS §9)."""
+    it is saved already (the body of :func:`save_in_child`)."""
     from indexer.snapshot import current
     from indexer.store import Store
 
-    snap = current(Store(location))
-    if not helped:
-        Bm25Store(Path(location)).prepare(snap, keep=False)
-        return
-    with _helper() as helper:
-        Bm25Store(Path(location)).prepare(snap, keep=False, helper=helper)
-
-
-#: Worker processes that tokenise for a BM25 build in a child (:func:`save_published`): tokenising is
-#: four fifths of its work, so one worker would only move the wait; two take turns.
-HELPERS = 2
+    Bm25Store(Path(location)).prepare(current(Store(location)), keep=False)
 
 
 @contextlib.contextmanager
-def _helper() -> Iterator[Executor]:
-    """Spawned worker processes for the tokenising half of a BM25 build (numpy, pyarrow and the
-    tokenizer: ~70 MB each), ended on leaving, also when the build failed."""
+def _helpers(wanted: bool) -> Iterator[Executor | None]:
+    """Where ``wanted`` and there is more than one core: spawned worker processes (numpy, pyarrow and
+    the tokenizer, ~70 MB each) that tokenise the next windows of a BM25 build while this process
+    counts one (:meth:`LexicalIndex.build`; on the Linux tree 0.65× the time, BENCHMARKS §9); ended on
+    leaving, also when the build failed. Else ``None``: this process tokenises."""
+    workers = min(HELPERS, os.cpu_count() or 1)
+    if not wanted or workers < 2:
+        yield None
+        return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    workers = max(1, min(HELPERS, os.cpu_count() or 1))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
     try:
         yield pool
@@ -232,4 +230,4 @@ def save_in_child(location: str) -> None:
     release_heap()
 
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        pool.submit(save_published, location, helped=(os.cpu_count() or 1) > 1).result()
+        pool.submit(save_published, location).result()

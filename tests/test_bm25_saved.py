@@ -304,3 +304,24 @@ def test_a_helper_that_dies_leaves_its_windows_to_this_process(broken_before: bo
     pool.shutdown()
     assert tokenised  # this process tokenised what the helper could not
     same_answers(helped, alone)
+
+
+def test_a_large_first_bm25_build_has_helpers_tokenise_and_a_later_one_reuses_tokens_itself(
+    make_repo, settings_for, monkeypatch: pytest.MonkeyPatch, count_tokenising
+) -> None:
+    root = make_repo(FILES)
+    settings = settings_for(root)
+    monkeypatch.setattr(bm25_store, "HELPED_MIN_CHUNKS", 10)  # 24 chunks: "many"
+    tokenised = count_tokenising()
+    index = Index(settings)
+    index.build(vectors=False)  # the BM25 file saved in this process, at the end of the build
+    assert not tokenised  # every chunk tokenised by the helpers
+    snap = index.snapshot()
+    assert (Path(settings.index_dir) / "lexical" / f"chunks-v{snap.versions['chunks']}.bm25").exists()
+    fresh = LexicalIndex(snap.read("chunks", COLUMNS))
+    same_answers(Index(settings).lexical(), fresh)
+    (root / "src/m3.py").write_text("def drain_queue():\n    return pending_items\n")
+    index.build(vectors=False)
+    assert tokenised  # one changed chunk: tokenised here, the others' tokens reused
+    snap = index.snapshot()
+    same_answers(Index(settings).lexical(), LexicalIndex(snap.read("chunks", COLUMNS)))
