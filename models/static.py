@@ -44,6 +44,7 @@ import re
 import sys
 import tempfile
 import time
+import unicodedata
 from collections.abc import Iterator, Sequence
 from itertools import chain
 from pathlib import Path
@@ -79,6 +80,9 @@ _CHARS_PER_TOKEN_BOUND = 8
 _CHARS_PER_TOKEN_FIRST = 5
 #: The ASCII control characters BERT's normaliser deletes (all but tab, line feed and carriage return).
 _DELETED_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: Where characters that BERT's normaliser leaves as they are may be found (:class:`Twin` keeps those
+#: that it does): Latin-1's signs, general punctuation, arrows, mathematical operators, box drawing.
+_INERT_RANGES = ((0x00A1, 0x00BF), (0x00D7, 0x00D7), (0x2010, 0x205E), (0x2190, 0x22FF), (0x2500, 0x257F))
 
 
 def shipped_info() -> dict[str, Any] | None:
@@ -260,7 +264,7 @@ class StaticEncoder:
                 f"the static model {table_path} does not match the tokenizer of {model_dir}; delete it to rebuild it."
             )
         self._tokenizer = tokenizer
-        self._twin = ascii_twin(tokenizer)
+        self._twin = Twin.of(tokenizer)
         if table.dtype != np.float32:
             raise ModelError(f"the static model {table_path} is not float32; delete it to rebuild it.")
         self._table = table
@@ -305,48 +309,69 @@ def static_tokenizer(model_dir: str, max_seq_length: int) -> Any:
     return tokenizer
 
 
-def ascii_twin(tokenizer: Any) -> Any | None:
-    """A copy of ``tokenizer`` without its normaliser, for ASCII texts that :func:`_ascii_normalised`
-    prepared, where the normaliser is BERT's with clean text and lower case (on ASCII it deletes the
-    control characters but tab, line feed and carriage return, turns those into spaces, which the
-    pre-tokenizer splits at as it does at a space, and lower-cases; accents and CJK play no part):
-    the same ids. The normaliser rebuilds every text with its characters' alignments, a third of the
-    tokenizer's time on code (BENCHMARKS §9). ``None`` for any other normaliser."""
-    try:
-        saved = tokenizer.to_str()
-        normalizer = json.loads(saved).get("normalizer") or {}
-    except (AttributeError, TypeError, ValueError):
-        return None
-    if normalizer.get("type") != "BertNormalizer" or not (
-        normalizer.get("lowercase") and normalizer.get("clean_text")
-    ):
-        return None
-    twin = type(tokenizer).from_str(saved)  # its truncation and padding too
-    twin.normalizer = None
-    return twin
+class Twin:
+    """A copy of a tokenizer without its normaliser, for the texts plait normalises itself: where the
+    tokenizer's normaliser is BERT's with clean text and lower case, a text of ASCII characters and
+    of characters that normaliser leaves as they are (``·``, which every chunk's first line holds,
+    dashes, quotes, arrows, box drawing: :data:`_INERT_RANGES`) is normalised by deleting its ASCII
+    control characters but tab, line feed and carriage return (those become spaces, which the
+    pre-tokenizer splits at as it does at a space) and lower-casing it. The ids are the same; the
+    normaliser rebuilds every text with its characters' alignments, about a third of the tokenizer's
+    time on code (BENCHMARKS §9). Any other text is read by the tokenizer itself."""
+
+    def __init__(self, tokenizer: Any, inert: str) -> None:
+        self.tokenizer = tokenizer
+        self._other = re.compile("[^\\x00-\\x7f" + re.escape(inert) + "]")
+
+    @classmethod
+    def of(cls, tokenizer: Any) -> Twin | None:
+        """``tokenizer``'s twin; ``None`` where its normaliser is not BERT's with clean text and lower case."""
+        try:
+            saved = tokenizer.to_str()
+            normalizer = json.loads(saved).get("normalizer") or {}
+        except (AttributeError, TypeError, ValueError):
+            return None
+        if normalizer.get("type") != "BertNormalizer" or not (
+            normalizer.get("lowercase") and normalizer.get("clean_text")
+        ):
+            return None
+        bert = tokenizer.normalizer
+        inert = "".join(
+            c
+            for low, high in _INERT_RANGES
+            for c in map(chr, range(low, high + 1))
+            if not unicodedata.combining(c) and c.lower() == c and bert.normalize_str(c) == c
+        )
+        twin = type(tokenizer).from_str(saved)  # its truncation and padding too
+        twin.normalizer = None
+        return cls(twin, inert)
+
+    def reads(self, text: str) -> bool:
+        """Whether ``text`` is one the twin reads (after :meth:`normalised`)."""
+        return text.isascii() or self._other.search(text) is None
+
+    @staticmethod
+    def normalised(text: str) -> str:
+        """What BERT's normaliser makes of a text the twin reads."""
+        return _DELETED_CONTROLS.sub("", text).lower()
 
 
-def _ascii_normalised(text: str) -> str:
-    """An ASCII text as BERT's normaliser leaves it for the pre-tokenizer (see :func:`ascii_twin`)."""
-    return _DELETED_CONTROLS.sub("", text).lower()
-
-
-def _encode(tokenizer: Any, twin: Any | None, texts: Sequence[str]) -> list[list[int]]:
-    """The ids of ``texts`` without special tokens; ASCII texts through ``twin`` where there is one."""
+def _encode(tokenizer: Any, twin: Twin | None, texts: Sequence[str]) -> list[list[int]]:
+    """The ids of ``texts`` without special tokens; those the twin reads, through it."""
     if twin is None:
         return [e.ids for e in encode_texts(tokenizer, texts, add_special_tokens=False)]
     ids: list[list[int]] = [[] for _ in texts]
-    plain = [k for k, t in enumerate(texts) if t.isascii()]
-    other = [k for k, t in enumerate(texts) if not t.isascii()] if len(plain) < len(texts) else []
-    for group, reader, prepared in ((plain, twin, True), (other, tokenizer, False)):
+    plain = [k for k, t in enumerate(texts) if twin.reads(t)]
+    other = sorted(set(range(len(texts))) - set(plain)) if len(plain) < len(texts) else []
+    for group, reader, prepared in ((plain, twin.tokenizer, True), (other, tokenizer, False)):
         if group:
-            batch = [_ascii_normalised(texts[k]) if prepared else texts[k] for k in group]
+            batch = [twin.normalised(texts[k]) if prepared else texts[k] for k in group]
             for k, e in zip(group, encode_texts(reader, batch, add_special_tokens=False), strict=True):
                 ids[k] = e.ids  # each access copies the ids out of the tokenizer: once
     return ids
 
 
-def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Any | None = None) -> list[list[int]]:
+def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Twin | None = None) -> list[list[int]]:
     """The ids whose rows a text's static vector averages (its first ``chars`` characters,
     without special tokens), per text; the trained recipe fits on exactly these.
 
@@ -357,7 +382,7 @@ def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Any | None
     :data:`_CHARS_PER_TOKEN_FIRST` characters a token, and only one that gives fewer tokens than the
     truncation keeps is tokenised again in full (1 % of the Linux tree's chunks; 19 % less tokenizer
     CPU there in a build's batches of 32 texts, the same ids: BENCHMARKS §9, "Twenty-eighth session").
-    ``twin``: :func:`ascii_twin`'s copy of ``tokenizer``, which reads the ASCII texts."""
+    ``twin``: ``tokenizer``'s :class:`Twin`, which reads most texts of code in less time."""
     cut = [t[:chars] for t in texts]
     limit = _prefix_exact_limit(tokenizer)
     if limit is None:

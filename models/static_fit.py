@@ -37,7 +37,7 @@ from models.static import (
     SHIPPED_TABLE,
     STATIC_MAX_TOKENS,
     TRAINED_RECIPE,
-    ascii_twin,
+    Twin,
     max_chars,
     principal_axes,
     sif_weights,
@@ -57,7 +57,7 @@ SEED = 0
 def static_token_ids(model_dir: str, texts: Sequence[str]) -> list[list[int]]:
     """Each text's token ids exactly as the fast tier's static model reads them."""
     tokenizer = static_tokenizer(model_dir, STATIC_MAX_TOKENS)
-    return token_ids(tokenizer, texts, max_chars(STATIC_MAX_TOKENS), ascii_twin(tokenizer))
+    return token_ids(tokenizer, texts, max_chars(STATIC_MAX_TOKENS), Twin.of(tokenizer))
 
 
 def train_static_table(

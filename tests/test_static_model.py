@@ -117,45 +117,49 @@ def test_a_text_tokenised_up_to_a_space_first_gives_the_ids_of_the_whole(fast: L
     assert any(len(t) > 640 and len(ids) == STATIC_MAX_TOKENS for t, ids in zip(texts, want, strict=True))
 
 
-def test_ascii_texts_read_without_the_normaliser_give_the_ids_of_the_tokenizer(fast: LazyEmbedder) -> None:
-    # The twin reads ASCII texts that plait lower-cased and cleared of control characters itself;
-    # every other text goes through the tokenizer with BERT's normaliser. The ids are the same.
+def test_texts_the_twin_reads_without_a_normaliser_give_the_ids_of_the_tokenizer(fast: LazyEmbedder) -> None:
+    # The twin reads ASCII texts (and ones with characters BERT's normaliser leaves alone, as the `·`
+    # of every chunk's first line) that plait lower-cased and cleared of control characters itself;
+    # every other text goes through the tokenizer with its normaliser. The ids are the same.
     encoder = fast._encoder
     assert isinstance(encoder, StaticEncoder)
     tokenizer, chars, twin = encoder._tokenizer, encoder._max_chars, encoder._twin
-    assert twin is not None and twin.normalizer is None
+    assert twin is not None and twin.tokenizer.normalizer is None
+    inert = ["·", "—", "→", "“quoted”", "…", "©", "±", "×", "┌─┐"]
+    other = ["Ünïcödé", "İstanbul", "数据库", "\u2003", "\u200b", "é", "ﬁ", "Σ"]
     pieces = [
         "def RetryUpload(Session, attempts=3):", "\t", "\n", "\r\n", "  ", "X" * 130, "HTTP_ERROR",
         "a\x0bb", "c\x0cd", "e\x7ff", "\x00", "\x1b[0m", "\x08", "#!/bin/SH", "a.b->C(d, e);", "0xDEADBEEF",
-        "Ünïcödé", "İstanbul", "数据库",
+        *inert, *other,
     ]  # fmt: skip
     rng = np.random.default_rng(11)
-    texts = [  # half of them of ASCII pieces only
+    texts = [  # half of them without the characters the twin does not read
         "".join(
             pieces[k] + (" " if rng.random() < 0.5 else "")
-            for k in rng.integers(0, len(pieces) - 3 * (i % 2), n)
+            for k in rng.integers(0, len(pieces) - len(other) * (i % 2), n)
         )
         for i, n in enumerate(rng.integers(1, 300, 400))
     ]
-    texts += ["WORD " * 300, "Y" * 2000, *CODE]
-    assert sum(t.isascii() for t in texts) > 100 and sum(not t.isascii() for t in texts) > 100
+    texts += ["WORD " * 300, "Y" * 2000, *CODE, "# src/app.py · Client.retry\ndef retry(self): ..."]
+    assert all(twin.reads(c) for c in inert) and not any(twin.reads(c) for c in other)
+    assert sum(twin.reads(t) for t in texts) > 100 and sum(not twin.reads(t) for t in texts) > 100
     want = [tokenizer.encode(t[:chars], add_special_tokens=False).ids for t in texts]
     assert models.static.token_ids(tokenizer, texts, chars, twin) == want
-    for k in range(0, len(texts), 32):  # as a build calls it: a batch at a time, all ASCII or mixed
+    for k in range(0, len(texts), 32):  # as a build calls it: a batch at a time, all read by one or mixed
         assert models.static.token_ids(tokenizer, texts[k : k + 32], chars, twin) == want[k : k + 32]
 
 
-def test_a_tokenizer_whose_normaliser_keeps_case_has_no_ascii_twin(fast: LazyEmbedder) -> None:
+def test_a_tokenizer_whose_normaliser_keeps_case_has_no_twin(fast: LazyEmbedder) -> None:
     from tokenizers import Tokenizer, normalizers
 
     encoder = fast._encoder
     assert isinstance(encoder, StaticEncoder)
     cased = Tokenizer.from_str(encoder._tokenizer.to_str())
     cased.normalizer = normalizers.BertNormalizer(lowercase=False)
-    assert models.static.ascii_twin(cased) is None
+    assert models.static.Twin.of(cased) is None
     cased.normalizer = normalizers.Lowercase()
-    assert models.static.ascii_twin(cased) is None
-    assert models.static.ascii_twin(encoder._tokenizer) is not None
+    assert models.static.Twin.of(cased) is None
+    assert models.static.Twin.of(encoder._tokenizer) is not None
 
 
 def test_the_fast_tier_loads_offline_in_a_fresh_process_without_torch(fast: LazyEmbedder) -> None:
