@@ -264,7 +264,7 @@ class StaticEncoder:
                 f"the static model {table_path} does not match the tokenizer of {model_dir}; delete it to rebuild it."
             )
         self._tokenizer = tokenizer
-        self._twin = Twin.of(tokenizer)
+        self._twin: Twin | bool | None = False  # False: not made yet (:meth:`twin`)
         if table.dtype != np.float32:
             raise ModelError(f"the static model {table_path} is not float32; delete it to rebuild it.")
         self._table = table
@@ -274,9 +274,16 @@ class StaticEncoder:
     def dimension(self) -> int:
         return int(self._table.shape[1])
 
+    def twin(self) -> Twin | None:
+        """The tokenizer's :class:`Twin`, made on the first batch of texts (~30 ms, which a query's one
+        text would not win back)."""
+        if self._twin is False:
+            self._twin = Twin.of(self._tokenizer)
+        return self._twin if isinstance(self._twin, Twin) else None
+
     def encode(self, texts: Sequence[str]) -> Vectors:
         """One unnormalised mean vector per text; a text without tokens gives zeros."""
-        per_text = token_ids(self._tokenizer, texts, self._max_chars, self._twin)
+        per_text = token_ids(self._tokenizer, texts, self._max_chars, self.twin() if len(texts) > 1 else None)
         lengths = [len(ids) for ids in per_text]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         total = sum(lengths)

@@ -123,7 +123,7 @@ def test_texts_the_twin_reads_without_a_normaliser_give_the_ids_of_the_tokenizer
     # every other text goes through the tokenizer with its normaliser. The ids are the same.
     encoder = fast._encoder
     assert isinstance(encoder, StaticEncoder)
-    tokenizer, chars, twin = encoder._tokenizer, encoder._max_chars, encoder._twin
+    tokenizer, chars, twin = encoder._tokenizer, encoder._max_chars, encoder.twin()
     assert twin is not None and twin.tokenizer.normalizer is None
     inert = ["·", "—", "→", "“quoted”", "…", "©", "±", "×", "┌─┐"]
     other = ["Ünïcödé", "İstanbul", "数据库", "\u2003", "\u200b", "é", "ﬁ", "Σ"]
