@@ -25,14 +25,12 @@ search maps it in about a second (BENCHMARKS §9).
 
 from __future__ import annotations
 
-import logging
 import math
 import os
 import re
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import BrokenExecutor, Executor, Future
 from dataclasses import dataclass
 from functools import cache
 from hashlib import blake2b
@@ -43,6 +41,8 @@ from indexer import bm25_file
 from models import lazy_module
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -50,8 +50,6 @@ else:  # imported on first use: the tokenizer (``code_tokens``) needs neither
     np = lazy_module("numpy")
     pa = lazy_module("pyarrow")
     pc = lazy_module("pyarrow.compute")
-
-log = logging.getLogger(__name__)
 
 K1 = 1.5
 B = 0.75
@@ -613,12 +611,16 @@ def _helped(
     rows: pa.Table | pa.RecordBatch, todo: pa.ChunkedArray | pa.Array | None, job: Future[_Pairs] | None
 ) -> tuple[pa.Table | pa.RecordBatch, _Pairs | None]:
     """A window and its pairs from the helper (``None``: tokenised here, as when the helper failed)."""
+    from concurrent.futures import BrokenExecutor
+
     if job is None:
         return rows, None
     try:
         return rows, job.result()
     except BrokenExecutor:
-        log.warning("the BM25 tokenising helper stopped; tokenising in this process")
+        import logging  # here: a warm search imports this module, and no logging
+
+        logging.getLogger(__name__).warning("a BM25 tokenising helper stopped; tokenising in this process")
         return rows, _pairs(todo)
 
 
@@ -694,6 +696,10 @@ class LexicalIndex:
         # The first half of tokenising (:func:`_pairs`: splitting, the tokenizer's Python, most of the
         # time) runs in ``helper`` a few windows ahead; this process counts and numbers the tokens of
         # the window before meanwhile. Should the helper fail, this process tokenises in its place.
+        from concurrent.futures import (
+            BrokenExecutor,
+        )  # here: it imports logging, which a warm search does not
+
         ahead: deque[tuple[pa.Table | pa.RecordBatch, Any, Future[_Pairs] | None]] = deque()
         for rows in windows:
             todo = state.todo(rows)
