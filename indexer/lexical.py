@@ -696,9 +696,8 @@ class LexicalIndex:
         # The first half of tokenising (:func:`_pairs`: splitting, the tokenizer's Python, most of the
         # time) runs in ``helper`` a few windows ahead; this process counts and numbers the tokens of
         # the window before meanwhile. Should the helper fail, this process tokenises in its place.
-        from concurrent.futures import (
-            BrokenExecutor,
-        )  # here: it imports logging, which a warm search does not
+        # (imported here: it imports logging, which a warm search does not)
+        from concurrent.futures import BrokenExecutor
 
         ahead: deque[tuple[pa.Table | pa.RecordBatch, Any, Future[_Pairs] | None]] = deque()
         for rows in windows:
