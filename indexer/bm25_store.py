@@ -22,7 +22,6 @@ import logging
 import os
 import stat
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,10 +30,13 @@ from indexer.heap import release_heap
 from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
 from indexer.memo import VersionMemo
+from indexer.parent_watch import watch_parent
 from indexer.snapshot import Snapshot
 from indexer.textview import SAVED_SUFFIX, lexical_path
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     import pyarrow as pa
 
 #: Chunks read at once when the BM25 index is built (their texts are what a window holds). A window's
@@ -203,7 +205,7 @@ def save_published(location: str) -> None:
 @contextlib.contextmanager
 def _helpers(wanted: bool) -> Iterator[Executor | None]:
     """Where ``wanted`` and there is more than one core: spawned worker processes (numpy, pyarrow and
-    the tokenizer, ~70 MB each) that tokenise the next windows of a BM25 build while this process
+    the tokenizer; 100–300 MiB each with the windows they hold) that tokenise the next windows of a BM25 build while this process
     counts one (:meth:`LexicalIndex.build`; on the Linux tree 0.65× the time, BENCHMARKS §9); ended on
     leaving, also when the build failed. Else ``None``: this process tokenises."""
     workers = min(HELPERS, os.cpu_count() or 1)
@@ -213,7 +215,12 @@ def _helpers(wanted: bool) -> Iterator[Executor | None]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=watch_parent,
+        initargs=(os.getpid(),),
+    )
     try:
         yield pool
     finally:
@@ -229,5 +236,6 @@ def save_in_child(location: str) -> None:
 
     release_heap()
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, spawn, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
         pool.submit(save_published, location).result()

@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -20,6 +18,7 @@ from indexer.beneath import read_beneath
 from indexer.chunks import chunk_file
 from indexer.config import Settings
 from indexer.languages import SYMBOL_LANGUAGES
+from indexer.parent_watch import watch_parent
 from indexer.types import Chunk, FileRecord, Symbol, sha256_hex
 from models import PlaitError
 
@@ -28,7 +27,6 @@ log = logging.getLogger(__name__)
 #: A build of at least this many changed files reads and parses them in worker processes.
 PARALLEL_MIN_FILES = 2000
 MAX_PARSE_WORKERS = 8
-PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its build is still running
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,16 +69,7 @@ _worker_settings: Settings | None = None
 def _init_worker(settings: Settings, parent: int) -> None:
     global _worker_settings
     _worker_settings = settings
-    threading.Thread(target=_exit_with_parent, args=(parent,), name="plait-parent-watch", daemon=True).start()
-
-
-def _exit_with_parent(parent: int) -> None:
-    """End this worker once the build that started it is gone. A build killed with SIGKILL cannot shut
-    its pool down, and its workers, which hold their task queue's write end themselves, would wait
-    for work forever."""
-    while os.getppid() == parent:
-        time.sleep(PARENT_POLL_SECONDS)
-    os._exit(1)
+    watch_parent(parent)  # a build killed with SIGKILL cannot shut its pool down
 
 
 def read_and_parse(job: ParseJob, settings: Settings | None = None) -> tuple[str, object]:

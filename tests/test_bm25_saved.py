@@ -3,9 +3,11 @@ built a window at a time with the same results as in one pass, and an older form
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -325,3 +327,56 @@ def test_a_large_first_bm25_build_has_helpers_tokenise_and_a_later_one_reuses_to
     assert tokenised  # one changed chunk: tokenised here, the others' tokens reused
     snap = index.snapshot()
     same_answers(Index(settings).lexical(), LexicalIndex(snap.read("chunks", COLUMNS)))
+
+
+HELPERS_OF_A_KILLED_BUILD = """
+import os, time
+from indexer import bm25_store
+with bm25_store._helpers(True) as pool:
+    if pool is None:
+        print(flush=True)
+    else:
+        pids = set()
+        for _ in range(50):  # until both workers have taken a job
+            pids.update(f.result() for f in [pool.submit(os.getpid) for _ in range(200)])
+            if len(pids) == bm25_store.HELPERS:
+                break
+        print(*sorted(pids), flush=True)
+    time.sleep(600)
+"""
+
+
+def test_the_helpers_end_when_the_process_they_tokenise_for_is_killed() -> None:
+    # A build (or the child saving its BM25 file) killed with SIGKILL cannot shut its pool down; the
+    # helpers, which hold their task queue's write end, would wait for work forever.
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HELPERS_OF_A_KILLED_BUILD], stdout=subprocess.PIPE, text=True
+    )
+    helpers: list[int] = []
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if not line.strip():
+            pytest.skip("one usable core: no helpers")
+        helpers = [int(p) for p in line.split()]
+        assert len(helpers) == bm25_store.HELPERS and proc.pid not in helpers and all(map(_alive, helpers))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 30
+        while any(_alive(p) for p in helpers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(p) for p in helpers), "a killed build's helpers kept running"
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in helpers:  # a failed run leaves none behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")  # a zombie has ended (this container's init may not reap it)

@@ -1,0 +1,28 @@
+"""Worker processes that end with the process that started them.
+
+A process pool's workers wait on their task queue, whose write end they hold themselves: a parent
+killed with SIGKILL (or by the OOM killer) cannot shut its pool down, and they would wait for work
+forever, each holding the memory it had. Every pool plait spawns (the parse workers, the process that
+saves a large build's BM25 file, that process's tokenising helpers) starts its workers with
+:func:`watch_parent`, a thread that ends the worker once its parent is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its parent is still running
+
+
+def watch_parent(parent: int) -> None:
+    """In a worker (a pool's ``initializer``, with ``os.getpid()`` of the parent as its argument): end
+    this process once ``parent`` is no longer its parent."""
+    threading.Thread(target=_exit_with_parent, args=(parent,), name="plait-parent-watch", daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
