@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from process_harness import alive
 
 import indexer.lexical as lexical_module
 import indexer.vector_build as vector_build
@@ -359,24 +360,16 @@ def test_the_helpers_end_when_the_process_they_tokenise_for_is_killed() -> None:
         if not line.strip():
             pytest.skip("one usable core: no helpers")
         helpers = [int(p) for p in line.split()]
-        assert len(helpers) == bm25_store.HELPERS and proc.pid not in helpers and all(map(_alive, helpers))
+        assert len(helpers) == bm25_store.HELPERS and proc.pid not in helpers and all(map(alive, helpers))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         deadline = time.monotonic() + 30
-        while any(_alive(p) for p in helpers) and time.monotonic() < deadline:
+        while any(alive(p) for p in helpers) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not any(_alive(p) for p in helpers), "a killed build's helpers kept running"
+        assert not any(alive(p) for p in helpers), "a killed build's helpers kept running"
     finally:
         proc.kill()
         proc.wait()
         for pid in helpers:  # a failed run leaves none behind
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")  # a zombie has ended (this container's init may not reap it)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import write_tree
+from process_harness import alive
 
 import indexer.parse_ahead as parse_ahead
 import indexer.parse_jobs as parse_jobs
@@ -147,14 +148,6 @@ pool = parse_pool(s, 2, min_files=1)
 print(" ".join(sorted({str(pool.submit(os.getpid).result()) for _ in range(4)})), flush=True)
 time.sleep(600)
 """
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")  # a zombie has ended (this container's init may not reap it)
 
 
 def test_parse_workers_end_when_their_build_is_killed(tmp_path: Path) -> None:
