@@ -277,8 +277,8 @@ def test_helpers_that_tokenise_ahead_give_the_index_of_one_process(tmp_path: Pat
     alone = LexicalIndex.build(table.to_batches(max_chunksize=37))
     with _helpers(2) as pool:
         helped = LexicalIndex.build(table.to_batches(max_chunksize=37), helper=pool)
-    with pytest.raises(RuntimeError, match="shutdown"):  # shut down once the windows were read
-        pool.submit(int)
+        with pytest.raises(RuntimeError, match="shutdown"):  # shut down by the build, its windows read
+            pool.submit(int)
     same_answers(helped, alone)
     alone.save(tmp_path / "chunks-v1.bm25")
     helped.save(tmp_path / "chunks-v2.bm25")
