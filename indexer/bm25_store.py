@@ -30,7 +30,7 @@ from indexer.heap import release_heap
 from indexer.lexical import COLUMNS as LEXICAL_COLUMNS
 from indexer.lexical import LexicalIndex
 from indexer.memo import VersionMemo
-from indexer.parent_watch import watch_parent
+from indexer.parent_watch import watched_pool
 from indexer.snapshot import Snapshot
 from indexer.textview import SAVED_SUFFIX, lexical_path
 
@@ -205,22 +205,15 @@ def save_published(location: str) -> None:
 @contextlib.contextmanager
 def _helpers(wanted: bool) -> Iterator[Executor | None]:
     """Where ``wanted`` and there is more than one core: spawned worker processes (numpy, pyarrow and
-    the tokenizer; 100–300 MiB each with the windows they hold) that tokenise the next windows of a BM25 build while this process
-    counts one (:meth:`LexicalIndex.build`; on the Linux tree 0.65× the time, BENCHMARKS §9); ended on
-    leaving, also when the build failed. Else ``None``: this process tokenises."""
+    the tokenizer; 100–300 MiB each with the windows they hold) that tokenise the next windows of a
+    BM25 build while this process counts one (:meth:`LexicalIndex.build`; on the Linux tree 0.64× the
+    time, BENCHMARKS §9); ended on leaving, also when the build failed. Else ``None``: this process
+    tokenises."""
     workers = min(HELPERS, os.cpu_count() or 1)
     if not wanted or workers < 2:
         yield None
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=watch_parent,
-        initargs=(os.getpid(),),
-    )
+    pool = watched_pool(workers)
     try:
         yield pool
     finally:
@@ -231,11 +224,7 @@ def save_in_child(location: str) -> None:
     """:func:`save_published` in a spawned process (never forked: the parent holds LanceDB threads),
     so that the memory it takes goes back when it ends. Raises what the child raised. The parent first
     gives back the heap it freed (:func:`release_heap`): both are resident while the child works."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     release_heap()
 
-    spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(1, spawn, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
+    with watched_pool(1) as pool:
         pool.submit(save_published, location).result()

@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 import threading
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its parent is still running
 
@@ -26,3 +30,17 @@ def _exit_with_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_SECONDS)
     os._exit(1)
+
+
+def watched_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes (never forked: a build holds LanceDB threads) that end
+    with this process."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=watch_parent,
+        initargs=(os.getpid(),),
+    )
