@@ -433,8 +433,9 @@ class _Build:
         """The texts of ``rows`` that :meth:`add` tokenises: those whose content the previous index
         does not hold (``None``: none)."""
         texts = rows.column("text")
-        fresh = self._fresh(rows.column("content_hash").to_pylist())[1]
-        return texts if len(fresh) == rows.num_rows else texts.take(pa.array(fresh)) if len(fresh) else None
+        if not self.known:  # no previous index (a first build): every text is new
+            return texts
+        return _taken(texts, self._fresh(rows.column("content_hash").to_pylist())[1])
 
     def _fresh(self, hashes: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
         """Per chunk, its row in the previous index (-1: none), and the chunks without one."""
@@ -478,7 +479,7 @@ class _Build:
         previous = self.previous
         reused, fresh = self._fresh(hashes)
         if pairs is None:
-            pairs = _pairs(texts if len(fresh) == n else texts.take(pa.array(fresh)) if len(fresh) else None)
+            pairs = _pairs(_taken(texts, fresh))
         new_offsets, new_tokens, new_tf = _counted(pairs, self.vocab)
         if previous is None or len(fresh) == n:
             return new_offsets, new_tokens, new_tf
@@ -567,6 +568,11 @@ def _postings(
         tf.append(np.concatenate(counted)[order] if counted else np.zeros(0, np.uint16))
         lo = hi
     return offsets, docs, tf
+
+
+def _taken(texts: pa.ChunkedArray | pa.Array, fresh: np.ndarray) -> pa.ChunkedArray | pa.Array | None:
+    """The texts at the positions ``fresh`` (all of them: ``texts`` itself; none: ``None``)."""
+    return texts if len(fresh) == len(texts) else texts.take(pa.array(fresh)) if len(fresh) else None
 
 
 @dataclass(frozen=True, slots=True)
