@@ -368,8 +368,10 @@ def _encode(tokenizer: Any, twin: Twin | None, texts: Sequence[str]) -> list[lis
     if twin is None:
         return [e.ids for e in encode_texts(tokenizer, texts, add_special_tokens=False)]
     ids: list[list[int]] = [[] for _ in texts]
-    plain = [k for k, t in enumerate(texts) if twin.reads(t)]
-    other = sorted(set(range(len(texts))) - set(plain)) if len(plain) < len(texts) else []
+    plain: list[int] = []
+    other: list[int] = []
+    for k, t in enumerate(texts):
+        (plain if twin.reads(t) else other).append(k)
     for group, reader, prepared in ((plain, twin.tokenizer, True), (other, tokenizer, False)):
         if group:
             batch = [twin.normalised(texts[k]) if prepared else texts[k] for k in group]
