@@ -171,6 +171,8 @@ class LazyEmbedder:
             texts = [without_punctuation(t) for t in texts]
         prefix = self._config.document_prefix
         prefixed = [prefix + t for t in texts] if prefix else list(texts)
+        if self._resolved().backend == "static":  # no padding to spare: it reads a batch in parts itself
+            return _normalised(encoder.encode(prefixed))
         return _normalised(embed_in_length_batches(prefixed, self._config.batch_size, encoder.encode))
 
     def embed_query(self, text: str) -> Vectors:

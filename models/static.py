@@ -45,10 +45,10 @@ import sys
 import tempfile
 import time
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -72,17 +72,23 @@ SIF_COEFFICIENT = 1e-4
 _TABLE_FILE = "embeddings.npy"
 _INFO_FILE = "recipe.json"
 _BATCH = 512
+#: Texts tokenised at once when many are embedded (:meth:`StaticEncoder.encode`).
+_PART = 1024
+#: Rows gathered at once to sum texts of one length (a few MB: they stay in the CPU's cache).
+_SUMMED_ROWS = 4096
 #: Characters kept before tokenising: far more than STATIC_MAX_TOKENS tokens need, and it spares the
 #: tokenizer the rest of a long chunk.
 _CHARS_PER_TOKEN_BOUND = 8
-#: Characters a token tokenised first (see :func:`token_ids`): 128 tokens of the Linux tree's chunks
-#: end within 640 characters for 99 % of them.
-_CHARS_PER_TOKEN_FIRST = 5
+#: Characters a token read at a time (see :func:`token_ids`): the 128th token of half the Linux tree's
+#: chunks ends within 315 characters, of nine tenths within 445.
+_CHARS_PER_TOKEN_FIRST = 4
 #: The ASCII control characters BERT's normaliser deletes (all but tab, line feed and carriage return).
 _DELETED_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: Where characters that BERT's normaliser leaves as they are may be found (:class:`Twin` keeps those
 #: that it does): Latin-1's signs, general punctuation, arrows, mathematical operators, box drawing.
 _INERT_RANGES = ((0x00A1, 0x00BF), (0x00D7, 0x00D7), (0x2010, 0x205E), (0x2190, 0x22FF), (0x2500, 0x257F))
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 def shipped_info() -> dict[str, Any] | None:
@@ -267,7 +273,7 @@ class StaticEncoder:
         self._twin: Twin | bool | None = False  # False: not made yet (:meth:`twin`)
         if table.dtype != np.float32:
             raise ModelError(f"the static model {table_path} is not float32; delete it to rebuild it.")
-        self._table = table
+        self._table = np.asarray(table)  # the mapping as a plain array: a memmap's indexing runs Python
         self._max_chars = max_chars(max_seq_length)
 
     @property
@@ -282,21 +288,55 @@ class StaticEncoder:
         return self._twin if isinstance(self._twin, Twin) else None
 
     def encode(self, texts: Sequence[str]) -> Vectors:
-        """One unnormalised mean vector per text; a text without tokens gives zeros."""
-        per_text = token_ids(self._tokenizer, texts, self._max_chars, self.twin() if len(texts) > 1 else None)
+        """One unnormalised mean vector per text; a text without tokens gives zeros. Many texts are
+        read :data:`_PART` at a time, the next part tokenised on another thread while this one's rows
+        are summed (the tokenizer lets the interpreter go while it works)."""
+        if len(texts) <= _PART:
+            return self._means(self._ids(texts))
+        parts = [texts[k : k + _PART] for k in range(0, len(texts), _PART)]
+        return np.concatenate([self._means(ids) for ids in _ahead(self._ids, parts)])
+
+    def _ids(self, texts: Sequence[str]) -> list[list[int]]:
+        return token_ids(self._tokenizer, texts, self._max_chars, self.twin() if len(texts) > 1 else None)
+
+    def _means(self, per_text: Sequence[Sequence[int]]) -> Vectors:
+        """The mean of each text's rows. Texts of one token count are summed together, a few thousand
+        rows at a time (most chunks hold the truncation's 128 tokens): numpy adds each text's rows in
+        order either way, so the sums are the same, bit for bit, as one text's alone."""
         lengths = [len(ids) for ids in per_text]
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        total = sum(lengths)
-        if not total:
-            return out
-        rows = self._table[np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=total)]
-        # One slice sum per text: numpy's reduceat along the rows is several times slower than this.
-        start = 0
-        for k, n in enumerate(lengths):
+        out = np.zeros((len(per_text), self.dimension), dtype=np.float32)
+        order = sorted(range(len(per_text)), key=lengths.__getitem__)
+        flat = np.fromiter(
+            chain.from_iterable(per_text[k] for k in order), dtype=np.int64, count=sum(lengths)
+        )
+        start = first = 0
+        while first < len(order):
+            n = lengths[order[first]]
+            end = first
+            while end < len(order) and lengths[order[end]] == n:
+                end += 1
             if n:
-                out[k] = rows[start : start + n].sum(axis=0) / n
-                start += n
+                step = max(1, _SUMMED_ROWS // n)
+                for a in range(first, end, step):
+                    b = min(end, a + step)
+                    rows = self._table[flat[start + (a - first) * n : start + (b - first) * n]]
+                    out[order[a:b]] = rows.reshape(b - a, n, -1).sum(axis=1) / n
+            start += (end - first) * n
+            first = end
         return out
+
+
+def _ahead(work: Callable[[_T], _R], items: Sequence[_T]) -> Iterator[_R]:
+    """``work`` of each item in order, the next one done on another thread while the caller uses this one."""
+    from concurrent.futures import ThreadPoolExecutor  # not imported for a query's one text
+
+    with ThreadPoolExecutor(1, thread_name_prefix="plait-static") as pool:
+        pending = pool.submit(work, items[0])
+        for item in items[1:]:
+            done = pending.result()
+            pending = pool.submit(work, item)
+            yield done
+        yield pending.result()
 
 
 def max_chars(max_seq_length: int) -> int:
@@ -386,27 +426,28 @@ def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Twin | Non
 
     Most of a chunk's first ``chars`` characters lie past its first 128 tokens, and the tokenizer's
     time goes by characters. Where the tokenizer splits words at whitespace and normalises each
-    character on its own (BERT's), the tokens of a text cut just before a whitespace are the first
-    tokens of the whole text: each text is first tokenised up to the last whitespace before
-    :data:`_CHARS_PER_TOKEN_FIRST` characters a token, and only one that gives fewer tokens than the
-    truncation keeps is tokenised again in full (1 % of the Linux tree's chunks; 19 % less tokenizer
-    CPU there in a build's batches of 32 texts, the same ids: BENCHMARKS §9, "Twenty-eighth session").
+    character on its own (BERT's), a text cut just before a whitespace gives the first tokens of the
+    whole text, and what follows the cut gives the rest: each text is read a stretch at a time, the
+    first up to the last whitespace before :data:`_CHARS_PER_TOKEN_FIRST` characters a token, each
+    next one (only for texts still short of the truncation's tokens) as long for the tokens still
+    missing, its ids appended (BENCHMARKS §9, "Twenty-eighth session" and "Thirtieth session").
     ``twin``: ``tokenizer``'s :class:`Twin`, which reads most texts of code in less time."""
     cut = [t[:chars] for t in texts]
     limit = _prefix_exact_limit(tokenizer)
     if limit is None:
         return _encode(tokenizer, twin, cut)
-    first = [_before_space(t, limit * _CHARS_PER_TOKEN_FIRST) for t in cut]
-    ids = _encode(tokenizer, twin, first)
-    again = [
-        k
-        for k, (head, whole, got) in enumerate(zip(first, cut, ids, strict=True))
-        if len(head) < len(whole) and len(got) < limit
-    ]
-    if again:
-        for k, got in zip(again, _encode(tokenizer, twin, [cut[k] for k in again]), strict=True):
-            ids[k] = got
-    return ids
+    ids: list[list[int]] = [[] for _ in cut]
+    read = [0] * len(cut)  # characters of each text read so far
+    todo = [k for k, t in enumerate(cut) if t]
+    while todo:
+        stretches = [
+            _before_space(cut[k][read[k] :], (limit - len(ids[k])) * _CHARS_PER_TOKEN_FIRST) for k in todo
+        ]
+        for k, stretch, got in zip(todo, stretches, _encode(tokenizer, twin, stretches), strict=True):
+            read[k] += len(stretch)
+            ids[k] = ids[k] + got if ids[k] else got
+        todo = [k for k in todo if read[k] < len(cut[k]) and len(ids[k]) < limit]
+    return [got[:limit] if len(got) > limit else got for got in ids]
 
 
 def _prefix_exact_limit(tokenizer: Any) -> int | None:

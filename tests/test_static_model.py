@@ -94,8 +94,8 @@ def test_a_static_vector_is_the_mean_of_its_tokens_rows(fast: LazyEmbedder) -> N
 
 
 def test_a_text_tokenised_up_to_a_space_first_gives_the_ids_of_the_whole(fast: LazyEmbedder) -> None:
-    # token_ids first reads a text up to a whitespace near 640 characters and reads it again in full
-    # only where that gave fewer than 128 tokens: the ids are those of the whole text, whatever it holds.
+    # token_ids reads a text a stretch at a time, each cut before a whitespace, the next read only where
+    # the stretches so far gave fewer than 128 tokens: the ids are those of the whole text, whatever it holds.
     encoder = fast._encoder
     assert isinstance(encoder, StaticEncoder)
     tokenizer, chars = encoder._tokenizer, encoder._max_chars
@@ -110,11 +110,33 @@ def test_a_text_tokenised_up_to_a_space_first_gives_the_ids_of_the_whole(fast: L
         for n in rng.integers(1, 400, 300)
     ]
     texts += ["word " * 300, "y" * 2000, "z" * 700 + " tail", "long_identifier_" * 60, *CODE]
+    # Words of over 100 characters are one token each: such a text is read in many stretches.
+    texts += [("w" * 120 + " ") * 9, ("v" * 101 + "\n") * 4 + "a b c " * 100, " " * 600 + "end", "\t" * 1500]
     got = models.static.token_ids(tokenizer, texts, chars)
     want = [tokenizer.encode(t[:chars], add_special_tokens=False).ids for t in texts]
     assert got == want
     assert any(len(t) > 640 and len(ids) < STATIC_MAX_TOKENS for t, ids in zip(texts, want, strict=True))
     assert any(len(t) > 640 and len(ids) == STATIC_MAX_TOKENS for t, ids in zip(texts, want, strict=True))
+
+
+def test_a_batch_of_static_vectors_equals_each_text_alone_bit_for_bit(fast: LazyEmbedder) -> None:
+    # Many texts are read in parts (the next tokenised on another thread) and texts of one token count
+    # are summed together: each vector is still the sum of its text's rows in order, divided by their count.
+    encoder = fast._encoder
+    assert isinstance(encoder, StaticEncoder)
+    rng = np.random.default_rng(5)
+    words = ["retry", "upload", "session", "(", ")", "self", "error", "=", "checksum", "mismatch", "x" * 30]
+    texts = [" ".join(rng.choice(words, n)) for n in rng.integers(0, 200, 2 * models.static._PART + 37)]
+    texts += ["", "word " * 300, *CODE]
+    got = encoder.encode(texts)
+    ids = models.static.token_ids(encoder._tokenizer, texts, encoder._max_chars)
+    assert len({len(i) for i in ids}) > 50 and sum(len(i) == STATIC_MAX_TOKENS for i in ids) > 100
+    for row, text_ids in zip(got, ids, strict=True):
+        want = (
+            encoder._table[text_ids].sum(axis=0) / len(text_ids) if text_ids else np.zeros(encoder.dimension)
+        )
+        assert np.array_equal(row, want.astype(np.float32))
+    assert np.array_equal(fast.embed_documents(texts[:3]), fast.embed_documents(texts)[:3])
 
 
 def test_texts_the_twin_reads_without_a_normaliser_give_the_ids_of_the_tokenizer(fast: LazyEmbedder) -> None:
