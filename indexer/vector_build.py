@@ -169,7 +169,9 @@ class VectorWriter:
             self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
         count = self.store.count(vec_name)
         if wanted or orphans:
-            report.ann = self.store.ensure_ann(vec_name, min_rows=ANN_MIN_ROWS)
+            report.ann = self.store.ensure_ann(
+                vec_name, min_rows=ANN_MIN_ROWS, compact_first=wanted >= ANN_MIN_ROWS
+            )
         report.tiers[tier] = {
             "model": embedder.model_id,
             "vectors": count,
