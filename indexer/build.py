@@ -31,7 +31,9 @@ vectors phase leaves a fast text search.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -201,7 +203,8 @@ class Builder:
         else:
             t1 = time.perf_counter()
             self._text_before_vectors(report)
-            written = self._vectors(self.embedders).build_tiers(report)
+            with self._compacting_parsed(report):
+                written = self._vectors(self.embedders).build_tiers(report)
             report.vector_seconds = time.perf_counter() - t1
             self._maybe_compact(report, written)
         report.seconds = time.perf_counter() - t0
@@ -389,6 +392,26 @@ class Builder:
         ready, self.chunks_ready = self.chunks_ready, None
         if ready is not None:
             ready()
+
+    @contextlib.contextmanager
+    def _compacting_parsed(self, report: BuildReport) -> Iterator[None]:
+        """Compact the tables the parsing wrote on a thread while the block runs (the vectors phase,
+        which leaves a core partly idle), when many files changed; the compaction at the build's end
+        then finds them compacted. A reader of an earlier version (the vectors' scan of the chunks)
+        keeps reading it: this compaction deletes no version."""
+        if report.changed + report.deleted < COMPACT_FILES:
+            yield
+            return
+        thread = threading.Thread(target=self._compact_parsed, name="plait-compact", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            thread.join()
+
+    def _compact_parsed(self) -> None:
+        for name in ("files", "symbols", "chunks"):
+            self.store.compact(name)  # logs and goes on if it fails: an optimisation
 
     def upgrade(self, tier: str, limit: int) -> tuple[int, BuildReport]:
         """Embed up to ``limit`` chunks of ``tier`` missing a vector (no walk, no parsing) and publish;

@@ -268,3 +268,65 @@ def test_search_through_an_ann_index_returns_as_many_hits_as_asked(make_repo, se
     assert pinned.snapshot().has_ann(table)
     hits = pinned.nearest("handle an event", limit=60)
     assert len(hits) == 60
+
+
+def fragments(store: Store, name: str) -> int:
+    return int(store.table(name).stats()["fragment_stats"]["num_fragments"])
+
+
+def test_a_large_build_compacts_the_parsed_tables_while_it_writes_the_vectors(
+    make_repo, settings_for, monkeypatch
+) -> None:
+    # The vectors phase leaves a core partly idle: the tables the parsing wrote (one fragment a batch
+    # of files) are compacted on a thread meanwhile, the vectors' reads of the chunks unaffected.
+    import indexer.build
+    from indexer.vector_build import VectorWriter
+
+    monkeypatch.setattr(indexer.build, "FILE_BATCH", 50)
+    root = make_repo(
+        {f"pkg/m{i}.py": f"def handler_{i}(event):\n    return event.get('k{i}')\n" for i in range(260)}
+    )
+    index = Index(settings_for(root))
+    seen: list[int] = []
+    build_tiers = VectorWriter.build_tiers
+
+    def observed(self: VectorWriter, report):  # type: ignore[no-untyped-def]
+        seen.append(fragments(self.store, "chunks"))  # as the vectors phase starts: one per batch
+        deadline = time.monotonic() + 30
+        while fragments(self.store, "chunks") > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen.append(fragments(self.store, "chunks"))  # compacted while the phase runs
+        return build_tiers(self, report)
+
+    monkeypatch.setattr(VectorWriter, "build_tiers", observed)
+    report = index.build()
+    assert report.changed == 260
+    assert seen[0] > 1 and seen[1] == 1
+    assert_consistent(index)
+    assert len(rows(index, "chunks", "chunk_id")) >= 260
+
+
+def test_an_ann_index_asked_to_compact_first_is_built_over_one_fragment(tmp_path) -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    from indexer.store import vectors_schema
+
+    rng = np.random.default_rng(3)
+    stores = {flag: Store(str(tmp_path / str(flag))) for flag in (False, True)}
+    for flag, store in stores.items():
+        for part in range(6):  # six writes: six fragments
+            n = 200
+            vectors = rng.standard_normal((n, 16)).astype(np.float32)
+            rows_ = {
+                "chunk_id": [f"c{part}-{k}" for k in range(n)], "path": ["a.py"] * n, "start_line": [1] * n,
+                "end_line": [2] * n, "symbol": [None] * n, "kind": ["function"] * n, "language": ["python"] * n,
+                "content_hash": [f"h{part}-{k}" for k in range(n)], "text": ["def f(): pass"] * n,
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), 16),
+            }  # fmt: skip
+            store.add("vectors_t", pa.table(rows_, schema=vectors_schema(16)), vectors_schema(16))
+        assert fragments(store, "vectors_t") == 6
+        assert store.ensure_ann("vectors_t", min_rows=1000, compact_first=flag) is not None
+        assert fragments(store, "vectors_t") == (1 if flag else 6)
+        assert store.count("vectors_t") == 1200
+        assert store.ensure_ann("vectors_t", min_rows=1000, compact_first=flag) is None  # it covers them
