@@ -280,6 +280,7 @@ def test_a_large_build_compacts_the_parsed_tables_while_it_writes_the_vectors(
     # The vectors phase leaves a core partly idle: the tables the parsing wrote (one fragment a batch
     # of files) are compacted on a thread meanwhile, the vectors' reads of the chunks unaffected.
     import indexer.build
+    from indexer.report import BuildReport
     from indexer.vector_build import VectorWriter
 
     monkeypatch.setattr(indexer.build, "FILE_BATCH", 50)
@@ -290,7 +291,7 @@ def test_a_large_build_compacts_the_parsed_tables_while_it_writes_the_vectors(
     seen: list[int] = []
     build_tiers = VectorWriter.build_tiers
 
-    def observed(self: VectorWriter, report):  # type: ignore[no-untyped-def]
+    def observed(self: VectorWriter, report: BuildReport) -> tuple[str, ...]:
         seen.append(fragments(self.store, "chunks"))  # as the vectors phase starts: one per batch
         deadline = time.monotonic() + 30
         while fragments(self.store, "chunks") > 1 and time.monotonic() < deadline:
