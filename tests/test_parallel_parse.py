@@ -197,3 +197,15 @@ def test_a_first_build_whose_parse_workers_cannot_start_parses_in_process(tmp_pa
     assert json.loads(out.stdout.splitlines()[-1]) == {"changed": n, "symbols": n, "ahead": 0, "errors": []}
     if len(os.sched_getaffinity(0)) > 1:  # there were workers to lose
         assert "parsing in this process" in out.stderr
+
+
+def test_a_chunk_sent_by_a_worker_arrives_as_it_left() -> None:
+    import pickle
+
+    from indexer.types import Chunk
+
+    chunk = Chunk("src/a.py", 3, 9, "Client.retry", "method", "python", "def retry(self): ...", "ab" * 32)
+    for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(chunk, protocol=protocol))
+        assert back == chunk and back.chunk_id == chunk.chunk_id and type(back) is Chunk
+    assert pickle.loads(pickle.dumps(Chunk("b.c", 1, 1, None, None, None, "", ""))).symbol is None
