@@ -22,7 +22,7 @@ from indexer.heap import release_heap
 from indexer.report import BuildReport, Progress
 from indexer.store import CHUNK_FIELDS, Store, batched, cache_schema, in_filter, model_slug, vectors_schema
 from indexer.tables import column, vector_array, vector_matrix
-from models import Embedder
+from models import Embedder, one_ahead
 
 # Below this many vectors an exact scan is fast enough (measured in BENCHMARKS.md, `python -m benchmarks ann`).
 ANN_MIN_ROWS = 20_000
@@ -252,13 +252,23 @@ class VectorWriter:
         texts = todo.column("text").to_pylist()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch well
         size = _batch_of(tier)
+        # Each batch's new texts (a hash first met in it, not cached) are known before any is embedded, so
+        # the next batch is embedded on a thread while this one is written (the same rows and counts).
+        known = set(cached)
+        batches: list[tuple[list[int], list[str], list[str], int]] = []
         for start in range(0, len(order), size):
             sel = order[start : start + size]
-            need = [i for i in sel if hashes[i] not in cached]
+            need = [i for i in sel if hashes[i] not in known]
+            first = {hashes[i]: i for i in reversed(need)}
             uniq = list(dict.fromkeys(hashes[i] for i in need))
-            if uniq:
-                first = {hashes[i]: i for i in reversed(need)}
-                vecs = embedder.embed_documents([texts[first[h]] for h in uniq])
+            known.update(uniq)
+            batches.append((sel, uniq, [texts[first[h]] for h in uniq], len(need)))
+
+        def embed(batch: tuple[list[int], list[str], list[str], int]) -> np.ndarray | None:
+            return embedder.embed_documents(batch[2]) if batch[1] else None
+
+        for (sel, uniq, _new_texts, needed), vecs in zip(batches, one_ahead(embed, batches), strict=True):
+            if uniq and vecs is not None:
                 new = dict(zip(uniq, vecs, strict=True))
                 cached.update(new)
                 if use_cache:
@@ -266,7 +276,7 @@ class VectorWriter:
                     table = pa.table({"content_hash": uniq, "vector": matrix}, schema=cschema)
                     self.store.add(cache_name, table, cschema)
                 report.embedded += len(uniq)
-            report.from_cache += len(sel) - len(need)
+            report.from_cache += len(sel) - needed
             rows = todo.take(pa.array(sel, pa.int64()))
             matrix = np.stack([cached[hashes[i]] for i in sel]).astype(np.float32)
             self.store.add(vec_name, rows.append_column("vector", vector_array(matrix, dim)), vschema)

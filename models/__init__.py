@@ -9,7 +9,7 @@ Modules: ``base`` (the protocol), ``config`` (:class:`ModelConfig`), ``errors`` 
 tree), ``resolve`` (model name → local directory, model id), ``loader`` (backend choice, lazy
 loading), ``sentence`` (torch backend), ``onnx_backend`` (onnxruntime backend, local export),
 ``hashing`` (a deterministic embedder for fast tests), ``static`` (the fast tier's token table),
-``static_fit`` (the trained recipe of that table) and ``bare_text`` (texts without punctuation, for
+``static_fit`` (the trained recipe of that table), ``ahead`` (work one item ahead on a thread) and ``bare_text`` (texts without punctuation, for
 ``model.punctuation = "drop"``).
 
 Other packages use the names in ``_EXPORTS`` only (``lint-imports`` checks it). They are imported
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from models.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from models.ahead import one_ahead as one_ahead
     from models.base import Embedder as Embedder
     from models.config import BACKENDS as BACKENDS
     from models.config import DEFAULT_MODEL as DEFAULT_MODEL
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from models.static_fit import write_static_table as write_static_table
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "models.ahead": ("one_ahead",),
     "models.base": ("Embedder",),
     "models.config": ("BACKENDS", "DEFAULT_MODEL", "PUNCTUATION", "ModelConfig"),
     "models.errors": ("ConfigError", "PathOutsideRootError", "PlaitError", "WorkspaceError"),

@@ -45,13 +45,14 @@ import sys
 import tempfile
 import time
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
+from models.ahead import one_ahead
 from models.base import Vectors
 from models.errors import ModelError
 from models.tokenize import encode_texts
@@ -87,8 +88,6 @@ _DELETED_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: Where characters that BERT's normaliser leaves as they are may be found (:class:`Twin` keeps those
 #: that it does): Latin-1's signs, general punctuation, arrows, mathematical operators, box drawing.
 _INERT_RANGES = ((0x00A1, 0x00BF), (0x00D7, 0x00D7), (0x2010, 0x205E), (0x2190, 0x22FF), (0x2500, 0x257F))
-_T = TypeVar("_T")
-_R = TypeVar("_R")
 
 
 def shipped_info() -> dict[str, Any] | None:
@@ -294,7 +293,7 @@ class StaticEncoder:
         if len(texts) <= _PART:
             return self._means(self._ids(texts))
         parts = [texts[k : k + _PART] for k in range(0, len(texts), _PART)]
-        return np.concatenate([self._means(ids) for ids in _ahead(self._ids, parts)])
+        return np.concatenate([self._means(ids) for ids in one_ahead(self._ids, parts, "plait-static")])
 
     def _ids(self, texts: Sequence[str]) -> list[list[int]]:
         return token_ids(self._tokenizer, texts, self._max_chars, self.twin() if len(texts) > 1 else None)
@@ -324,19 +323,6 @@ class StaticEncoder:
             start += (end - first) * n
             first = end
         return out
-
-
-def _ahead(work: Callable[[_T], _R], items: Sequence[_T]) -> Iterator[_R]:
-    """``work`` of each item in order, the next one done on another thread while the caller uses this one."""
-    from concurrent.futures import ThreadPoolExecutor  # not imported for a query's one text
-
-    with ThreadPoolExecutor(1, thread_name_prefix="plait-static") as pool:
-        pending = pool.submit(work, items[0])
-        for item in items[1:]:
-            done = pending.result()
-            pending = pool.submit(work, item)
-            yield done
-        yield pending.result()
 
 
 def max_chars(max_seq_length: int) -> int:

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -324,3 +325,40 @@ def test_a_written_table_names_its_teacher(tmp_path: Path) -> None:
         assert pack_["codes"].shape == (30522, 8)
     assert info["teacher"] == weights_fingerprint(teacher) and info["dimensions"] == 8
     assert info["recipe"] == TRAINED_RECIPE and info["corpus"] == "test"
+
+
+def test_work_one_item_ahead_runs_on_another_thread_and_keeps_the_order() -> None:
+    import threading
+
+    from models import one_ahead
+
+    caller = threading.get_ident()
+    started: list[int] = []
+    gate = threading.Event()
+
+    def work(k: int) -> tuple[int, int]:
+        started.append(k)
+        if k == 1:
+            assert gate.wait(10)  # item 1 runs while the caller still holds item 0
+        return k * k, threading.get_ident()
+
+    results = one_ahead(work, [0, 1, 2, 3])
+    first, thread = next(results)
+    assert first == 0 and thread != caller
+    deadline = time.monotonic() + 10
+    while 1 not in started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert started[:2] == [0, 1]  # the next item began before the caller asked for it
+    gate.set()
+    assert [r for r, _ in results] == [1, 4, 9]
+    assert list(one_ahead(work, [])) == []
+
+    def failing(k: int) -> int:
+        if k == 2:
+            raise ValueError("bad item")
+        return k
+
+    got = one_ahead(failing, [0, 1, 2, 3])
+    assert [next(got), next(got)] == [0, 1]
+    with pytest.raises(ValueError, match="bad item"):
+        next(got)  # raised where its result is taken
