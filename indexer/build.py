@@ -411,7 +411,10 @@ class Builder:
 
     def _compact_parsed(self) -> None:
         for name in ("files", "symbols", "chunks"):
-            self.store.compact(name)  # logs and goes on if it fails: an optimisation
+            try:  # an optimisation: the build's last compaction tries again
+                self.store.compact(name)
+            except Exception as exc:  # not one traceback on stderr for it
+                log.warning("compaction of %s beside the vectors failed: %s", name, exc)
 
     def upgrade(self, tier: str, limit: int) -> tuple[int, BuildReport]:
         """Embed up to ``limit`` chunks of ``tier`` missing a vector (no walk, no parsing) and publish;

@@ -331,3 +331,36 @@ def test_an_ann_index_asked_to_compact_first_is_built_over_one_fragment(tmp_path
         assert fragments(store, "vectors_t") == (1 if flag else 6)
         assert store.count("vectors_t") == 1200
         assert store.ensure_ann("vectors_t", min_rows=1000, compact_first=flag) is None  # it covers them
+
+
+def test_a_failing_compaction_beside_the_vectors_loses_nothing(
+    make_repo, settings_for, monkeypatch, caplog
+) -> None:
+    import logging
+
+    import indexer.build
+
+    caplog.set_level(logging.WARNING, logger="indexer.build")
+
+    monkeypatch.setattr(indexer.build, "FILE_BATCH", 50)
+    root = make_repo(
+        {f"pkg/m{i}.py": f"def handler_{i}(event):\n    return event.get('k{i}')\n" for i in range(210)}
+    )
+    compact = Store.compact
+    failed: list[str] = []
+
+    def broken(self: Store, name: str, **kwargs: object) -> None:
+        import threading
+
+        if threading.current_thread().name == "plait-compact":
+            failed.append(name)
+            raise OSError("disk gone")
+        compact(self, name, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "compact", broken)
+    index = Index(settings_for(root))
+    report = index.build()
+    assert report.changed == 210 and failed == ["files", "symbols", "chunks"]
+    assert_consistent(index)
+    assert fragments(index.store, "chunks") == 1  # the build's last compaction did it
+    assert "compaction of chunks beside the vectors failed: disk gone" in caplog.text  # said, not a traceback
