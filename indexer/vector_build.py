@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -35,6 +36,16 @@ FULL_TOPUP = 64
 #: Chunks read, sorted by length and embedded together: what bounds a build's memory, whatever the
 #: size of the tree (a Linux kernel tree holds about a million chunks).
 WINDOW = 16_384
+
+
+class _Batch(NamedTuple):
+    """A batch of a window: its rows (``sel``), the content hashes first met in it and not cached, the
+    text of each, and how many of its rows have no cached vector."""
+
+    sel: list[int]
+    hashes: list[str]
+    texts: list[str]
+    needed: int
 
 
 class VectorWriter:
@@ -255,20 +266,20 @@ class VectorWriter:
         # Each batch's new texts (a hash first met in it, not cached) are known before any is embedded, so
         # the next batch is embedded on a thread while this one is written (the same rows and counts).
         known = set(cached)
-        batches: list[tuple[list[int], list[str], list[str], int]] = []
+        batches: list[_Batch] = []
         for start in range(0, len(order), size):
             sel = order[start : start + size]
             need = [i for i in sel if hashes[i] not in known]
             first = {hashes[i]: i for i in reversed(need)}
             uniq = list(dict.fromkeys(hashes[i] for i in need))
             known.update(uniq)
-            batches.append((sel, uniq, [texts[first[h]] for h in uniq], len(need)))
+            batches.append(_Batch(sel, uniq, [texts[first[h]] for h in uniq], len(need)))
 
-        def embed(batch: tuple[list[int], list[str], list[str], int]) -> np.ndarray | None:
-            return embedder.embed_documents(batch[2]) if batch[1] else None
+        def embed(batch: _Batch) -> np.ndarray | None:
+            return embedder.embed_documents(batch.texts) if batch.hashes else None
 
-        for (sel, uniq, _new_texts, needed), vecs in zip(batches, one_ahead(embed, batches), strict=True):
-            if uniq and vecs is not None:
+        for (sel, uniq, _texts, needed), vecs in zip(batches, one_ahead(embed, batches), strict=True):
+            if vecs is not None:
                 new = dict(zip(uniq, vecs, strict=True))
                 cached.update(new)
                 if use_cache:

@@ -167,11 +167,12 @@ class LazyEmbedder:
         encoder = self.load()
         if not texts:
             return np.zeros((0, encoder.dimension), dtype=np.float32)
-        if self._resolved().bare:
+        plan = self._resolved()
+        if plan.bare:
             texts = [without_punctuation(t) for t in texts]
         prefix = self._config.document_prefix
         prefixed = [prefix + t for t in texts] if prefix else list(texts)
-        if self._resolved().backend == "static":  # no padding to spare: it reads a batch in parts itself
+        if plan.backend == "static":  # no padding to spare: it reads a batch in parts itself
             return _normalised(encoder.encode(prefixed))
         return _normalised(embed_in_length_batches(prefixed, self._config.batch_size, encoder.encode))
 

@@ -270,6 +270,11 @@ def test_search_through_an_ann_index_returns_as_many_hits_as_asked(make_repo, se
     assert len(hits) == 60
 
 
+def handler_files(n: int) -> dict[str, str]:
+    """``n`` one-function modules under ``pkg/``."""
+    return {f"pkg/m{i}.py": f"def handler_{i}(event):\n    return event.get('k{i}')\n" for i in range(n)}
+
+
 def fragments(store: Store, name: str) -> int:
     return int(store.table(name).stats()["fragment_stats"]["num_fragments"])
 
@@ -284,9 +289,7 @@ def test_a_large_build_compacts_the_parsed_tables_while_it_writes_the_vectors(
     from indexer.vector_build import VectorWriter
 
     monkeypatch.setattr(indexer.build, "FILE_BATCH", 50)
-    root = make_repo(
-        {f"pkg/m{i}.py": f"def handler_{i}(event):\n    return event.get('k{i}')\n" for i in range(260)}
-    )
+    root = make_repo(handler_files(260))
     index = Index(settings_for(root))
     seen: list[int] = []
     build_tiers = VectorWriter.build_tiers
@@ -343,9 +346,7 @@ def test_a_failing_compaction_beside_the_vectors_loses_nothing(
     caplog.set_level(logging.WARNING, logger="indexer.build")
 
     monkeypatch.setattr(indexer.build, "FILE_BATCH", 50)
-    root = make_repo(
-        {f"pkg/m{i}.py": f"def handler_{i}(event):\n    return event.get('k{i}')\n" for i in range(210)}
-    )
+    root = make_repo(handler_files(210))
     compact = Store.compact
     failed: list[str] = []
 
