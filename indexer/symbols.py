@@ -91,6 +91,11 @@ _SCOPE_SEPARATORS = re.compile(r"::|\\|\.")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>")
 _WHITESPACE = re.compile(r"\s+")
 _IDENTIFIER_START = re.compile(r"[A-Za-z_$]")
+# A name of one identifier, which no splitting changes (most names of most files).
+_PLAIN_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+# Each capture name's role and kind ("definition.function" → ("definition", "function")); ("", "")
+# for a capture that names no definition, scope or package clause.
+_ROLES: dict[str, tuple[str, str]] = {}
 # Lines of annotations/attributes that some grammars put inside the definition node.
 _ANNOTATION_PREFIXES_B = (b"@", b"#[", b"[")
 # Bash function names may contain `::` and `.` (`lib::util`), and Haskell operators `.:` or
@@ -239,19 +244,27 @@ def _from_match(
     role = kind = ""
     node: tree_sitter.Node | None = None
     for capture, nodes in captures.items():
-        head, _, tail = capture.partition(".")
-        if head in ("definition", "scope", "package") and nodes:
-            role, kind, node = head, tail, nodes[0]
+        found = _ROLES.get(capture)
+        if found is None:
+            head, _, tail = capture.partition(".")
+            found = _ROLES[capture] = (head, tail) if head in ("definition", "scope", "package") else ("", "")
+        if found[0] and nodes:
+            role, kind, node = found[0], found[1], nodes[0]
     names = captures.get("name")
     if node is None or not names or names[0].is_missing:
         return None
-    # Several @name nodes (a Haskell `instance Show (Maybe a)`: class and type) join with a space.
-    text = " ".join(_WHITESPACE.sub(" ", _text(n, source)).strip() for n in names)
-    parts = _split_name(text) if split else [text.strip()]
+    first = names[0]
+    plain = _PLAIN_NAME.fullmatch(source, first.start_byte, first.end_byte) if len(names) == 1 else None
+    if plain is not None:
+        parts = [plain.group().decode("ascii")]  # what the splitting below makes of a plain identifier
+    else:
+        # Several @name nodes (a Haskell `instance Show (Maybe a)`: class and type) join with a space.
+        text = " ".join(_WHITESPACE.sub(" ", _text(n, source)).strip() for n in names)
+        parts = _split_name(text) if split else [text.strip()]
     if not parts or parts[-1] == "_":
         return None  # the blank identifier names nothing (Go's `var _ Iface = (*T)(nil)`, Rust's `const _`)
-    qualifier = [p for q in captures.get("qualifier", [])[:1] for p in _split_name(_text(q, source))]
-    first = names[0]
+    qualifiers = captures.get("qualifier")
+    qualifier = _split_name(_text(qualifiers[0], source)) if qualifiers else []
     if role == "package":
         return _Found(role, kind, node, ".".join(parts), [], pattern, first.start_byte, first.start_point.row)
     namespace = captures.get("namespace")
