@@ -48,7 +48,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,6 +56,10 @@ from models.ahead import one_ahead
 from models.base import Vectors
 from models.errors import ModelError
 from models.tokenize import encode_texts
+from models.word_pieces import WordPieces, before_space
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor  # not imported by a search's one query (it imports logging)
 
 #: The distilling recipe's number; bump it when :func:`distil` changes. It is part of the artefact's
 #: folder and of the model id (:func:`recipe_for`).
@@ -274,6 +278,9 @@ class StaticEncoder:
             raise ModelError(f"the static model {table_path} is not float32; delete it to rebuild it.")
         self._table = np.asarray(table)  # the mapping as a plain array: a memmap's indexing runs Python
         self._max_chars = max_chars(max_seq_length)
+        self._spec = (model_dir, str(table_path), max_seq_length)
+        #: Processes that embed the parts of a large batch (:meth:`spread_over`); None: this one does.
+        self.pool: Executor | None = None
 
     @property
     def dimension(self) -> int:
@@ -288,11 +295,21 @@ class StaticEncoder:
 
     def encode(self, texts: Sequence[str]) -> Vectors:
         """One unnormalised mean vector per text; a text without tokens gives zeros. Many texts are
-        read :data:`_PART` at a time, the next part tokenised on another thread while this one's rows
-        are summed (the tokenizer lets the interpreter go while it works)."""
+        read :data:`_PART` at a time: by the processes of :attr:`pool` where it is set, else here, the
+        next part tokenised on another thread while this one's rows are summed (the tokenizer lets the
+        interpreter go while it works)."""
         if len(texts) <= _PART:
             return self._means(self._ids(texts))
         parts = [texts[k : k + _PART] for k in range(0, len(texts), _PART)]
+        pool = self.pool
+        if pool is not None:
+            from concurrent.futures import BrokenExecutor
+
+            cut = [[t[: self._max_chars] for t in part] for part in parts]  # what a part's ids are read from
+            try:
+                return np.concatenate(list(pool.map(_encode_part, [self._spec] * len(cut), cut)))
+            except BrokenExecutor:
+                self.pool = None  # a worker died: this process reads the rest
         return np.concatenate([self._means(ids) for ids in one_ahead(self._ids, parts, "plait-static")])
 
     def _ids(self, texts: Sequence[str]) -> list[list[int]]:
@@ -325,6 +342,21 @@ class StaticEncoder:
         return out
 
 
+#: A worker process's encoders (:func:`_encode_part`), by the table and tokenizer they read.
+_WORKER_ENCODERS: dict[tuple[str, str, int], StaticEncoder] = {}
+
+
+def _encode_part(spec: tuple[str, str, int], texts: Sequence[str]) -> Vectors:
+    """In a worker of :attr:`StaticEncoder.pool`: the unnormalised vectors of one part's texts."""
+    encoder = _WORKER_ENCODERS.get(spec)
+    if encoder is None:
+        model_dir, table_path, max_seq_length = spec
+        encoder = _WORKER_ENCODERS[spec] = StaticEncoder(
+            model_dir, Path(table_path), max_seq_length=max_seq_length
+        )
+    return encoder.encode(texts)
+
+
 def max_chars(max_seq_length: int) -> int:
     """Characters of a text kept before tokenising it to ``max_seq_length`` tokens."""
     return max_seq_length * _CHARS_PER_TOKEN_BOUND
@@ -355,6 +387,9 @@ class Twin:
     def __init__(self, tokenizer: Any, inert: str) -> None:
         self.tokenizer = tokenizer
         self._other = re.compile("[^\\x00-\\x7f" + re.escape(inert) + "]")
+        # What a normalised text it reads may hold: tab, line feed, carriage return, printable ASCII and
+        # the inert characters (the normaliser deletes the other ASCII controls).
+        self.pieces = WordPieces.of(tokenizer, "\t\n\r" + "".join(map(chr, range(0x20, 0x7F))) + inert)
 
     @classmethod
     def of(cls, tokenizer: Any) -> Twin | None:
@@ -417,17 +452,25 @@ def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Twin | Non
     first up to the last whitespace before :data:`_CHARS_PER_TOKEN_FIRST` characters a token, each
     next one (only for texts still short of the truncation's tokens) as long for the tokens still
     missing, its ids appended (BENCHMARKS §9, "Twenty-eighth session" and "Thirtieth session").
-    ``twin``: ``tokenizer``'s :class:`Twin`, which reads most texts of code in less time."""
+    ``twin``: ``tokenizer``'s :class:`Twin`, which reads most texts of code in less time, and the
+    texts it reads by their word pieces (:class:`~models.word_pieces.WordPieces`) in less again."""
     cut = [t[:chars] for t in texts]
     limit = _prefix_exact_limit(tokenizer)
     if limit is None:
         return _encode(tokenizer, twin, cut)
     ids: list[list[int]] = [[] for _ in cut]
-    read = [0] * len(cut)  # characters of each text read so far
     todo = [k for k, t in enumerate(cut) if t]
+    if twin is not None and twin.pieces is not None:
+        own = [k for k in todo if twin.reads(cut[k])]
+        if own:
+            normalised = [twin.normalised(cut[k]) for k in own]
+            for k, got in zip(own, twin.pieces.ids(normalised, limit, _CHARS_PER_TOKEN_FIRST), strict=True):
+                ids[k] = got
+            todo = [k for k in todo if not ids[k]]  # read by the tokenizer (or holding no token at all)
+    read = [0] * len(cut)  # characters of each text read so far
     while todo:
         stretches = [
-            _before_space(cut[k][read[k] :], (limit - len(ids[k])) * _CHARS_PER_TOKEN_FIRST) for k in todo
+            before_space(cut[k][read[k] :], (limit - len(ids[k])) * _CHARS_PER_TOKEN_FIRST) for k in todo
         ]
         for k, stretch, got in zip(todo, stretches, _encode(tokenizer, twin, stretches), strict=True):
             read[k] += len(stretch)
@@ -452,15 +495,6 @@ def _prefix_exact_limit(tokenizer: Any) -> int | None:
     if type(getattr(tokenizer, "normalizer", None)).__name__ not in ("BertNormalizer", "NoneType"):
         return None
     return int(truncation["max_length"])
-
-
-def _before_space(text: str, chars: int) -> str:
-    """``text`` up to the last space, tab or line break before ``chars`` characters; all of it when it
-    is no longer, or has none there."""
-    if len(text) <= chars:
-        return text
-    k = max(text.rfind(" ", 0, chars), text.rfind("\n", 0, chars), text.rfind("\t", 0, chars))
-    return text[:k] if k > 0 else text
 
 
 def _tokenizer(model_dir: str) -> Any:

@@ -1,0 +1,117 @@
+"""A WordPiece tokenizer's ids read a word at a time, from a table of the words met so far.
+
+BERT's pre-tokenizer cuts a text at whitespace and around each punctuation character, and WordPiece
+splits each piece on its own: the ids of a text are its pieces' ids in order, whatever surrounds
+them. Code repeats its pieces (``dev``, ``_``, ``err``, ``(``, ``->``'s two characters) over and over,
+so a table of each piece's ids, filled by the tokenizer itself for the pieces it has not met, reads a
+chunk in a third of the tokenizer's time (BENCHMARKS §9, "Thirty-first session"): the tokenizer
+builds, per token, a string, its offsets and several masks that the static tier never reads.
+
+:meth:`WordPieces.of` makes one only for a tokenizer without a normaliser (the static tier's
+:class:`~models.static.Twin`, whose texts plait normalises itself), with BERT's pre-tokenizer and a
+WordPiece model, and only for texts of the characters it is told of: each is put to the pre-tokenizer
+once to learn whether it is whitespace, punctuation or part of a word. The ids are the tokenizer's, so
+a text it reads gets the same vector (tests compare them over punctuation, whitespace runs, words of
+more than WordPiece's 100 characters, and a table that is full).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from itertools import chain, islice
+from typing import Any
+
+from models.tokenize import encode_texts
+
+#: Pieces kept in the table at most (~200 bytes each): a piece met after it is full is read by the
+#: tokenizer each time (a Linux build meets a few hundred thousand; most are met again and again).
+CAPACITY = 1 << 19
+
+
+class WordPieces:
+    """The ids of texts made of known characters, read piece by piece (see the module docstring)."""
+
+    def __init__(self, tokenizer: Any, split: re.Pattern[str], capacity: int = CAPACITY) -> None:
+        self.tokenizer = tokenizer
+        self._split = split
+        self._capacity = capacity
+        self._table: dict[str, list[int]] = {}
+
+    @classmethod
+    def of(cls, tokenizer: Any, chars: Iterable[str], capacity: int = CAPACITY) -> WordPieces | None:
+        """A reader of texts made of ``chars`` through ``tokenizer``; ``None`` where its pieces are not
+        known to be read one by one (a normaliser, another pre-tokenizer or model, a character that the
+        pre-tokenizer treats in another way)."""
+        if getattr(tokenizer, "normalizer", None) is not None:
+            return None
+        pre: Any = getattr(tokenizer, "pre_tokenizer", None)
+        if (
+            type(pre).__name__ != "BertPreTokenizer"
+            or type(getattr(tokenizer, "model", None)).__name__ != "WordPiece"
+        ):
+            return None
+        spaces: list[str] = []
+        marks: list[str] = []
+        for c in dict.fromkeys(chars):
+            pieces = [p for p, _ in pre.pre_tokenize_str(f"a{c}a")]
+            if pieces == ["a", "a"]:
+                spaces.append(c)
+            elif pieces == ["a", c, "a"]:
+                marks.append(c)
+            elif pieces != [f"a{c}a"]:
+                return None
+        between = re.escape("".join(spaces) + "".join(marks))
+        alone = f"[{re.escape(''.join(marks))}]" if marks else "(?!)"
+        reader = type(tokenizer).from_str(tokenizer.to_str())  # a piece is read whole: no truncation
+        reader.no_truncation()
+        reader.no_padding()
+        return cls(reader, re.compile(f"[^{between}]+|{alone}" if between else ".+", re.DOTALL), capacity)
+
+    def ids(self, texts: Sequence[str], limit: int, chars_per_token: int) -> list[list[int]]:
+        """The first ``limit`` ids of each of ``texts``, normalised and made of the characters this reader
+        was made for (any other counts as a word's). Each is read a stretch at a time, each cut before a
+        whitespace, ``chars_per_token`` characters for each token still missing."""
+        ids: list[list[int]] = [[] for _ in texts]
+        read = [0] * len(texts)
+        todo = [k for k, t in enumerate(texts) if t]
+        table = self._table
+        while todo:
+            words: list[list[str]] = []
+            met: set[str] = set()
+            for k in todo:
+                stretch = before_space(texts[k][read[k] :], (limit - len(ids[k])) * chars_per_token)
+                read[k] += len(stretch)
+                found = self._split.findall(stretch)
+                words.append(found)
+                met.update(found)
+            pieces = self._learn(met.difference(table))
+            for k, found in zip(todo, words, strict=True):
+                more = list(islice(chain.from_iterable(map(pieces, found)), limit - len(ids[k])))
+                ids[k] = ids[k] + more if ids[k] else more
+            todo = [k for k in todo if read[k] < len(texts[k]) and len(ids[k]) < limit]
+        return ids
+
+    def _learn(self, new: set[str]) -> Any:
+        """The lookup of a piece's ids, with ``new``'s ids asked of the tokenizer (kept while there is room)."""
+        if not new:
+            return self._table.__getitem__
+        words = list(new)
+        encoded = encode_texts(self.tokenizer, words, add_special_tokens=False)
+        found = {w: e.ids for w, e in zip(words, encoded, strict=True)}
+        room = self._capacity - len(self._table)
+        if room >= len(found):
+            self._table.update(found)
+            return self._table.__getitem__
+        self._table.update(islice(found.items(), max(room, 0)))
+        table = self._table
+        return lambda w: table[w] if w in table else found[w]
+
+
+def before_space(text: str, chars: int) -> str:
+    """``text`` up to the last space, tab or line break before ``chars`` characters; all of it when it
+    is no longer, or has none there."""
+    if len(text) <= chars:
+        return text
+    k = max(text.rfind(" ", 0, chars), text.rfind("\n", 0, chars), text.rfind("\t", 0, chars))
+    return text[:k] if k > 0 else text
