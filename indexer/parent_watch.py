@@ -32,6 +32,14 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(1)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system says, else all)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def watched_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` spawned processes (never forked: a build holds LanceDB threads) that end
     with this process."""

@@ -18,7 +18,7 @@ from indexer.beneath import read_beneath
 from indexer.chunks import chunk_file
 from indexer.config import Settings
 from indexer.languages import SYMBOL_LANGUAGES
-from indexer.parent_watch import watch_parent
+from indexer.parent_watch import usable_cores, watch_parent
 from indexer.types import Chunk, FileRecord, Symbol, sha256_hex
 from models import PlaitError
 
@@ -95,10 +95,7 @@ def parse_pool(settings: Settings, files: int, *, min_files: int | None = None) 
     """Worker processes for a build of at least ``min_files`` (default PARALLEL_MIN_FILES) files on a
     machine with more than one usable core (spawned: the parent holds LanceDB threads, which a fork
     would copy mid-state)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
+    cores = usable_cores()
     if files < (PARALLEL_MIN_FILES if min_files is None else min_files) or cores < 2:
         return None
     return ProcessPoolExecutor(

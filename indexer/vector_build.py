@@ -10,6 +10,7 @@ never two). See :mod:`indexer.build` for where this runs in a build and when it 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
@@ -20,10 +21,11 @@ import pyarrow.compute as pc
 
 from indexer.embedding import search_tier_of, tier_entries
 from indexer.heap import release_heap
+from indexer.parent_watch import usable_cores, watched_pool
 from indexer.report import BuildReport, Progress
 from indexer.store import CHUNK_FIELDS, Store, batched, cache_schema, in_filter, model_slug, vectors_schema
 from indexer.tables import column, vector_array, vector_matrix
-from models import Embedder, one_ahead
+from models import Embedder, in_background, one_ahead
 
 # Below this many vectors an exact scan is fast enough (measured in BENCHMARKS.md, `python -m benchmarks ann`).
 ANN_MIN_ROWS = 20_000
@@ -33,6 +35,10 @@ VECTOR_BATCH = 256
 FAST_VECTOR_BATCH = 4096
 #: A full-tier table missing at most this many vectors is completed by any build (a few seconds).
 FULL_TOPUP = 64
+#: A build embedding at least this many chunks spreads the static tier over worker processes (~0.5 s
+#: to start them; tokio's ~4,000 chunks embed in less).
+SPREAD_MIN_CHUNKS = 16_384
+MAX_EMBED_WORKERS = 4
 #: Chunks read, sorted by length and embedded together: what bounds a build's memory, whatever the
 #: size of the tree (a Linux kernel tree holds about a million chunks).
 WINDOW = 16_384
@@ -209,11 +215,12 @@ class VectorWriter:
         memory is bounded by the window, not by the tree. The heap freed by each window is given back
         (:func:`~indexer.heap.release_heap`): glibc kept ~150 MB of it over the Linux tree."""
         self.progress.start(f"{tier} vectors", wanted)
-        for rows in self._windows(missing):
-            self._embed_window(embedder, rows, vec_name, cache_name, report, progressive, tier)
-            del rows
-            if wanted > WINDOW:
-                release_heap(collect=False)  # what the window's rows and texts held: no cycles
+        with _spread(embedder, wanted):
+            for rows in self._windows(missing):
+                self._embed_window(embedder, rows, vec_name, cache_name, report, progressive, tier)
+                del rows
+                if wanted > WINDOW:
+                    release_heap(collect=False)  # what the window's rows and texts held: no cycles
 
     def _windows(self, missing: list[str] | None) -> Iterator[pa.Table]:
         """The chunk rows of ``missing`` (``None``: every chunk), :data:`WINDOW` at a time. Up to a
@@ -297,6 +304,21 @@ class VectorWriter:
 
     def _cached_vectors(self, cache_name: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         return cached_vectors(self.store, cache_name, hashes)
+
+
+@contextlib.contextmanager
+def _spread(embedder: Embedder, wanted: int) -> Iterator[None]:
+    """A foreground build of :data:`SPREAD_MIN_CHUNKS` or more chunks on a machine of several cores
+    embeds the static tier's batches in worker processes (its tokenizer runs Python: BENCHMARKS §9,
+    "Thirty-first session"); a server's or ``plait watch``'s background build keeps to its own
+    lowered threads (:mod:`models.priority`), and a model of another backend to its own threads."""
+    spread_over = getattr(embedder, "spread_over", None)
+    cores = usable_cores()
+    if spread_over is None or wanted < SPREAD_MIN_CHUNKS or cores < 2 or in_background():
+        yield
+        return
+    with watched_pool(min(cores, MAX_EMBED_WORKERS)) as pool, spread_over(pool):
+        yield
 
 
 def cache_table(model_id: str) -> str:

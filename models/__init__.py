@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from models.loader import load_embedder as load_embedder
     from models.priority import embed_in_background as embed_in_background
     from models.priority import foreground as foreground
+    from models.priority import in_background as in_background
     from models.resolve import resolve_model_path as resolve_model_path
     from models.static import STATIC_MAX_TOKENS as STATIC_MAX_TOKENS
     from models.static_fit import static_token_ids as static_token_ids
@@ -56,7 +57,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "models.hashing": ("HashingEmbedder",),
     "models.lazy": ("lazy_exports", "lazy_module"),
     "models.loader": ("LazyEmbedder", "load_embedder"),
-    "models.priority": ("embed_in_background", "foreground"),
+    "models.priority": ("embed_in_background", "foreground", "in_background"),
     "models.resolve": ("resolve_model_path",),
     "models.static": ("STATIC_MAX_TOKENS",),
     "models.static_fit": ("static_token_ids", "train_static_table", "write_static_table"),

@@ -13,12 +13,13 @@ export cannot express (extra Dense layers, unusual pooling) fall back to torch.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from models.resolve import (
     resolve_model_path,
     weights_fingerprint,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 #: What ``backend="auto"`` means on CPU; chosen by ``python -m benchmarks embed`` (BENCHMARKS.md).
 AUTO_CPU_BACKEND = "onnx-int8"
@@ -157,6 +161,24 @@ class LazyEmbedder:
             if self._encoder is None:
                 self._encoder = _build_encoder(plan, self._config, self._model_dir)
             return self._encoder
+
+    @contextlib.contextmanager
+    def spread_over(self, pool: Executor) -> Iterator[None]:
+        """Within the block, large batches of the static backend are embedded by ``pool``'s processes,
+        a part of :data:`~models.static._PART` texts each (its tokenizer runs Python: one process keeps
+        one core busy). The same vectors; another backend keeps its own threads."""
+        encoder = self.load() if self._resolved().backend == "static" else None
+        if encoder is None:
+            yield
+            return
+        from models.static import StaticEncoder  # imported already: the static backend's encoder
+
+        assert isinstance(encoder, StaticEncoder)
+        encoder.pool = pool
+        try:
+            yield
+        finally:
+            encoder.pool = None
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         """Embed chunk texts; float32 (len(texts), dimension), rows of unit length.
