@@ -44,14 +44,25 @@ MAX_EMBED_WORKERS = 4
 WINDOW = 16_384
 
 
+class _Window(NamedTuple):
+    """A window's chunk rows, their content hashes, and the vectors known for them (cached, or embedded
+    by an earlier batch of the window)."""
+
+    rows: pa.Table
+    hashes: list[str]
+    known: dict[str, np.ndarray]
+
+
 class _Batch(NamedTuple):
     """A batch of a window: its rows (``sel``), the content hashes first met in it and not cached, the
-    text of each, and how many of its rows have no cached vector."""
+    text of each, how many of its rows have no cached vector, and whether it is the window's last."""
 
+    window: _Window
     sel: list[int]
     hashes: list[str]
     texts: list[str]
     needed: int
+    last: bool
 
 
 class VectorWriter:
@@ -215,11 +226,36 @@ class VectorWriter:
         memory is bounded by the window, not by the tree. The heap freed by each window is given back
         (:func:`~indexer.heap.release_heap`): glibc kept ~150 MB of it over the Linux tree."""
         self.progress.start(f"{tier} vectors", wanted)
+        dim = embedder.dimension
+        vschema, cschema = vectors_schema(dim), cache_schema(dim)
+        use_cache = tier != "fast"
+
+        def embed(batch: _Batch) -> tuple[_Batch, np.ndarray | None]:
+            return batch, (embedder.embed_documents(batch.texts) if batch.hashes else None)
+
+        # The next batch is embedded on a thread while this one is written, and the next window read and
+        # sorted meanwhile too (the same rows and counts as one window after the other).
         with _spread(embedder, wanted):
-            for rows in self._windows(missing):
-                self._embed_window(embedder, rows, vec_name, cache_name, report, progressive, tier)
-                del rows
-                if wanted > WINDOW:
+            batches = self._batches(missing, cache_name, tier)
+            for (window, sel, uniq, _texts, needed, last), vecs in one_ahead(embed, batches):
+                hashes, known = window.hashes, window.known
+                if vecs is not None:
+                    new = dict(zip(uniq, vecs, strict=True))
+                    known.update(new)
+                    if use_cache:
+                        matrix = vector_array(np.stack([new[h] for h in uniq]), dim)
+                        table = pa.table({"content_hash": uniq, "vector": matrix}, schema=cschema)
+                        self.store.add(cache_name, table, cschema)
+                    report.embedded += len(uniq)
+                report.from_cache += len(sel) - needed
+                rows = window.rows.take(pa.array(sel, pa.int64()))
+                matrix = np.stack([known[hashes[i]] for i in sel]).astype(np.float32)
+                self.store.add(vec_name, rows.append_column("vector", vector_array(matrix, dim)), vschema)
+                if progressive:
+                    self.publish()
+                self.progress.advance(len(sel))
+                if last and wanted > WINDOW:
+                    del window, rows
                     release_heap(collect=False)  # what the window's rows and texts held: no cycles
 
     def _windows(self, missing: list[str] | None) -> Iterator[pa.Table]:
@@ -252,55 +288,28 @@ class VectorWriter:
         if pending:
             yield pa.Table.from_batches(pending)
 
-    def _embed_window(
-        self,
-        embedder: Embedder,
-        todo: pa.Table,
-        vec_name: str,
-        cache_name: str,
-        report: BuildReport,
-        progressive: bool,
-        tier: str,
-    ) -> None:
-        dim = embedder.dimension
-        vschema, cschema = vectors_schema(dim), cache_schema(dim)
-        hashes = todo.column("content_hash").to_pylist()
+    def _batches(self, missing: list[str] | None, cache_name: str, tier: str) -> Iterator[_Batch]:
+        """The batches of each window in turn: its rows sorted by text length (similar lengths batch
+        well), each batch's new texts (a content hash first met in it, not cached) fixed before any is
+        embedded."""
         use_cache = tier != "fast"
-        cached = self._cached_vectors(cache_name, sorted(set(hashes))) if use_cache else {}
-        texts = todo.column("text").to_pylist()
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch well
         size = _batch_of(tier)
-        # Each batch's new texts (a hash first met in it, not cached) are known before any is embedded, so
-        # the next batch is embedded on a thread while this one is written (the same rows and counts).
-        known = set(cached)
-        batches: list[_Batch] = []
-        for start in range(0, len(order), size):
-            sel = order[start : start + size]
-            need = [i for i in sel if hashes[i] not in known]
-            first = {hashes[i]: i for i in reversed(need)}
-            uniq = list(dict.fromkeys(hashes[i] for i in need))
-            known.update(uniq)
-            batches.append(_Batch(sel, uniq, [texts[first[h]] for h in uniq], len(need)))
-
-        def embed(batch: _Batch) -> np.ndarray | None:
-            return embedder.embed_documents(batch.texts) if batch.hashes else None
-
-        for (sel, uniq, _texts, needed), vecs in zip(batches, one_ahead(embed, batches), strict=True):
-            if vecs is not None:
-                new = dict(zip(uniq, vecs, strict=True))
-                cached.update(new)
-                if use_cache:
-                    matrix = vector_array(np.stack([new[h] for h in uniq]), dim)
-                    table = pa.table({"content_hash": uniq, "vector": matrix}, schema=cschema)
-                    self.store.add(cache_name, table, cschema)
-                report.embedded += len(uniq)
-            report.from_cache += len(sel) - needed
-            rows = todo.take(pa.array(sel, pa.int64()))
-            matrix = np.stack([cached[hashes[i]] for i in sel]).astype(np.float32)
-            self.store.add(vec_name, rows.append_column("vector", vector_array(matrix, dim)), vschema)
-            if progressive:
-                self.publish()
-            self.progress.advance(len(sel))
+        for todo in self._windows(missing):
+            hashes = todo.column("content_hash").to_pylist()
+            window = _Window(
+                todo, hashes, self._cached_vectors(cache_name, sorted(set(hashes))) if use_cache else {}
+            )
+            texts = todo.column("text").to_pylist()
+            order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+            known = set(window.known)
+            for start in range(0, len(order), size):
+                sel = order[start : start + size]
+                need = [i for i in sel if hashes[i] not in known]
+                first = {hashes[i]: i for i in reversed(need)}
+                uniq = list(dict.fromkeys(hashes[i] for i in need))
+                known.update(uniq)
+                last = start + size >= len(order)
+                yield _Batch(window, sel, uniq, [texts[first[h]] for h in uniq], len(need), last)
 
     def _cached_vectors(self, cache_name: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         return cached_vectors(self.store, cache_name, hashes)

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -362,3 +363,25 @@ def test_work_one_item_ahead_runs_on_another_thread_and_keeps_the_order() -> Non
     assert [next(got), next(got)] == [0, 1]
     with pytest.raises(ValueError, match="bad item"):
         next(got)  # raised where its result is taken
+
+
+def test_work_one_item_ahead_takes_a_generators_next_item_while_the_work_runs() -> None:
+    # A build's batches come from a generator that reads the next window of chunks: that read runs while
+    # the batch before it is embedded, not after.
+    from models import one_ahead
+
+    taken: list[int] = []
+
+    def items() -> Iterator[int]:
+        for k in range(4):
+            taken.append(k)
+            yield k
+
+    def work(k: int) -> tuple[int, int]:
+        deadline = time.monotonic() + 10
+        while k + 1 < 4 and len(taken) < k + 2 and time.monotonic() < deadline:
+            time.sleep(0.001)  # the next item is taken while this one is worked on
+        return k, len(taken)
+
+    assert list(one_ahead(work, items())) == [(0, 2), (1, 3), (2, 4), (3, 4)]
+    assert list(one_ahead(work, iter([]))) == []
