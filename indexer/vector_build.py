@@ -235,9 +235,12 @@ class VectorWriter:
 
         # The next batch is embedded on a thread while this one is written, and the next window read and
         # sorted meanwhile too (the same rows and counts as one window after the other).
-        with _spread(embedder, wanted):
+        with _spread(embedder, wanted) as spread:
             batches = self._batches(missing, cache_name, tier)
-            for (window, sel, uniq, _texts, needed, last), vecs in one_ahead(embed, batches):
+            # Worker processes are fed two batches at once: none waits at the end of one for the next.
+            for (window, sel, uniq, _texts, needed, last), vecs in one_ahead(
+                embed, batches, ahead=1 + spread
+            ):
                 hashes, known = window.hashes, window.known
                 if vecs is not None:
                     new = dict(zip(uniq, vecs, strict=True))
@@ -316,18 +319,20 @@ class VectorWriter:
 
 
 @contextlib.contextmanager
-def _spread(embedder: Embedder, wanted: int) -> Iterator[None]:
+def _spread(embedder: Embedder, wanted: int) -> Iterator[bool]:
     """A foreground build of :data:`SPREAD_MIN_CHUNKS` or more chunks on a machine of several cores
     embeds the static tier's batches in worker processes (its tokenizer runs Python: BENCHMARKS §9,
     "Thirty-first session"); a server's or ``plait watch``'s background build keeps to its own
-    lowered threads (:mod:`models.priority`), and a model of another backend to its own threads."""
+    lowered threads (:mod:`models.priority`), and a model of another backend to its own threads. Yields
+    whether it spreads them."""
     spread_over = getattr(embedder, "spread_over", None)
     cores = usable_cores()
-    if spread_over is None or wanted < SPREAD_MIN_CHUNKS or cores < 2 or in_background():
-        yield
+    static = getattr(embedder, "backend", "") == "static"
+    if spread_over is None or not static or wanted < SPREAD_MIN_CHUNKS or cores < 2 or in_background():
+        yield False
         return
     with watched_pool(min(cores, MAX_EMBED_WORKERS)) as pool, spread_over(pool):
-        yield
+        yield True
 
 
 def cache_table(model_id: str) -> str:

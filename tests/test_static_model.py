@@ -385,3 +385,19 @@ def test_work_one_item_ahead_takes_a_generators_next_item_while_the_work_runs() 
 
     assert list(one_ahead(work, items())) == [(0, 2), (1, 3), (2, 4), (3, 4)]
     assert list(one_ahead(work, iter([]))) == []
+
+
+def test_work_two_items_ahead_runs_two_at_once_and_keeps_the_order() -> None:
+    # Worker processes are fed two batches at once: the second runs while the first does.
+    import threading
+
+    from models import one_ahead
+
+    both = threading.Barrier(2, timeout=10)
+
+    def work(k: int) -> int:
+        if k < 2:
+            both.wait()  # items 0 and 1 run together, or this raises
+        return k * 10
+
+    assert list(one_ahead(work, iter(range(5)), ahead=2)) == [0, 10, 20, 30, 40]

@@ -128,15 +128,18 @@ def test_a_worker_that_died_leaves_its_batch_to_this_process(fast: LazyEmbedder)
 
 def test_only_a_large_foreground_build_spreads_its_static_vectors(fast: LazyEmbedder) -> None:
     encoder = _encoder(fast)
-    with _spread(fast, 100):
-        assert encoder.pool is None  # too few chunks to pay for starting processes
+    with _spread(fast, 100) as spread:
+        assert not spread and encoder.pool is None  # too few chunks to pay for starting processes
     if len(os.sched_getaffinity(0)) > 1:
-        with _spread(fast, 1_000_000):
-            assert encoder.pool is not None
+        with _spread(fast, 1_000_000) as spread:
+            assert spread and encoder.pool is not None
     assert encoder.pool is None
+    full = load_embedder(tier_config(ModelConfig(), "full"))
+    with _spread(full, 1_000_000) as spread:
+        assert not spread and not full.loaded  # the transformer keeps its own threads
     embed_in_background()
     try:
-        with _spread(fast, 1_000_000):
-            assert encoder.pool is None  # a server's build keeps to its lowered threads
+        with _spread(fast, 1_000_000) as spread:
+            assert not spread and encoder.pool is None  # a server's build keeps to its lowered threads
     finally:
         embed_in_background(False)
