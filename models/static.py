@@ -279,7 +279,8 @@ class StaticEncoder:
         self._table = np.asarray(table)  # the mapping as a plain array: a memmap's indexing runs Python
         self._max_chars = max_chars(max_seq_length)
         self._spec = (model_dir, str(table_path), max_seq_length)
-        #: Processes that embed the parts of a large batch (:meth:`spread_over`); None: this one does.
+        #: Processes that embed the parts of a large batch (:meth:`~models.loader.LazyEmbedder.spread_over`);
+        #: None: this one does.
         self.pool: Executor | None = None
 
     @property
