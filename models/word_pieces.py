@@ -24,8 +24,9 @@ from typing import Any
 
 from models.tokenize import encode_texts
 
-#: Pieces kept in the table at most (~200 bytes each): a piece met after it is full is read by the
-#: tokenizer each time (a Linux build meets a few hundred thousand; most are met again and again).
+#: Pieces kept in the table at most (~200 bytes each, ~100 MB full): a piece met after it is full is read
+#: by the tokenizer each time. The first 600 characters of the Linux tree's ~1.2 million chunk-sized
+#: stretches hold ~780,000 distinct pieces, most of them met once (hexadecimal constants, numbers).
 CAPACITY = 1 << 19
 
 
