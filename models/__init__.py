@@ -9,7 +9,8 @@ Modules: ``base`` (the protocol), ``config`` (:class:`ModelConfig`), ``errors`` 
 tree), ``resolve`` (model name → local directory, model id), ``loader`` (backend choice, lazy
 loading), ``sentence`` (torch backend), ``onnx_backend`` (onnxruntime backend, local export),
 ``hashing`` (a deterministic embedder for fast tests), ``static`` (the fast tier's token table),
-``static_fit`` (the trained recipe of that table), ``ahead`` (work one item ahead on a thread) and ``bare_text`` (texts without punctuation, for
+``static_fit`` (the trained recipe of that table), ``word_pieces`` (that tier's texts read by their
+word pieces), ``ahead`` (work one item ahead on a thread) and ``bare_text`` (texts without punctuation, for
 ``model.punctuation = "drop"``).
 
 Other packages use the names in ``_EXPORTS`` only (``lint-imports`` checks it). They are imported

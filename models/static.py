@@ -56,7 +56,7 @@ from models.ahead import one_ahead
 from models.base import Vectors
 from models.errors import ModelError
 from models.tokenize import encode_texts
-from models.word_pieces import WordPieces, before_space
+from models.word_pieces import WordPieces, in_stretches
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor  # not imported by a search's one query (it imports logging)
@@ -460,24 +460,22 @@ def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Twin | Non
     if limit is None:
         return _encode(tokenizer, twin, cut)
     ids: list[list[int]] = [[] for _ in cut]
-    todo = [k for k, t in enumerate(cut) if t]
-    if twin is not None and twin.pieces is not None:
-        own = [k for k in todo if twin.reads(cut[k])]
-        if own:
-            normalised = [twin.normalised(cut[k]) for k in own]
-            for k, got in zip(own, twin.pieces.ids(normalised, limit, _CHARS_PER_TOKEN_FIRST), strict=True):
-                ids[k] = got
-            todo = [k for k in todo if not ids[k]]  # read by the tokenizer (or holding no token at all)
-    read = [0] * len(cut)  # characters of each text read so far
-    while todo:
-        stretches = [
-            before_space(cut[k][read[k] :], (limit - len(ids[k])) * _CHARS_PER_TOKEN_FIRST) for k in todo
-        ]
-        for k, stretch, got in zip(todo, stretches, _encode(tokenizer, twin, stretches), strict=True):
-            read[k] += len(stretch)
-            ids[k] = ids[k] + got if ids[k] else got
-        todo = [k for k in todo if read[k] < len(cut[k]) and len(ids[k]) < limit]
-    return [got[:limit] if len(got) > limit else got for got in ids]
+    pieces = twin.pieces if twin is not None else None
+    own: list[int] = []  # read by their word pieces
+    rest: list[int] = []  # read by the tokenizer
+    for k, text in enumerate(cut):
+        (own if pieces is not None and twin is not None and twin.reads(text) else rest).append(k)
+    if pieces is not None and twin is not None and own:
+        got = pieces.ids([twin.normalised(cut[k]) for k in own], limit, _CHARS_PER_TOKEN_FIRST)
+        for k, text_ids in zip(own, got, strict=True):
+            ids[k] = text_ids
+    if rest:
+        got = in_stretches(
+            [cut[k] for k in rest], limit, _CHARS_PER_TOKEN_FIRST, lambda s, _: _encode(tokenizer, twin, s)
+        )
+        for k, text_ids in zip(rest, got, strict=True):
+            ids[k] = text_ids
+    return ids
 
 
 def _prefix_exact_limit(tokenizer: Any) -> int | None:

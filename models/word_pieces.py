@@ -18,7 +18,7 @@ more than WordPiece's 100 characters, and a table that is full).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, islice
 from typing import Any
 
@@ -71,27 +71,21 @@ class WordPieces:
 
     def ids(self, texts: Sequence[str], limit: int, chars_per_token: int) -> list[list[int]]:
         """The first ``limit`` ids of each of ``texts``, normalised and made of the characters this reader
-        was made for (any other counts as a word's). Each is read a stretch at a time, each cut before a
-        whitespace, ``chars_per_token`` characters for each token still missing."""
-        ids: list[list[int]] = [[] for _ in texts]
-        read = [0] * len(texts)
-        todo = [k for k, t in enumerate(texts) if t]
-        table = self._table
-        while todo:
-            words: list[list[str]] = []
-            met: set[str] = set()
-            for k in todo:
-                stretch = before_space(texts[k][read[k] :], (limit - len(ids[k])) * chars_per_token)
-                read[k] += len(stretch)
-                found = self._split.findall(stretch)
-                words.append(found)
-                met.update(found)
-            pieces = self._learn(met.difference(table))
-            for k, found in zip(todo, words, strict=True):
-                more = list(islice(chain.from_iterable(map(pieces, found)), limit - len(ids[k])))
-                ids[k] = ids[k] + more if ids[k] else more
-            todo = [k for k in todo if read[k] < len(texts[k]) and len(ids[k]) < limit]
-        return ids
+        was made for (any other counts as a word's), read as :func:`in_stretches` reads them."""
+        return in_stretches(texts, limit, chars_per_token, self._stretch_ids)
+
+    def _stretch_ids(self, stretches: Sequence[str], missing: Sequence[int]) -> list[list[int]]:
+        """The ids of each stretch, at most as many as it misses; the pieces of all of them not met yet
+        asked of the tokenizer at once."""
+        words = [self._split.findall(stretch) for stretch in stretches]
+        met: set[str] = set()
+        for found in words:
+            met.update(found)
+        pieces = self._learn(met.difference(self._table))
+        return [
+            list(islice(chain.from_iterable(map(pieces, found)), n))
+            for found, n in zip(words, missing, strict=True)
+        ]
 
     def _learn(self, new: set[str]) -> Any:
         """The lookup of a piece's ids, with ``new``'s ids asked of the tokenizer (kept while there is room)."""
@@ -107,6 +101,32 @@ class WordPieces:
         self._table.update(islice(found.items(), max(room, 0)))
         table = self._table
         return lambda w: table[w] if w in table else found[w]
+
+
+def in_stretches(
+    texts: Sequence[str],
+    limit: int,
+    chars_per_token: int,
+    read: Callable[[Sequence[str], Sequence[int]], Sequence[list[int]]],
+) -> list[list[int]]:
+    """The first ``limit`` ids of each of ``texts``, each text read a stretch at a time: each cut before a
+    whitespace (where BERT's tokenizer cuts words: the ids of the stretches, in order, are the ids of the
+    whole), ``chars_per_token`` characters for each token still missing, the next stretch only for a text
+    still short of ``limit``. ``read(stretches, missing)``: the ids of each stretch (those past the
+    tokens it misses may be left out)."""
+    ids: list[list[int]] = [[] for _ in texts]
+    done = [0] * len(texts)  # characters of each text read so far
+    todo = [k for k, t in enumerate(texts) if t]
+    while todo:
+        missing = [limit - len(ids[k]) for k in todo]
+        stretches = [
+            before_space(texts[k][done[k] :], n * chars_per_token) for k, n in zip(todo, missing, strict=True)
+        ]
+        for k, stretch, got in zip(todo, stretches, read(stretches, missing), strict=True):
+            done[k] += len(stretch)
+            ids[k] = ids[k] + got if ids[k] else got
+        todo = [k for k in todo if done[k] < len(texts[k]) and len(ids[k]) < limit]
+    return [got[:limit] if len(got) > limit else got for got in ids]
 
 
 def before_space(text: str, chars: int) -> str:
