@@ -79,9 +79,13 @@ def load(suite: Path, half: str, model_dir: str, *, repos: Sequence[str] | None 
         if tier is None or tier[0] != "full":
             raise PlaitError(f"{name} has no complete full-tier index; run plait index {root}")
         table = index.store.read(
-            index.vector_table_name(), ["path", "start_line", "end_line", "text", "vector"]
+            index.vector_table_name(), ["chunk_id", "path", "start_line", "end_line", "vector"]
         )
-        texts = table.column("text").to_pylist()
+        chunks = index.store.read("chunks", ["chunk_id", "text"])  # a vectors table holds no text
+        text_of = dict(
+            zip(chunks.column("chunk_id").to_pylist(), chunks.column("text").to_pylist(), strict=True)
+        )
+        texts = [text_of[cid] for cid in table.column("chunk_id").to_pylist()]
         vectors = np.asarray(table.column("vector").to_pylist(), dtype=np.float32)
         prefix = (spec["semble_pin"]["benchmark_root"] or "").strip("/")
         tasks = build_tasks(name, root, prefix).tasks

@@ -22,7 +22,8 @@ Order of commits, which is what makes a killed build safe:
 Readers do not see these commits one by one: they read the table versions last *published*
 (:mod:`indexer.snapshot`). A build publishes once at its end, so a small build (one daemon
 batch) appears to searches all at once. A build that embeds more than one batch of vectors also
-publishes when its symbols half is done and after each vector batch, so a first index is
+publishes when its symbols half is done and after each vector write (a batch of the full tier,
+:data:`~indexer.vector_build.FAST_WRITE_ROWS` of the fast tier), so a first index is
 searchable by text and symbols while embedding goes on, and semantic coverage grows as it lands.
 Such a build publishes first before its vectors phase and calls ``chunks_ready`` there, where
 :class:`~indexer.index.Index` saves the BM25 index of the chunks: a build stopped in its (long)

@@ -6,7 +6,7 @@ Tables::
     files                   the manifest: path, sha256, size, mtime_ns, language, counts
     symbols                 definitions from tree-sitter
     chunks                  spans to embed and return (no vectors)
-    vectors_<model>         chunks that have a vector for <model>, with the vector
+    vectors_<model>         chunks that have a vector for <model>: their spans and the vector
     embcache_<model>        content_hash → vector for <model> (survives file deletes and branch switches)
 
 Each LanceDB write is an atomic commit of one table; :mod:`indexer.build` orders writes so that a
@@ -111,7 +111,12 @@ class TableReader(Protocol):
 
 
 def vectors_schema(dimension: int) -> pa.Schema:
-    return pa.schema([*CHUNK_FIELDS, pa.field("vector", pa.list_(pa.float32(), dimension))])
+    """A vectors table: each chunk's fields but its text (read from ``chunks`` where it is wanted;
+    over the Linux tree the text was half of the table's 2.2 GB, written and compacted for nothing),
+    and its vector. A table made before holds the text too, and is written with it until a full build
+    empties it (:meth:`Store.empty`)."""
+    fields = [f for f in CHUNK_FIELDS if f.name != "text"]
+    return pa.schema([*fields, pa.field("vector", pa.list_(pa.float32(), dimension))])
 
 
 _RESET_SCHEMAS = {

@@ -33,6 +33,12 @@ VECTOR_BATCH = 256
 #: The fast tier embeds thousands of chunks a second: bigger batches spare LanceDB commits, and its
 #: vectors are not cached (computing one costs less than looking it up).
 FAST_VECTOR_BATCH = 4096
+#: The fast tier's vectors are added to LanceDB this many rows at a time: each add is a commit, a
+#: fragment and a publish, and over the Linux tree's million vectors adds of 4,096 rows took 6.5 s of
+#: CPU and left 259 fragments to compact before the ANN index (4.9 s) where adds of 65,536 took 2.3 s
+#: (BENCHMARKS §9, "Thirty-second session"). A kill loses at most these (a few seconds' work); the
+#: full tier, ~30 chunks a second, adds each batch as it is embedded.
+FAST_WRITE_ROWS = 65_536
 #: A full-tier table missing at most this many vectors is completed by any build (a few seconds).
 FULL_TOPUP = 64
 #: A build embedding at least this many chunks spreads the static tier over worker processes (~0.5 s
@@ -63,6 +69,27 @@ class _Batch(NamedTuple):
     texts: list[str]
     needed: int
     last: bool
+
+
+class _Written:
+    """Vector rows embedded and not added to the table yet, added once ``rows`` are held."""
+
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+        self.tables: list[pa.Table] = []
+        self.held = 0
+
+    def hold(self, table: pa.Table) -> bool:
+        """Hold ``table``'s rows; whether it is time to add them."""
+        self.tables.append(table)
+        self.held += table.num_rows
+        return self.held >= self.rows
+
+    def take(self) -> pa.Table:
+        """The rows held, in the order they came (held no longer)."""
+        table = self.tables[0] if len(self.tables) == 1 else pa.concat_tables(self.tables)
+        self.tables, self.held = [], 0
+        return table
 
 
 class VectorWriter:
@@ -227,8 +254,10 @@ class VectorWriter:
         (:func:`~indexer.heap.release_heap`): glibc kept ~150 MB of it over the Linux tree."""
         self.progress.start(f"{tier} vectors", wanted)
         dim = embedder.dimension
-        vschema, cschema = vectors_schema(dim), cache_schema(dim)
+        vschema, cschema = self.store.table(vec_name, vectors_schema(dim)).schema, cache_schema(dim)
+        fields = [n for n in vschema.names if n != "vector"]  # an older table holds the text too
         use_cache = tier != "fast"
+        written = _Written(FAST_WRITE_ROWS if tier == "fast" else 1)
 
         def embed(batch: _Batch) -> tuple[_Batch, np.ndarray | None]:
             return batch, (embedder.embed_documents(batch.texts) if batch.hashes else None)
@@ -251,15 +280,21 @@ class VectorWriter:
                         self.store.add(cache_name, table, cschema)
                     report.embedded += len(uniq)
                 report.from_cache += len(sel) - needed
-                rows = window.rows.take(pa.array(sel, pa.int64()))
+                rows = window.rows.select(fields).take(pa.array(sel, pa.int64()))
                 matrix = np.stack([known[hashes[i]] for i in sel]).astype(np.float32)
-                self.store.add(vec_name, rows.append_column("vector", vector_array(matrix, dim)), vschema)
-                if progressive:
-                    self.publish()
+                if written.hold(rows.append_column("vector", vector_array(matrix, dim))):
+                    self._write(vec_name, written.take(), vschema, progressive)
                 self.progress.advance(len(sel))
                 if last and wanted > WINDOW:
                     del window, rows
                     release_heap(collect=False)  # what the window's rows and texts held: no cycles
+        if written.held:
+            self._write(vec_name, written.take(), vschema, progressive)
+
+    def _write(self, vec_name: str, rows: pa.Table, vschema: pa.Schema, progressive: bool) -> None:
+        self.store.add(vec_name, rows, vschema)
+        if progressive:
+            self.publish()
 
     def _windows(self, missing: list[str] | None) -> Iterator[pa.Table]:
         """The chunk rows of ``missing`` (``None``: every chunk), :data:`WINDOW` at a time. Up to a

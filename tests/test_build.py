@@ -365,3 +365,68 @@ def test_a_failing_compaction_beside_the_vectors_loses_nothing(
     assert_consistent(index)
     assert fragments(index.store, "chunks") == 1  # the build's last compaction did it
     assert "compaction of chunks beside the vectors failed: disk gone" in caplog.text  # said, not a traceback
+
+
+def _vector_table(index: Index) -> str:
+    return str(index.store.get_meta()["tiers"]["fast"]["table"])
+
+
+def test_a_new_vectors_table_holds_no_text_and_an_older_one_keeps_it_until_a_full_build(
+    make_repo, settings_for
+) -> None:
+    import pyarrow as pa
+
+    from indexer.store import CHUNK_FIELDS
+
+    root = make_repo({"a.py": PY_A, "b.py": PY_B})
+    settings = settings_for(root)
+    Index(settings).build(tier="fast")
+    index = Index(settings)
+    table = _vector_table(index)
+    assert "text" not in index.store.table(table).schema.names
+    # An older plait's table: each chunk's text beside its vector.
+    vectors = index.store.read(table, None)
+    text_of = dict(rows(index, "chunks", "chunk_id", "text"))
+    old_schema = pa.schema([*CHUNK_FIELDS, vectors.schema.field("vector")])
+    columns = {f.name: vectors.column(f.name) for f in CHUNK_FIELDS if f.name != "text"}
+    columns["text"] = pa.array([text_of[c] for c in vectors.column("chunk_id").to_pylist()])
+    old = pa.table({**columns, "vector": vectors.column("vector")}).select(old_schema.names).cast(old_schema)
+    index.store.drop(table)
+    index.store.add(table, old, old_schema)
+
+    (root / "b.py").write_text(PY_B + "\n\ndef gamma():\n    return 'g'\n")
+    report = Index(settings).build(tier="fast")
+    assert report.changed == 1 and report.embedded > 0
+    index = Index(settings)
+    assert "text" in index.store.table(table).schema.names  # written as it was made
+    texts = dict(rows(index, "chunks", "chunk_id", "text"))
+    held = rows(index, table, "chunk_id", "text")
+    assert len(held) == len(texts) and all(texts[c] == t for c, t in held)
+
+    Index(settings).build(full=True, tier="fast")
+    index = Index(settings)
+    assert "text" not in index.store.table(table).schema.names
+    assert index.store.count(table) == index.store.count("chunks")
+
+
+def test_the_fast_tier_adds_its_vectors_many_batches_at_a_time(make_repo, settings_for, monkeypatch) -> None:
+    import indexer.vector_build as vector_build
+
+    monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr(vector_build, "FAST_WRITE_ROWS", 10)
+    settings = settings_for(make_repo({f"m{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(23)}))
+    added: list[int] = []
+    original = Store.add
+
+    def spy(self: Store, name: str, table, schema) -> None:
+        if name.startswith("vectors_"):
+            added.append(table.num_rows)
+        original(self, name, table, schema)
+
+    monkeypatch.setattr(Store, "add", spy)
+    Index(settings).build(tier="fast")
+    assert added == [12, 11]  # batches of 4 held until 10 rows are: 12, then the last 11
+    index = Index(settings)
+    assert index.store.count(_vector_table(index)) == index.store.count("chunks") == 23
+

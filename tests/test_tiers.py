@@ -223,8 +223,13 @@ def test_watcher_upgrades_to_the_full_tier_in_the_background(tmp_path: Path) -> 
         status = Index(s).status()
         assert status.tiers["full"]["vectors"] == status.chunks
         table = Index(s).store.get_meta()["tiers"]["full"]["table"]
-        rows = Index(s).store.read(table, ["text", "vector"])
-        vectors, texts = vector_matrix(rows.column("vector")), rows.column("text").to_pylist()
+        rows = Index(s).store.read(table, ["chunk_id", "vector"])
+        chunks = Index(s).store.read("chunks", ["chunk_id", "text"])
+        text_of = dict(
+            zip(chunks.column("chunk_id").to_pylist(), chunks.column("text").to_pylist(), strict=True)
+        )
+        vectors = vector_matrix(rows.column("vector"))
+        texts = [text_of[cid] for cid in rows.column("chunk_id").to_pylist()]
         assert np.allclose(vectors, HashingEmbedder(256).embed_documents(texts), atol=1e-6)
     finally:
         stop()
