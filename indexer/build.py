@@ -167,6 +167,7 @@ class Builder:
         self.ahead = ahead
         self._pool_broken = False  # a worker pool failed: parse in-process from then on
         self._replacing = True  # a batch's files may have rows already: deleted before it is added
+        self._new_manifest = False  # the manifest holds no row: each batch's rows are added
         self._emptied = False  # the tables were emptied (a full build): their old versions go too
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
@@ -241,6 +242,9 @@ class Builder:
         # Tables that hold no row yet (a first build, or one that emptied them) have nothing to delete
         # before a batch is added: each file is committed once, so no batch can meet an earlier one's.
         self._replacing = self.store.count("chunks") > 0 or self.store.count("symbols") > 0
+        # Nor has an empty manifest a row to update: its rows are added, not merged (a merge of each
+        # batch's 300 rows into the manifest took 7.2 s of CPU over the Linux tree, adding them 1.3 s).
+        self._new_manifest = self.store.count("files") == 0
         try:
             queued: deque[tuple[list[WorkspaceFile], Iterator[tuple[str, object]]]] = deque()
             for i in range(0, len(plan.changed) + FILE_BATCH, FILE_BATCH):
@@ -337,7 +341,11 @@ class Builder:
         chunks = [c for p in parsed for c in p.chunks]
         self.store.add("symbols", symbols_table(symbols), SYMBOLS_SCHEMA)
         self.store.add("chunks", chunks_table(chunks), CHUNKS_SCHEMA)
-        self.store.upsert("files", "path", files_table([p.record for p in parsed]), FILES_SCHEMA)
+        records = files_table([p.record for p in parsed])
+        if self._new_manifest:
+            self.store.add("files", records, FILES_SCHEMA)
+        else:
+            self.store.upsert("files", "path", records, FILES_SCHEMA)
         report.changed += len(parsed)
         report.symbols += len(symbols)
         report.chunks += len(chunks)

@@ -231,19 +231,19 @@ def test_a_first_build_stopped_between_its_rows_and_its_manifest_leaves_no_dupli
     root = make_repo(files)
     settings = settings_for(root)
     calls = {"files": 0}
-    upsert = Store.upsert
+    add = Store.add  # a first build adds its manifest's rows (it has none to update)
 
     def failing(self: Store, name: str, *args: object, **kwargs: object) -> None:
         if name == "files":
             calls["files"] += 1
             if calls["files"] == 2:  # the second batch's symbols and chunks are in, its manifest not
                 raise OSError("disk full")
-        upsert(self, name, *args, **kwargs)  # type: ignore[arg-type]
+        add(self, name, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Store, "upsert", failing)
+    monkeypatch.setattr(Store, "add", failing)
     with pytest.raises(OSError, match="disk full"):
         Index(settings).build()
-    monkeypatch.setattr(Store, "upsert", upsert)
+    monkeypatch.setattr(Store, "add", add)
     resumed = Index(settings)
     assert 0 < len(resumed.manifest()) < 700
     report = resumed.build()
@@ -430,3 +430,32 @@ def test_the_fast_tier_adds_its_vectors_many_batches_at_a_time(make_repo, settin
     index = Index(settings)
     assert index.store.count(_vector_table(index)) == index.store.count("chunks") == 23
 
+
+def test_a_first_build_adds_the_manifest_and_a_later_one_merges_into_it(
+    make_repo, settings_for, monkeypatch
+) -> None:
+    calls: list[str] = []
+    add, upsert = Store.add, Store.upsert
+
+    def spy_add(self: Store, name: str, table, schema) -> None:
+        calls.append(f"add {name}") if name == "files" else None
+        add(self, name, table, schema)
+
+    def spy_upsert(self: Store, name: str, key: str, table, schema) -> None:
+        calls.append(f"upsert {name}") if name == "files" else None
+        upsert(self, name, key, table, schema)
+
+    monkeypatch.setattr(Store, "add", spy_add)
+    monkeypatch.setattr(Store, "upsert", spy_upsert)
+    root = make_repo({"a.py": PY_A, "b.py": PY_B})
+    settings = settings_for(root)
+    Index(settings).build(tier="fast")
+    assert calls == ["add files"]
+    calls.clear()
+    (root / "b.py").write_text(PY_B + "\n\ndef gamma():\n    return 'g'\n")
+    (root / "c.py").write_text("def c():\n    return 3\n")
+    Index(settings).build(tier="fast")
+    assert calls == ["upsert files"]
+    index = Index(settings)
+    assert [p for (p,) in rows(index, "files", "path")] == ["a.py", "b.py", "c.py"]
+    assert_consistent(index)
