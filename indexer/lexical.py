@@ -286,21 +286,25 @@ class _Vocab:
     def copy(self) -> _Vocab:
         return _Vocab(np.array(self.keys), np.array(self.ids))
 
-    def add(self, tokens: Sequence[str]) -> np.ndarray:
-        """The ids of ``tokens``; those not known yet get the next ids."""
+    def add(self, hashes: np.ndarray) -> np.ndarray:
+        """The ids of the tokens of ``hashes`` (:func:`token_hashes`); those not known yet get the next
+        ids, in the order of their hashes. One binary search of the keys: a million chunks' windows
+        ask for ~60,000 tokens each among millions of keys."""
         self._found = {}  # positions move when keys are inserted
-        hashes = token_hashes(tokens)
         keys = self.keys
         at = np.searchsorted(keys, hashes)
         known = np.zeros(len(hashes), bool)
         inside = at < len(keys)
         known[inside] = keys[at[inside]] == hashes[inside]
-        new = np.unique(hashes[~known])
-        if len(new):
-            where = np.searchsorted(keys, new)
+        out = np.empty(len(hashes), np.int64)
+        out[known] = self.ids[at[known]]
+        if not known.all():
+            new, first, inverse = np.unique(hashes[~known], return_index=True, return_inverse=True)
             fresh = np.arange(len(keys), len(keys) + len(new), dtype=np.int32)
+            out[~known] = fresh[inverse]
+            where = at[~known][first]  # where each new key goes among the old ones
             self.keys, self.ids = np.insert(keys, where, new), np.insert(self.ids, where, fresh)
-        return self.ids[np.searchsorted(self.keys, hashes)].astype(np.int64)
+        return out
 
 
 def _ints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
@@ -577,14 +581,16 @@ def _taken(texts: pa.ChunkedArray | pa.Array, fresh: np.ndarray) -> pa.ChunkedAr
 
 @dataclass(frozen=True, slots=True)
 class _Pairs:
-    """A window's texts as (document, token) pairs, the tokens numbered within the window: the first
-    half of tokenising it (:func:`_pairs`), which needs no vocabulary and so may run in another process
-    while this one counts the window before (:meth:`LexicalIndex.build`'s ``helper``)."""
+    """A window's texts as counted (document, token) pairs, the tokens numbered within the window: the
+    first half of tokenising it (:func:`_pairs`: splitting, stemming, hashing, counting), which needs
+    no vocabulary and so may run in another process while this one numbers the window before
+    (:meth:`LexicalIndex.build`'s ``helper``)."""
 
     count: int  # texts in the window
-    tokens: list[str]  # the window's distinct tokens, in order of first sight
-    docs: np.ndarray  # per pair: the text it is in
-    local: np.ndarray  # per pair: its token, an index into ``tokens``
+    hashes: np.ndarray  # the window's distinct tokens (:func:`token_hashes`), in order of first sight
+    docs: np.ndarray  # per pair: the text it is in, ascending
+    local: np.ndarray  # per pair: its token, an index into ``hashes`` (ascending within a text)
+    tf: np.ndarray  # per pair: how often the token is in the text
 
 
 def _pairs(texts: pa.ChunkedArray | pa.Array | None) -> _Pairs:
@@ -592,7 +598,7 @@ def _pairs(texts: pa.ChunkedArray | pa.Array | None) -> _Pairs:
     empty = np.zeros(0, np.int64)
     count = len(texts) if texts is not None else 0
     if texts is None or count == 0:
-        return _Pairs(count, [], empty, empty)
+        return _Pairs(count, np.zeros(0, np.uint64), empty, empty, empty)
     array = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
     pieces = pc.ascii_split_whitespace(_blank_separators(array))
     owner = pc.list_parent_indices(pieces).to_numpy()
@@ -607,10 +613,12 @@ def _pairs(texts: pa.ChunkedArray | pa.Array | None) -> _Pairs:
     per = lengths[occurrence]
     total = int(per.sum())
     if total == 0:
-        return _Pairs(count, [], empty, empty)
+        return _Pairs(count, np.zeros(0, np.uint64), empty, empty, empty)
     ends = np.cumsum(per)
     at = np.repeat(starts[occurrence] - (ends - per), per) + np.arange(total)
-    return _Pairs(count, list(local), np.repeat(owner, per), flat[at])
+    width = len(local)
+    keys, tf = np.unique(np.repeat(owner, per) * width + flat[at], return_counts=True)
+    return _Pairs(count, token_hashes(list(local)), keys // width, keys % width, tf)
 
 
 def _helped(
@@ -636,12 +644,23 @@ def _counted(pairs: _Pairs, vocab: _Vocab) -> tuple[np.ndarray, np.ndarray, np.n
     empty = np.zeros(0, np.int64)
     if not len(pairs.docs):
         return np.zeros(pairs.count + 1, np.int64), empty, empty
-    ids = vocab.add(pairs.tokens)[pairs.local]
+    ids = vocab.add(pairs.hashes)[pairs.local]
     width = len(vocab)
-    keys, tf = np.unique(pairs.docs * width + ids, return_counts=True)  # by document, then token
-    doc_of = keys // width
-    offsets = np.searchsorted(doc_of, np.arange(pairs.count + 1))
+    keys, tf = _by_doc_then_id(pairs.docs * width + ids, pairs.tf)
+    offsets = np.searchsorted(keys // width, np.arange(pairs.count + 1))
     return offsets, keys % width, tf
+
+
+def _by_doc_then_id(keys: np.ndarray, tf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``keys`` (distinct, ``doc * width + id``) ascending and their counts alongside. Both fit one
+    int64 in any real window (a key of 34 bits over the Linux tree's 4,096 chunks and 3.9M tokens, a
+    count of 17): sorted as one array, which takes less than half the time of an indirect sort."""
+    shift = int(tf.max()).bit_length()
+    if int(keys.max()).bit_length() + shift < 63:
+        packed = np.sort((keys << shift) | tf)
+        return packed >> shift, packed & ((1 << shift) - 1)
+    order = np.argsort(keys)
+    return keys[order], tf[order]
 
 
 class LexicalIndex:

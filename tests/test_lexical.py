@@ -303,3 +303,38 @@ def test_a_phrase_is_tokenised_once_per_word_into_the_same_tokens(text: str) -> 
     per_word = phrase_tokens(text)
     assert len(per_word) == len(text.split())
     assert [t for word in per_word for t in word] == code_tokens(text)
+
+
+def test_counted_pairs_sort_by_text_then_token_id_packed_or_not() -> None:
+    """A window's (text, token) keys and counts are sorted as one packed array when both fit 63 bits,
+    else by an indirect sort: the same order and counts either way (a count over 65,535 included)."""
+    import numpy as np
+
+    from indexer.lexical import _by_doc_then_id
+
+    rng = np.random.default_rng(7)
+    for top in (1 << 20, 1 << 50):  # packed with a 17-bit count; too wide to pack
+        keys = rng.choice(top, size=500, replace=False).astype(np.int64)
+        tf = rng.integers(1, 1 << 17, size=500).astype(np.int64)
+        got_keys, got_tf = _by_doc_then_id(keys, tf)
+        order = np.argsort(keys)
+        assert got_keys.tolist() == keys[order].tolist()
+        assert got_tf.tolist() == tf[order].tolist()
+
+
+def test_the_vocabulary_numbers_new_tokens_by_hash_and_keeps_known_ids() -> None:
+    import numpy as np
+
+    from indexer.lexical import _Vocab, token_hashes
+
+    vocab = _Vocab()
+    first = token_hashes(["retry", "upload", "session"])
+    ids = vocab.add(first)
+    by_hash = np.argsort(first)  # new tokens are numbered in the order of their hashes
+    assert ids[by_hash].tolist() == [0, 1, 2]
+    again = token_hashes(["session", "checksum", "retry", "checksum"])
+    got = vocab.add(again)
+    assert got[0] == ids[2] and got[2] == ids[0]  # known: the ids they had
+    assert got[1] == got[3] == 3  # new, asked twice in one window: one id
+    assert vocab["checksum"] == 3 and vocab["upload"] == ids[1] and len(vocab) == 4
+    assert vocab.keys.tolist() == sorted(vocab.keys.tolist())
