@@ -113,7 +113,7 @@ def count_tokenising(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[int]]
         seen: list[int] = []
         real = lexical._tokenise_distinct
 
-        def counted(pieces: list[str]) -> list[list[str]]:
+        def counted(pieces: list[str]) -> tuple[list[str], Any, Any]:
             seen.append(len(pieces))
             return real(pieces)
 
