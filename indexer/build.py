@@ -49,7 +49,16 @@ from indexer.config import Settings
 from indexer.embedding import search_tier_of, tier_entries
 from indexer.fingerprint import fingerprint
 from indexer.parse_ahead import ParseAhead
-from indexer.parse_jobs import Parsed, ParseJob, parse_pool, read_and_parse
+from indexer.parse_jobs import (
+    Parsed,
+    ParsedGroup,
+    ParsedRows,
+    ParseJob,
+    batch_tables,
+    parse_group,
+    parse_pool,
+    read_and_parse,
+)
 from indexer.report import BuildReport, NullProgress, Progress
 from indexer.revision import REVISION_KEY, tree_revision
 from indexer.snapshot import publish
@@ -62,7 +71,7 @@ from indexer.store import (
     batched,
     in_filter,
 )
-from indexer.tables import Manifest, chunks_table, files_table, read_manifest, symbols_table, vector_matrix
+from indexer.tables import Manifest, files_table, read_manifest, vector_matrix
 from indexer.types import FileRecord
 from indexer.vector_build import FAST_VECTOR_BATCH, VectorWriter
 from indexer.workspace import Walker, WalkStats, WorkspaceFile
@@ -84,6 +93,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 FILE_BATCH = 300
+GROUP_FILES = 8  # files a parse worker reads, parses and makes rows of per task
 COMPACT_FILES = 200
 COMPACT_CHUNKS = 1000
 COMPACT_EVERY = 25
@@ -275,7 +285,7 @@ class Builder:
         report: BuildReport,
     ) -> None:
         """Commit one batch's outcomes (waiting for those not parsed yet)."""
-        parsed: list[Parsed] = []
+        parsed: list[Parsed | ParsedRows] = []
         touched: list[FileRecord] = []
         for f, (kind, value) in zip(batch, outcomes, strict=True):
             if kind == "missing" and f.path in manifest:
@@ -285,7 +295,7 @@ class Builder:
             elif kind == "same" and isinstance(value, FileRecord):
                 touched.append(value)
                 report.unchanged += 1
-            elif kind == "parsed" and isinstance(value, Parsed):
+            elif kind == "parsed" and isinstance(value, (Parsed, ParsedRows)):
                 parsed.append(value)
             self.progress.advance()
         self._commit_batch(parsed, report)
@@ -309,46 +319,45 @@ class Builder:
         if pool is None or not jobs or self._pool_broken:
             return (read_and_parse(job, self.settings) for job in jobs)
         try:
-            results = pool.map(read_and_parse, jobs, chunksize=8)
+            groups = [jobs[i : i + GROUP_FILES] for i in range(0, len(jobs), GROUP_FILES)]
+            results = pool.map(parse_group, groups)
         except (BrokenProcessPool, RuntimeError) as exc:  # broken, or shut down
             log.warning("parse workers stopped (%s); parsing in this process", exc)
             self._pool_broken = True
             return (read_and_parse(job, self.settings) for job in jobs)
         return self._drain(jobs, results)
 
-    def _drain(
-        self, jobs: list[ParseJob], results: Iterator[tuple[str, object]]
-    ) -> Iterator[tuple[str, object]]:
+    def _drain(self, jobs: list[ParseJob], results: Iterator[ParsedGroup]) -> Iterator[tuple[str, object]]:
         done = 0
         try:
-            for outcome in results:
-                yield outcome
-                done += 1
+            for group in results:
+                for outcome in group.outcomes():
+                    yield outcome
+                    done += 1
         except BrokenProcessPool as exc:
             log.warning("parse workers stopped (%s); parsing in this process", exc)
             self._pool_broken = True
         for job in jobs[done:]:
             yield read_and_parse(job, self.settings)
 
-    def _commit_batch(self, parsed: list[Parsed], report: BuildReport) -> None:
+    def _commit_batch(self, parsed: list[Parsed | ParsedRows], report: BuildReport) -> None:
         if not parsed:
             return
         paths = [p.record.path for p in parsed]
         if self._replacing:
             self.store.delete_in("symbols", "path", paths)
             self.store.delete_in("chunks", "path", paths)
-        symbols = [s for p in parsed for s in p.symbols]
-        chunks = [c for p in parsed for c in p.chunks]
-        self.store.add("symbols", symbols_table(symbols), SYMBOLS_SCHEMA)
-        self.store.add("chunks", chunks_table(chunks), CHUNKS_SCHEMA)
+        symbols, chunks = batch_tables(parsed)
+        self.store.add("symbols", symbols, SYMBOLS_SCHEMA)
+        self.store.add("chunks", chunks, CHUNKS_SCHEMA)
         records = files_table([p.record for p in parsed])
         if self._new_manifest:
             self.store.add("files", records, FILES_SCHEMA)
         else:
             self.store.upsert("files", "path", records, FILES_SCHEMA)
         report.changed += len(parsed)
-        report.symbols += len(symbols)
-        report.chunks += len(chunks)
+        report.symbols += symbols.num_rows
+        report.chunks += chunks.num_rows
 
     def _touch(self, records: list[FileRecord]) -> None:
         existing = pa.concat_tables(

@@ -20,7 +20,7 @@ import indexer.parse_ahead as parse_ahead
 import indexer.parse_jobs as parse_jobs
 from indexer import Index, Settings, load_settings
 from indexer.parse_ahead import AHEAD_MIN_FILES, ParseAhead
-from indexer.parse_jobs import ParseJob, read_and_parse
+from indexer.parse_jobs import Parsed, ParsedRows, ParseJob, batch_tables, parse_group, read_and_parse
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -45,6 +45,11 @@ def tables(index: Index) -> dict[str, list[dict[str, object]]]:
 
 
 SettingsFor = Callable[[str], Settings]
+
+
+def rows_of(parsed: list[Parsed | ParsedRows]) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    symbols, chunks = batch_tables(parsed)
+    return symbols.to_pylist(), chunks.to_pylist()
 
 
 @pytest.fixture
@@ -115,7 +120,10 @@ def test_an_outcome_parsed_ahead_is_handed_out_once_and_only_for_the_same_job(
     mtime = (root / "app/models.py").stat().st_mtime_ns
     job = ParseJob("app/models.py", mtime, "python", None)
     got = ahead.take(job)
-    assert got is not None and got == read_and_parse(job, s) and got[0] == "parsed"
+    assert got is not None and got[0] == "parsed" and isinstance(got[1], ParsedRows)
+    _kind, here = read_and_parse(job, s)
+    assert isinstance(here, Parsed) and got[1].record == here.record
+    assert rows_of([got[1]]) == rows_of([here])  # the worker's rows are those this process makes
     assert ahead.take(job) is None  # once
     assert ahead.take(ParseJob("app/models.py", mtime + 1, "python", None)) is None  # changed since
     assert ahead.take(ParseJob("app/models.py", mtime, "python", "0" * 64)) is None  # had a hash
@@ -209,3 +217,31 @@ def test_a_chunk_sent_by_a_worker_arrives_as_it_left() -> None:
         back = pickle.loads(pickle.dumps(chunk, protocol=protocol))
         assert back == chunk and back.chunk_id == chunk.chunk_id and type(back) is Chunk
     assert pickle.loads(pickle.dumps(Chunk("b.c", 1, 1, None, None, None, "", ""))).symbol is None
+
+
+def test_rows_made_by_workers_and_in_process_are_committed_in_the_files_order(
+    tree: tuple[Path, SettingsFor], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch mixes files parsed ahead or in-process (objects) and files whose rows a worker made for
+    its group (slices of its tables): the rows are those of the objects, in the files' order."""
+    _root, settings = tree
+    s = settings("index")
+    monkeypatch.setattr(parse_jobs, "_worker_settings", s)  # parse_group runs here as in a worker
+    paths = ["app/models.py", "app/views.py", "lib/util.go", "web/app.ts", "README.md"]
+    jobs = [
+        ParseJob(p, 0, lang, None)
+        for p, lang in zip(paths, ["python", "python", "go", "typescript", "markdown"], strict=True)
+    ]
+    here = [read_and_parse(job, s) for job in jobs]
+    objects = [v for k, v in here if k == "parsed" and isinstance(v, Parsed)]
+    first, second = parse_group(jobs[:3]).outcomes(), parse_group(jobs[3:]).outcomes()
+    worker = [v for k, v in first + second if k == "parsed" and isinstance(v, ParsedRows)]
+    assert [k for k, _ in first + second] == [k for k, _ in here]
+    assert len(worker) == len(objects) == 5 and [w.record for w in worker] == [o.record for o in objects]
+    expected = rows_of(list(objects))
+    assert expected[0] and expected[1]
+    assert rows_of(list(worker)) == expected
+    mixed: list[Parsed | ParsedRows] = [worker[0], objects[1], worker[2], worker[3], objects[4]]
+    assert rows_of(mixed) == expected
+    assert rows_of([worker[0], worker[2]]) == rows_of([objects[0], objects[2]])  # not adjacent: two slices
+    assert rows_of([]) == ([], [])
