@@ -238,7 +238,7 @@ def test_a_first_build_stopped_between_its_rows_and_its_manifest_leaves_no_dupli
             calls["files"] += 1
             if calls["files"] == 2:  # the second batch's symbols and chunks are in, its manifest not
                 raise OSError("disk full")
-        add(self, name, *args, **kwargs)  # type: ignore[arg-type]
+        add(self, name, *args, **kwargs)
 
     monkeypatch.setattr(Store, "add", failing)
     with pytest.raises(OSError, match="disk full"):
