@@ -50,6 +50,7 @@ from indexer.embedding import search_tier_of, tier_entries
 from indexer.fingerprint import fingerprint
 from indexer.parse_ahead import ParseAhead
 from indexer.parse_jobs import (
+    PARALLEL_MIN_FILES,
     Parsed,
     ParsedGroup,
     ParsedRows,
@@ -93,7 +94,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 FILE_BATCH = 300
-GROUP_FILES = 8  # files a parse worker reads, parses and makes rows of per task
+GROUP_FILES = 8  # files a parse worker reads and parses per task
+#: A build of this many changed files has its parse workers make its rows (``parse_group``), which
+#: spares this process ~0.4 ms a file; their import of pyarrow (~0.2 s each) would delay a small first
+#: build, all parsed ahead (tokio, 377 files: 2.17 s against 2.05 s to a fresh status, BENCHMARKS §9,
+#: "Thirty-second session"). A first build's files parsed ahead come as objects either way.
+ROWS_IN_WORKERS_FILES = PARALLEL_MIN_FILES
 COMPACT_FILES = 200
 COMPACT_CHUNKS = 1000
 COMPACT_EVERY = 25
@@ -178,6 +184,7 @@ class Builder:
         self._pool_broken = False  # a worker pool failed: parse in-process from then on
         self._replacing = True  # a batch's files may have rows already: deleted before it is added
         self._new_manifest = False  # the manifest holds no row: each batch's rows are added
+        self._rows_in_workers = False  # parse workers make the rows of their groups of files
         self._emptied = False  # the tables were emptied (a full build): their old versions go too
 
     def run(self, *, full: bool = False, paths: Iterable[str] | None = None) -> BuildReport:
@@ -255,6 +262,7 @@ class Builder:
         # Nor has an empty manifest a row to update: its rows are added, not merged (a merge of each
         # batch's 300 rows into the manifest took 7.2 s of CPU over the Linux tree, adding them 1.3 s).
         self._new_manifest = self.store.count("files") == 0
+        self._rows_in_workers = len(plan.changed) >= ROWS_IN_WORKERS_FILES
         try:
             queued: deque[tuple[list[WorkspaceFile], Iterator[tuple[str, object]]]] = deque()
             for i in range(0, len(plan.changed) + FILE_BATCH, FILE_BATCH):
@@ -319,21 +327,30 @@ class Builder:
         if pool is None or not jobs or self._pool_broken:
             return (read_and_parse(job, self.settings) for job in jobs)
         try:
-            groups = [jobs[i : i + GROUP_FILES] for i in range(0, len(jobs), GROUP_FILES)]
-            results = pool.map(parse_group, groups)
+            if self._rows_in_workers:
+                groups = [jobs[i : i + GROUP_FILES] for i in range(0, len(jobs), GROUP_FILES)]
+                results = self._outcomes_of(pool.map(parse_group, groups))
+            else:
+                results = pool.map(read_and_parse, jobs, chunksize=GROUP_FILES)
         except (BrokenProcessPool, RuntimeError) as exc:  # broken, or shut down
             log.warning("parse workers stopped (%s); parsing in this process", exc)
             self._pool_broken = True
             return (read_and_parse(job, self.settings) for job in jobs)
         return self._drain(jobs, results)
 
-    def _drain(self, jobs: list[ParseJob], results: Iterator[ParsedGroup]) -> Iterator[tuple[str, object]]:
+    @staticmethod
+    def _outcomes_of(groups: Iterator[ParsedGroup]) -> Iterator[tuple[str, object]]:
+        for group in groups:
+            yield from group.outcomes()
+
+    def _drain(
+        self, jobs: list[ParseJob], results: Iterator[tuple[str, object]]
+    ) -> Iterator[tuple[str, object]]:
         done = 0
         try:
-            for group in results:
-                for outcome in group.outcomes():
-                    yield outcome
-                    done += 1
+            for outcome in results:
+                yield outcome
+                done += 1
         except BrokenProcessPool as exc:
             log.warning("parse workers stopped (%s); parsing in this process", exc)
             self._pool_broken = True

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from indexer import ownership
 from indexer.config import Settings
-from indexer.parse_jobs import ParsedGroup, ParseJob, parse_group, parse_pool
+from indexer.parse_jobs import ParseJob, parse_pool, read_and_parse
 from indexer.workspace import Walker, WalkStats
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,11 @@ AHEAD_MAX_FILES = 2000
 TASK_FILES = 8  # files per task sent to a worker
 
 
+def parse_many(jobs: list[ParseJob]) -> list[tuple[str, object]]:
+    """:func:`read_and_parse` for each job, in a worker process."""
+    return [read_and_parse(job) for job in jobs]
+
+
 def lancedb_imported() -> bool:
     """Whether this process has imported lancedb already (opening an index then costs little)."""
     return "lancedb" in sys.modules
@@ -45,10 +50,10 @@ class ParseAhead:
 
     def __init__(self, pool: ProcessPoolExecutor, jobs: list[ParseJob]) -> None:
         self.pool = pool
-        self._waiting: dict[ParseJob, tuple[Future[ParsedGroup], int]] = {}
+        self._waiting: dict[ParseJob, tuple[Future[list[tuple[str, object]]], int]] = {}
         for i in range(0, len(jobs), TASK_FILES):
             part = jobs[i : i + TASK_FILES]
-            future = pool.submit(parse_group, part)
+            future = pool.submit(parse_many, part)
             for k, job in enumerate(part):
                 self._waiting[job] = (future, k)
         self.taken = 0
@@ -81,7 +86,7 @@ class ParseAhead:
             return None
         future, k = entry
         try:
-            outcome = future.result().outcomes()[k]
+            outcome = future.result()[k]
         except Exception as exc:  # a worker died: this file is parsed in-process instead
             log.debug("%s: parsed again after the worker failed: %s", job.path, exc)
             return None

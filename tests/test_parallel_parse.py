@@ -16,6 +16,7 @@ import pytest
 from conftest import write_tree
 from process_harness import alive
 
+import indexer.build as build
 import indexer.parse_ahead as parse_ahead
 import indexer.parse_jobs as parse_jobs
 from indexer import Index, Settings, load_settings
@@ -72,18 +73,24 @@ def require_workers(settings: Settings) -> None:
     pool.shutdown()
 
 
+@pytest.mark.parametrize("rows_in_workers", [False, True])
 def test_worker_processes_build_the_same_index_as_one_process(
-    tree: tuple[Path, SettingsFor], monkeypatch: pytest.MonkeyPatch
+    tree: tuple[Path, SettingsFor], monkeypatch: pytest.MonkeyPatch, rows_in_workers: bool
 ) -> None:
     root, settings = tree
     serial = Index(settings("serial"))
     serial.build(vectors=False)
     require_workers(settings("parallel"))
     monkeypatch.setattr(parse_jobs, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(build, "ROWS_IN_WORKERS_FILES", 1 if rows_in_workers else 10**9)
+    made = []
+    monkeypatch.setattr(build, "batch_tables", lambda parsed: made.append(parsed) or batch_tables(parsed))
     parallel = Index(settings("parallel"))
     report = parallel.build(vectors=False)
     assert report.changed == 5 and not report.errors
     assert tables(parallel) == tables(serial)
+    kinds = {type(p) for batch in made for p in batch}
+    assert kinds == ({ParsedRows} if rows_in_workers else {Parsed})  # rows made by the workers, or here
     (root / "app/views.py").touch()  # only its mtime changes: the worker says "same", nothing is parsed
     again = Index(settings("parallel")).build(vectors=False)
     assert (again.changed, again.unchanged) == (0, 5)
@@ -120,10 +127,7 @@ def test_an_outcome_parsed_ahead_is_handed_out_once_and_only_for_the_same_job(
     mtime = (root / "app/models.py").stat().st_mtime_ns
     job = ParseJob("app/models.py", mtime, "python", None)
     got = ahead.take(job)
-    assert got is not None and got[0] == "parsed" and isinstance(got[1], ParsedRows)
-    _kind, here = read_and_parse(job, s)
-    assert isinstance(here, Parsed) and got[1].record == here.record
-    assert rows_of([got[1]]) == rows_of([here])  # the worker's rows are those this process makes
+    assert got is not None and got == read_and_parse(job, s) and got[0] == "parsed"
     assert ahead.take(job) is None  # once
     assert ahead.take(ParseJob("app/models.py", mtime + 1, "python", None)) is None  # changed since
     assert ahead.take(ParseJob("app/models.py", mtime, "python", "0" * 64)) is None  # had a hash
