@@ -83,8 +83,13 @@ def test_worker_processes_build_the_same_index_as_one_process(
     require_workers(settings("parallel"))
     monkeypatch.setattr(parse_jobs, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(build, "ROWS_IN_WORKERS_FILES", 1 if rows_in_workers else 10**9)
-    made = []
-    monkeypatch.setattr(build, "batch_tables", lambda parsed: made.append(parsed) or batch_tables(parsed))
+    made: list[list[Parsed | ParsedRows]] = []
+
+    def seen(parsed: list[Parsed | ParsedRows]) -> object:
+        made.append(parsed)
+        return batch_tables(parsed)
+
+    monkeypatch.setattr(build, "batch_tables", seen)
     parallel = Index(settings("parallel"))
     report = parallel.build(vectors=False)
     assert report.changed == 5 and not report.errors
