@@ -18,7 +18,7 @@ one buffer, and the vocabulary as 64-bit hashes of the tokens (:func:`token_hash
 one file (:mod:`indexer.bm25_file`) that a fresh process maps instead of loading: a search reads the
 postings of its tokens and the rows of its hits. It is cached per published chunks version (see
 :meth:`indexer.index.Index.lexical` and :mod:`indexer.bm25_store`). Over the Linux kernel's
-1,056,739 chunks (3.9M distinct tokens, 64.7M postings) the build takes about 70 s on two cores (two
+1,056,739 chunks (3.9M distinct tokens, 64.7M postings) the build takes about 60 s on two cores (two
 helper processes tokenise, :meth:`LexicalIndex.build`) and the file is 1 GB; a cold process's first
 search maps it in about a second (BENCHMARKS §9).
 """
