@@ -223,10 +223,12 @@ class VectorWriter:
         if orphans:  # after the new vectors landed, so a changed chunk is never without one
             self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
         count = self.store.count(vec_name)
-        if wanted or orphans:
-            report.ann = self.store.ensure_ann(
-                vec_name, min_rows=ANN_MIN_ROWS, compact_first=wanted >= ANN_MIN_ROWS
-            )
+        # Asked after every build, not only one that wrote vectors: a build killed after its last
+        # vectors and before their index (a minute of the Linux tree's end) left a table that a
+        # resumed build found complete, and every search then scanned a million vectors.
+        report.ann = self.store.ensure_ann(
+            vec_name, min_rows=ANN_MIN_ROWS, compact_first=wanted >= ANN_MIN_ROWS
+        )
         report.tiers[tier] = {
             "model": embedder.model_id,
             "vectors": count,

@@ -459,3 +459,28 @@ def test_a_first_build_adds_the_manifest_and_a_later_one_merges_into_it(
     index = Index(settings)
     assert [p for (p,) in rows(index, "files", "path")] == ["a.py", "b.py", "c.py"]
     assert_consistent(index)
+
+
+def test_a_build_that_finds_every_vector_still_makes_the_missing_ann_index(
+    make_repo, settings_for, monkeypatch
+) -> None:
+    """A build killed after its last vectors and before their ANN index: the next build has nothing to
+    embed, and makes the index all the same (searches would scan every vector otherwise)."""
+    import indexer.vector_build as vector_build
+
+    monkeypatch.setattr(vector_build, "ANN_MIN_ROWS", 20)
+    files = {f"m{i}.py": f"def handler_{i}(event):\n    return event.get('k{i}')\n" for i in range(40)}
+    settings = settings_for(make_repo(files))
+    Index(settings).build(tier="fast")
+    index = Index(settings)
+    table = _vector_table(index)
+    tbl = index.store.table(table)
+    names = [i.name for i in tbl.list_indices() if "vector" in list(i.columns)]
+    assert names  # the first build made it
+    tbl.drop_index(names[0])  # as if killed before it was made
+    assert not [i for i in Index(settings).store.table(table).list_indices() if "vector" in list(i.columns)]
+    report = Index(settings).build(tier="fast")
+    assert report.embedded == 0 and report.changed == 0
+    assert report.ann is not None
+    assert [i for i in Index(settings).store.table(table).list_indices() if "vector" in list(i.columns)]
+    assert Index(settings).build(tier="fast").ann is None  # covered: not made again
