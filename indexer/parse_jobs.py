@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from indexer.beneath import read_beneath
 from indexer.chunks import chunk_file
@@ -107,42 +107,35 @@ def batch_tables(parsed: Sequence[Parsed | ParsedRows]) -> tuple[pa.Table, pa.Ta
 
     symbols: list[pa.Table] = []
     chunks: list[pa.Table] = []
+    # What is not in those yet: files parsed here, or one run of adjacent rows of one group ([its
+    # symbols, its chunks, symbol start, symbol stop, chunk start, chunk stop]); never both.
     objects: list[Parsed] = []
-    spans: list[list[int]] = []  # per slice: [symbol start, symbol stop, chunk start, chunk stop]
-    tables: list[tuple[pa.Table, pa.Table]] = []
+    run: list[Any] = []
 
-    def flush_objects() -> None:
+    def flush() -> None:
         if objects:
             symbols.append(symbols_table([s for p in objects for s in p.symbols]))
             chunks.append(chunks_table([c for p in objects for c in p.chunks]))
             objects.clear()
-
-    def flush_slices() -> None:
-        for (sym, chk), (s0, s1, c0, c1) in zip(tables, spans, strict=True):
+        if run:
+            sym, chk, s0, s1, c0, c1 = run
             symbols.append(sym.slice(s0, s1 - s0))
             chunks.append(chk.slice(c0, c1 - c0))
-        tables.clear()
-        spans.clear()
+            run.clear()
 
     for p in parsed:
         if isinstance(p, Parsed):
-            flush_slices()
+            if run:
+                flush()
             objects.append(p)
             continue
-        flush_objects()
         s_stop, c_stop = p.first_symbol + p.record.symbols, p.first_chunk + p.record.chunks
-        if (
-            tables
-            and tables[-1][0] is p.symbols
-            and spans[-1][1] == p.first_symbol
-            and spans[-1][3] == p.first_chunk
-        ):
-            spans[-1][1], spans[-1][3] = s_stop, c_stop
+        if run and run[0] is p.symbols and run[3] == p.first_symbol and run[5] == p.first_chunk:
+            run[3], run[5] = s_stop, c_stop
         else:
-            tables.append((p.symbols, p.chunks))
-            spans.append([p.first_symbol, s_stop, p.first_chunk, c_stop])
-    flush_objects()
-    flush_slices()
+            flush()
+            run.extend([p.symbols, p.chunks, p.first_symbol, s_stop, p.first_chunk, c_stop])
+    flush()
     if not symbols:
         return symbols_table([]), chunks_table([])
     return pa.concat_tables(symbols), pa.concat_tables(chunks)
