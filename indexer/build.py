@@ -51,6 +51,7 @@ from indexer.fingerprint import fingerprint
 from indexer.parse_ahead import ParseAhead
 from indexer.parse_jobs import (
     PARALLEL_MIN_FILES,
+    TASK_FILES,
     Parsed,
     ParsedGroup,
     ParsedRows,
@@ -94,7 +95,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 FILE_BATCH = 300
-GROUP_FILES = 8  # files a parse worker reads and parses per task
 #: A build of this many changed files has its parse workers make its rows (``parse_group``), which
 #: spares this process ~0.4 ms a file; their import of pyarrow (~0.2 s each) would delay a small first
 #: build, all parsed ahead (tokio, 377 files: 2.17 s against 2.05 s to a fresh status, BENCHMARKS §9,
@@ -328,10 +328,10 @@ class Builder:
             return (read_and_parse(job, self.settings) for job in jobs)
         try:
             if self._rows_in_workers:
-                groups = [jobs[i : i + GROUP_FILES] for i in range(0, len(jobs), GROUP_FILES)]
+                groups = [jobs[i : i + TASK_FILES] for i in range(0, len(jobs), TASK_FILES)]
                 results = self._outcomes_of(pool.map(parse_group, groups))
             else:
-                results = pool.map(read_and_parse, jobs, chunksize=GROUP_FILES)
+                results = pool.map(read_and_parse, jobs, chunksize=TASK_FILES)
         except (BrokenProcessPool, RuntimeError) as exc:  # broken, or shut down
             log.warning("parse workers stopped (%s); parsing in this process", exc)
             self._pool_broken = True

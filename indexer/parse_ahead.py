@@ -22,7 +22,7 @@ from pathlib import Path
 
 from indexer import ownership
 from indexer.config import Settings
-from indexer.parse_jobs import ParseJob, parse_pool, read_and_parse
+from indexer.parse_jobs import TASK_FILES, ParseJob, parse_pool, read_and_parse
 from indexer.workspace import Walker, WalkStats
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 AHEAD_MIN_FILES = 100
 #: At most this many files' outcomes are parsed ahead (and held until the build takes them).
 AHEAD_MAX_FILES = 2000
-TASK_FILES = 8  # files per task sent to a worker
 
 
 def parse_many(jobs: list[ParseJob]) -> list[tuple[str, object]]:

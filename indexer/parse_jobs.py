@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 #: A build of at least this many changed files reads and parses them in worker processes.
 PARALLEL_MIN_FILES = 2000
 MAX_PARSE_WORKERS = 8
+TASK_FILES = 8  # files a parse worker reads and parses per task
 
 
 @dataclass(frozen=True, slots=True)
