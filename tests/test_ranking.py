@@ -936,6 +936,30 @@ def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() 
     assert paths(off)[0] == ("locales.py", 1)
 
 
+def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -> None:
+    cands = [
+        fused("core.py", 20, 0.063, symbol="Command.get_help_option", kind="method"),
+        fused("decorators.py", 1, 0.060, symbol="help_option", kind="function"),
+        fused("core.py", 40, 0.050, symbol="Command.is_help_option", kind="method"),
+    ]
+    # "Returns …" spells ``get``: both names are spelled, each +0.5 × 0.063, so the getter keeps its
+    # lead (without the prefix only ``help_option`` gained and went first); the predicate is not
+    # spelled ("is" is not among the words)
+    getter = rank(cands, analyse("Returns the help option object."), _only(name_words=0.5))
+    assert paths(getter) == [("core.py", 20), ("decorators.py", 1), ("core.py", 40)]
+    assert getter[0].score == pytest.approx(0.063 + 0.5 * 0.063)
+    assert getter[2].steps == []
+    # "Return True if …" spells ``is`` and ``has``, not ``get``
+    predicate = rank(cands, analyse("Return True if it names the help option."), _only(name_words=0.5))
+    assert paths(predicate) == [("decorators.py", 1), ("core.py", 40), ("core.py", 20)]
+    assert predicate[1].score == pytest.approx(0.050 + 0.5 * 0.063)
+    whether = rank(cands, analyse("Returns whether the help option is set."), _only(name_words=0.5))
+    assert not any(r.fused.label.symbol == "Command.get_help_option" and r.steps for r in whether)
+    # another opening verb spells no prefix
+    other = rank(cands, analyse("Builds the help option object."), _only(name_words=0.5))
+    assert [r.fused.label.symbol for r in other if r.steps] == ["help_option"]
+
+
 def test_name_words_leave_a_sentence_that_opens_with_a_name_and_the_names_it_mentions() -> None:
     cands = [
         fused("field.go", 1, 0.050, symbol="zap.Durationp", kind="function"),

@@ -28,8 +28,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``month_name``; "… runs a maximum of ``limit`` async operations": ``mapLimit``, with "map"),
    ``name_words × top score``; a one-part name counts unless it is the sentence's opening verb and that
    verb is one documentation opens with ("Returns a ``date`` object …": ``date``; "Seek to a specific
-   point": ``seek``; "Get the event loop": not ``get``). A function is usually
-   named with the words its documentation uses.
+   point": ``seek``; "Get the event loop": not ``get``). A getter's opening spells ``get`` ("Returns
+   the help option object.": ``get_help_option``) and a predicate's ``is`` and ``has`` ("Return True
+   if …", "Returns whether …"). A function is usually named with the words its documentation uses.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -523,7 +524,7 @@ def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     words = [w.lower() for w in _LETTERS.findall(plain)]
     if len(words) < 2:
         return
-    spelled = frozenset(words) | frozenset(stem_words(words))
+    spelled = frozenset(words) | frozenset(stem_words(words)) | _accessor_words(words)
     # "Seek to a specific point in a file" names ``seek``; "Get the event loop" does not name ``get``
     opener = stem_words(words[:1])[0] if is_doc_verb(words[0]) else None
     gain = config.name_words * top
@@ -542,6 +543,24 @@ def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
         if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
             r.score += gain
             r.steps.append(("name words", f"+{gain:.4f}"))
+
+
+# "Returns the help option object." documents ``get_help_option``; "Return True if the stream is a
+# TTY." ``is_tty``: the verb a getter's or a predicate's documentation opens with spells the prefix its
+# name carries (the name's other parts must still be the sentence's words)
+_GETTER_OPENERS = frozenset({"return", "returns", "get", "gets", "fetch", "fetches", "retrieve", "retrieves"})
+_PREDICATE_OPENINGS = frozenset({("true", "if"), ("true", "when"), ("whether",), ("true", "iff")})
+
+
+def _accessor_words(words: list[str]) -> frozenset[str]:
+    """The prefixes of accessor names that the opening of a sentence's ``words`` spells: ``get`` for
+    "Returns …", ``is`` and ``has`` for "Return True if …" and "Returns whether …"."""
+    if words[0] not in _GETTER_OPENERS:
+        return frozenset()
+    rest = tuple(words[1:3])
+    if rest[:1] in _PREDICATE_OPENINGS or rest in _PREDICATE_OPENINGS:
+        return frozenset({"is", "has"})
+    return frozenset({"get"})
 
 
 @lru_cache(maxsize=1 << 14)
