@@ -545,8 +545,8 @@ def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             r.steps.append(("name words", f"+{gain:.4f}"))
 
 
-# "Returns the help option object." documents ``get_help_option``; "Return True if the stream is a
-# TTY." ``is_tty``: the verb a getter's or a predicate's documentation opens with spells the prefix its
+# "Returns the help option object." documents ``get_help_option``; "Return True if the cookie should be
+# secure." ``is_secure``: the verb a getter's or a predicate's documentation opens with spells the prefix its
 # name carries (the name's other parts must still be the sentence's words)
 _GETTER_OPENERS = frozenset({"return", "returns", "get", "gets", "fetch", "fetches", "retrieve", "retrieves"})
 _PREDICATE_OPENINGS = frozenset({("true", "if"), ("true", "when"), ("whether",), ("true", "iff")})
