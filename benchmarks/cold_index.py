@@ -10,6 +10,13 @@ the ratio of the medians. Wall times of whole processes: start-up, imports and e
 
     python -m benchmarks cold-index --root /tmp/peerbench-cache/repos/tokio/root --rounds 4 \\
         --compare /tmp/before --json
+
+``--suite SUITE`` does the same for every repository of the peer suite (``../shared/peer-bench``, its
+corpora fetched), one after the other as the suite indexes them, one process per repository: issue
+16's 39-repository target is the sum of those ``plait index`` wall times (≤ 90 s). With ``--compare``
+the two checkouts alternate repository by repository (ABBA over the suite).
+
+    python -m benchmarks cold-index --suite ../shared/peer-bench --rounds 1 --json
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -63,6 +71,65 @@ def one_round(root: Path, tree: Path, tier: str | None, work: Path) -> dict[str,
     }
 
 
+def suite_roots(suite: Path) -> list[Path]:
+    """The corpus roots of the peer suite's repositories, in its manifest's order."""
+    sys.path.insert(0, str(suite))
+    from peerbench.common import DEFAULT_CACHE, corpus_root, manifest_repos
+
+    roots = [corpus_root(DEFAULT_CACHE, spec["name"]) for spec in manifest_repos()]
+    missing = [str(r) for r in roots if not r.is_dir()]
+    if missing:
+        raise SystemExit(
+            f"{len(missing)} corpora are not fetched (first: {missing[0]}); run `python3 -m peerbench.fetch` in {suite}"
+        )
+    return roots
+
+
+def run_suite(roots: Sequence[Path], rounds: int, tier: str | None, compare: Path | None) -> dict[str, Any]:
+    """Each round indexes every root once per tree from cold processes (the trees alternating root by
+    root); a round's figure is the sum of its ``plait index`` wall times."""
+    trees = {"this": HERE} if compare is None else {"this": HERE, "compare": compare}
+    sums: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory(prefix="cold-index-") as tmp:
+        for r in range(rounds):
+            per: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+            for i, root in enumerate(roots):
+                order = list(trees) if (r * len(roots) + i) % 2 == 0 else list(reversed(trees))
+                for name in order:
+                    work = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=tmp))
+                    got = one_round(root, trees[name], tier, work)
+                    got["root"] = root.parent.name if root.name == "root" else root.name
+                    per[name].append(got)
+                    shutil.rmtree(work, ignore_errors=True)  # its index: a made folder under our temp dir
+            for name, series in per.items():
+                total = round(sum(g["index_s"] for g in series), 2)
+                sums[name].append({
+                    "index_s_sum": total,
+                    "total_s_sum": round(sum(g["total_s"] for g in series), 2),
+                    "all_fresh": all(g["fresh"] for g in series),
+                    "load": os.getloadavg()[0],
+                    "repos": series,
+                })  # fmt: skip
+                print(f"round {r + 1} {name}: {len(series)} repositories, plait index {total:.1f} s in all",
+                      file=sys.stderr)  # fmt: skip
+    out: dict[str, Any] = {
+        "repositories": len(roots),
+        "rounds": rounds,
+        "trees": {n: str(t) for n, t in trees.items()},
+    }
+    for name, series in sums.items():
+        out[name] = {
+            "median_index_s_sum": statistics.median(s["index_s_sum"] for s in series),
+            "all_fresh": all(s["all_fresh"] for s in series),
+            "rounds": series,
+        }
+    if compare is not None:
+        out["this_over_compare"] = round(
+            out["this"]["median_index_s_sum"] / out["compare"]["median_index_s_sum"], 3
+        )
+    return out
+
+
 def run(root: Path, rounds: int, tier: str | None, compare: Path | None) -> dict[str, Any]:
     trees = {"this": HERE} if compare is None else {"this": HERE, "compare": compare}
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
@@ -96,15 +163,30 @@ def run(root: Path, rounds: int, tier: str | None, compare: Path | None) -> dict
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks cold-index", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    p.add_argument("--root", type=Path, required=True, help="the workspace to index")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--root", type=Path, help="the workspace to index")
+    where.add_argument("--suite", type=Path, help="the peer suite's folder: index each of its repositories")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--tier", choices=["auto", "fast", "full"], help="plait index --tier (default: its own)")
     p.add_argument("--compare", type=Path, help="another checkout of plait, run alternated with this one")
     p.add_argument("--json", action="store_true", help="print one JSON object (else the medians)")
     args = p.parse_args(argv)
+    compare = args.compare.resolve() if args.compare else None
+    if args.suite is not None:
+        data = run_suite(suite_roots(args.suite.resolve()), args.rounds, args.tier, compare)
+        if args.json:
+            print(json.dumps(data, indent=1))
+        else:
+            for name in data["trees"]:
+                d = data[name]
+                print(f"{name}: {data['repositories']} repositories, plait index {d['median_index_s_sum']:.1f} s "
+                      f"in all (median of {data['rounds']} rounds), all fresh: {d['all_fresh']}")  # fmt: skip
+            if "this_over_compare" in data:
+                print(f"this / compare: {data['this_over_compare']:.3f}")
+        return 0
     if not args.root.is_dir():
         p.error(f"{args.root} is not a directory")
-    data = run(args.root.resolve(), args.rounds, args.tier, args.compare.resolve() if args.compare else None)
+    data = run(args.root.resolve(), args.rounds, args.tier, compare)
     if args.json:
         print(json.dumps(data, indent=1))
     else:

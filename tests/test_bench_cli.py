@@ -300,6 +300,21 @@ def test_cold_index_times_plait_index_and_status_processes_alternated_with_anoth
     )
 
 
+def test_cold_index_over_a_suite_sums_one_cold_plait_index_per_repository(repo: Path, tmp_path: Path) -> None:
+    from benchmarks import cold_index
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "retry.py").write_text("def retry_upload(session):\n    return session.send()\n")
+    data = cold_index.run_suite([repo, other], rounds=1, tier=None, compare=None)
+    (round_,) = data["this"]["rounds"]
+    assert [r["root"] for r in round_["repos"]] == [repo.name, "other"]
+    assert round_["all_fresh"] and data["this"]["all_fresh"]
+    assert round_["index_s_sum"] == pytest.approx(sum(r["index_s"] for r in round_["repos"]), abs=0.01)
+    assert data["this"]["median_index_s_sum"] == round_["index_s_sum"]
+    assert [r["chunks"] > 0 for r in round_["repos"]] == [True, True]
+
+
 def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(
     repo: Path, query_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
