@@ -134,6 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep each repository's retriever rankings in this folder and replay them from there on "
         "later runs (delete a file to record it again; default: record afresh, keep nothing)",
     )
+    sp.add_argument(
+        "--index-dirs",
+        type=Path,
+        help="read repository NAME's index from DIR/NAME (as `cold-index --suite --keep DIR` leaves "
+        "them; default: each corpus's own index, `plait index ROOT`)",
+    )
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.set_defaults(func=cmd_peer_replay)
 
@@ -174,7 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_peer_replay(args: argparse.Namespace) -> int:
     from benchmarks.peer_replay import run
 
-    data = run(args.suite.resolve(), args.half, args.variants.split(","), args.repo, args.recordings)
+    data = run(
+        args.suite.resolve(), args.half, args.variants.split(","), args.repo, args.recordings,
+        index_dirs=args.index_dirs.resolve() if args.index_dirs else None,
+    )  # fmt: skip
     lines = [
         f"{v}: {d['ndcg10_mean_of_repos']:.4f} over {d['repos']} repos; "
         + ", ".join(f"{c} {x:.3f}" for c, x in d["by_category"].items())

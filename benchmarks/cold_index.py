@@ -85,9 +85,12 @@ def suite_roots(suite: Path) -> list[Path]:
     return roots
 
 
-def run_suite(roots: Sequence[Path], rounds: int, tier: str | None, compare: Path | None) -> dict[str, Any]:
+def run_suite(
+    roots: Sequence[Path], rounds: int, tier: str | None, compare: Path | None, keep: Path | None = None
+) -> dict[str, Any]:
     """Each round indexes every root once per tree from cold processes (the trees alternating root by
-    root); a round's figure is the sum of its ``plait index`` wall times."""
+    root); a round's figure is the sum of its ``plait index`` wall times. With ``keep``, this tree's
+    indexes of the last round stay as ``keep/NAME`` (for ``peer-replay --index-dirs``)."""
     trees = {"this": HERE} if compare is None else {"this": HERE, "compare": compare}
     sums: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     with tempfile.TemporaryDirectory(prefix="cold-index-") as tmp:
@@ -100,7 +103,10 @@ def run_suite(roots: Sequence[Path], rounds: int, tier: str | None, compare: Pat
                     got = one_round(root, trees[name], tier, work)
                     got["root"] = root.parent.name if root.name == "root" else root.name
                     per[name].append(got)
-                    shutil.rmtree(work, ignore_errors=True)  # its index: a made folder under our temp dir
+                    if keep is not None and name == "this" and r == rounds - 1:
+                        (made,) = work.iterdir()  # the index folder one_round made
+                        made.rename(keep / got["root"])
+                    shutil.rmtree(work, ignore_errors=True)  # what is left of it: made under our temp dir
             for name, series in per.items():
                 total = round(sum(g["index_s"] for g in series), 2)
                 sums[name].append({
@@ -166,14 +172,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--root", type=Path, help="the workspace to index")
     where.add_argument("--suite", type=Path, help="the peer suite's folder: index each of its repositories")
+    p.add_argument(
+        "--keep",
+        type=Path,
+        help="with --suite: leave this tree's indexes in this new folder, one per repository",
+    )
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--tier", choices=["auto", "fast", "full"], help="plait index --tier (default: its own)")
     p.add_argument("--compare", type=Path, help="another checkout of plait, run alternated with this one")
     p.add_argument("--json", action="store_true", help="print one JSON object (else the medians)")
     args = p.parse_args(argv)
     compare = args.compare.resolve() if args.compare else None
+    if args.keep is not None and args.suite is None:
+        p.error("--keep goes with --suite")
     if args.suite is not None:
-        data = run_suite(suite_roots(args.suite.resolve()), args.rounds, args.tier, compare)
+        keep = args.keep.resolve() if args.keep else None
+        if keep is not None:
+            if keep.exists() and any(keep.iterdir()):
+                p.error(f"--keep {keep} is not empty; name a new folder")
+            keep.mkdir(parents=True, exist_ok=True)
+        data = run_suite(suite_roots(args.suite.resolve()), args.rounds, args.tier, compare, keep)
         if args.json:
             print(json.dumps(data, indent=1))
         else:

@@ -25,11 +25,15 @@ def run(
     variants: list[str],
     repos: list[str] | None = None,
     recordings: Path | None = None,
+    *,
+    index_dirs: Path | None = None,
 ) -> dict[str, Any]:
     """Mean NDCG@10 of repositories (and by category) per variant over ``half`` of the suite.
 
     With ``recordings``, each repository's retriever rankings are pickled there (``NAME.pickle``) and
-    read back on later runs, so a change to the ranking is measured without running the retrievers."""
+    read back on later runs, so a change to the ranking is measured without running the retrievers.
+    With ``index_dirs``, repository NAME's index is ``index_dirs/NAME`` (a fast tier made by
+    ``cold-index --suite --keep``), not the corpus's own."""
     sys.path.insert(0, str(suite))
     from peerbench.common import DEFAULT_CACHE, corpus_root, manifest_repos
     from peerbench.metric import Hit, mean, score_query
@@ -48,7 +52,9 @@ def run(
         if repos and name not in repos:
             continue
         root = corpus_root(DEFAULT_CACHE, name)
-        engine = Engine(load_settings(root, env={}), timeouts={"text": 60, "symbol": 60, "vector": 120})
+        overrides = {"index_dir": str(index_dirs / name)} if index_dirs is not None else None
+        settings = load_settings(root, env={}, overrides=overrides)
+        engine = Engine(settings, timeouts={"text": 60, "symbol": 60, "vector": 120})
         try:
             if not engine.index.exists():
                 print(f"peer-replay: {name} has no index; run plait index {root}", file=sys.stderr)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -306,13 +307,23 @@ def test_cold_index_over_a_suite_sums_one_cold_plait_index_per_repository(repo: 
     other = tmp_path / "other"
     other.mkdir()
     (other / "retry.py").write_text("def retry_upload(session):\n    return session.send()\n")
-    data = cold_index.run_suite([repo, other], rounds=1, tier=None, compare=None)
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    data = cold_index.run_suite([repo, other], rounds=1, tier=None, compare=None, keep=kept)
     (round_,) = data["this"]["rounds"]
     assert [r["root"] for r in round_["repos"]] == [repo.name, "other"]
     assert round_["all_fresh"] and data["this"]["all_fresh"]
     assert round_["index_s_sum"] == pytest.approx(sum(r["index_s"] for r in round_["repos"]), abs=0.01)
     assert data["this"]["median_index_s_sum"] == round_["index_s_sum"]
     assert [r["chunks"] > 0 for r in round_["repos"]] == [True, True]
+    # each index stays where peer-replay --index-dirs reads it, and reads as the one just built
+    assert sorted(p.name for p in kept.iterdir()) == sorted([repo.name, "other"])
+    from indexer import Index, load_settings
+
+    settings = load_settings(other, env=os.environ, overrides={"index_dir": str(kept / "other")})
+    index = Index(settings)
+    status = index.status()
+    assert status.state == "fresh" and status.chunks == round_["repos"][1]["chunks"]
 
 
 def test_tokens_reports_what_an_agent_reads_before_the_first_relevant_result(
