@@ -345,6 +345,16 @@ class Index:
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
         return SymbolReader.in_file(self.snapshot(), path)
 
+    def functions_within(self) -> Callable[[str, int, int], list[str]] | None:
+        """A lookup of the functions and methods defined on lines ``start``–``end`` of ``path``
+        (qualified names, in line order) in this snapshot's symbol table, or ``None`` where the table
+        is not held in memory (no index, or more than ``MAX_MEMORY_SYMBOLS`` rows: a query to the
+        store per file would cost more than a search may)."""
+        if not self.exists():
+            return None
+        table = self._readers.symbols.table(self.snapshot())
+        return table.functions_within if table is not None else None
+
     def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[ChunkSpan]]:
         """Chunk spans of ``paths``, sorted by start line (maps hits to chunk-sized spans)."""
         return self._readers.spans.of(self.snapshot(), paths)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from indexer.names import dotted, name_tokens, normalise
-from indexer.types import DATA_KINDS, STORED_SYMBOL_FIELDS, Symbol
+from indexer.types import DATA_KINDS, FUNCTION_KINDS, STORED_SYMBOL_FIELDS, Symbol
 
 TIER_EXACT = 1.0
 TIER_QUALIFIED = 0.97
@@ -82,6 +82,7 @@ class SymbolTable:
         self._tokens: dict[str, set[str]] | None = None
         self._holding: dict[str, set[str]] | None = None
         self._joined: tuple[str, list[int]] | None = None
+        self._functions: dict[str, tuple[list[int], list[str]]] | None = None
 
     @property
     def tokens(self) -> dict[str, set[str]]:
@@ -225,6 +226,24 @@ class SymbolTable:
                 offer(table[keys[i]], tier * (0.8 + 0.2 * len(prefix) / len(keys[i])), how)
             i += 1
             count += 1
+
+    def functions_within(self, path: str, start_line: int, end_line: int) -> list[str]:
+        """The qualified names of the functions and methods whose definitions start on lines
+        ``start_line``–``end_line`` of ``path``, in line order (a per-file index, made on first use)."""
+        if self._functions is None:
+            per: dict[str, list[tuple[int, str]]] = defaultdict(list)
+            for r in self.rows:
+                if r.kind in FUNCTION_KINDS:
+                    per[r.path].append((r.start_line, r.qualified_name))
+            self._functions = {}
+            for p, defined in per.items():
+                defined.sort()
+                self._functions[p] = ([line for line, _ in defined], [name for _, name in defined])
+        held = self._functions.get(path)
+        if held is None:
+            return []
+        lines, names = held
+        return names[bisect.bisect_left(lines, start_line) : bisect.bisect_right(lines, end_line)]
 
     def in_file(self, path: str) -> list[SymbolRow]:
         return sorted((r for r in self.rows if r.path == path), key=lambda r: (r.start_line, -r.end_line))

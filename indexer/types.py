@@ -29,6 +29,7 @@ SymbolKind = Literal[
 #: their own. They never start or end a chunk (a field is a line of the chunk of its owner, a variable of
 #: the file's code around it) and name nothing nested in them.
 DATA_KINDS: frozenset[str] = frozenset({"field", "variant", "variable"})
+FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})  # definitions that are called
 
 
 class Symbol(NamedTuple):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from models.errors import ConfigError
@@ -960,6 +963,40 @@ def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -
     assert [r.fused.label.symbol for r in other if r.steps] == ["help_option"]
 
 
+def test_name_words_read_the_functions_a_chunk_holds_after_its_first() -> None:
+    cands = [
+        fused("core.py", 1, 0.054, symbol="Parameter.make_metavar", kind="method"),
+        # one chunk of ParamType's short methods, labelled with its first
+        fused("types.py", 83, 0.050, symbol="ParamType.__call__", kind="method"),
+        fused("types.py", 200, 0.040, symbol="ParamType", kind="class"),
+    ]
+    held = {
+        ("types.py", 83): [
+            "ParamType.__call__",
+            "ParamType.get_metavar",
+            "ParamType.get_metavar_hint",
+            "ParamType.get_metavar_default",
+        ],
+        ("types.py", 200): ["ParamType.split_envvar_value"],
+    }
+
+    def within(path: str, start: int, end: int) -> list[str]:
+        assert end == start + 9  # the span asked about is the candidate's
+        return held.get((path, start), [])
+
+    query = analyse("Returns the metavar default for this param if it provides one.")
+    ranked = rank(cands, query, _only(name_words=0.5), functions_within=within)
+    # get_metavar: "get" (the getter's opening) and "metavar"; get_metavar_default too, but the chunk
+    # gains once, +0.5 × 0.054 (get_metavar_hint is not spelled: "hint" is not among the words)
+    assert paths(ranked)[0] == ("types.py", 83)
+    assert ranked[0].score == pytest.approx(0.050 + 0.5 * 0.054)
+    assert ranked[0].steps == [("name words", "+0.0270")]
+    assert all(r.steps == [] for r in ranked[1:])
+    # without the symbol index's view a chunk is known by its label only
+    alone = rank(cands, query, _only(name_words=0.5))
+    assert paths(alone)[0] == ("core.py", 1) and all(r.steps == [] for r in alone)
+
+
 def test_name_words_leave_a_sentence_that_opens_with_a_name_and_the_names_it_mentions() -> None:
     cands = [
         fused("field.go", 1, 0.050, symbol="zap.Durationp", kind="function"),
@@ -1244,3 +1281,64 @@ def test_a_members_declaration_leads_an_identifier_query_unless_a_file_is_named_
     ranked = rank([attribute, prop_fused], analyse("blueprint"), _only())
     assert paths(ranked) == [("wrappers.py", 161), ("sansio/blueprints.py", 41)]
     assert ("exact", "first, declared in the file named after it") in ranked[1].steps
+
+
+PARAM_TYPES = '''class ParamType:
+    """The base of every parameter type."""
+
+    name = "text"
+
+    def __call__(self, value, param=None, ctx=None):
+        if value is not None:
+            return self.convert(value, param, ctx)
+
+    def get_metavar(self, param, ctx):
+        return None
+
+    def split_envvar_value(self, rv):
+        return (rv or "").split(self.envvar_list_splitter)
+
+
+def convert_type(ty, default=None):
+    if ty is None and default is not None:
+        ty = type(default)
+    return ty
+'''
+
+
+def test_a_search_reads_the_functions_a_chunk_holds_from_its_snapshot_and_the_local_delta(
+    indexed_engine: Callable[..., Any],
+) -> None:
+    """Through a search: the chunk of ParamType's short methods is labelled with its first; the
+    sentence spells the second's name. An edit not indexed yet answers from the reader's delta."""
+    from search import Query, Scope
+
+    engine = indexed_engine({"types.py": PARAM_TYPES})
+    spans = engine.index.chunk_spans(["types.py"])["types.py"]
+    holding = [s for s in spans if s.start_line <= 11 <= s.end_line]
+    assert holding and all(s.symbol != "ParamType.get_metavar" for s in holding)  # not its label
+
+    def name_words(engine: Any, text: str) -> list[tuple[int, int]]:
+        query = Query(text, mode="hybrid", limit=10, explain=True)
+        results = engine.search(query, Scope()).results
+        return [
+            (r.start_line, r.end_line)
+            for r in results
+            if r.explain and any(step["rule"] == "name words" for step in r.explain["rules"])
+        ]
+
+    found = name_words(engine, "Returns the metavar default for this param.")
+    assert found and all(start <= 11 <= end for start, end in found)
+    # a method added since the build, in the same chunk of the reader's copy (the delta's table)
+    edited = PARAM_TYPES.replace(
+        "    def get_metavar(", "    def get_choices(self):\n        return []\n\n    def get_metavar("
+    )
+    (engine.settings.root / "types.py").write_text(edited)
+    from search.engine.engine import Engine
+
+    delta = Engine(engine.settings, local_delta=True)
+    try:
+        assert name_words(delta, "Returns the choices of this param.")
+        assert not name_words(engine, "Returns the choices of this param.")  # the snapshot's copy
+    finally:
+        delta.close()

@@ -64,3 +64,27 @@ def test_a_member_is_found_by_its_name_as_written_or_qualified_only() -> None:
     assert ("Client.max_redirects", "qualified") in kinds("Client.max_redirects")
     assert kinds("MAX_REDIRECTS") == [("MaxRedirects", "normalised")]  # another case: not the field
     assert [q for q, _ in kinds("max_redir")] == ["MaxRedirects"]  # a prefix: not the field either
+
+
+def test_the_functions_defined_on_a_files_lines_in_line_order() -> None:
+    def row(name: str, kind: str, start: int, path: str = "types.py") -> SymbolRow:
+        return SymbolRow(name.rsplit(".", 1)[-1], name, kind, path, "python", start, start + 2, "")
+
+    table = SymbolTable(
+        [
+            row("ParamType", "class", 40),
+            row("ParamType.get_metavar", "method", 90),
+            row("ParamType.__call__", "method", 83),
+            row("ParamType.name", "field", 85),  # data: not a function
+            row("ParamType.fail", "method", 120),
+            row("convert", "function", 85, path="other.py"),
+        ]
+    )
+    assert table.functions_within("types.py", 83, 119) == ["ParamType.__call__", "ParamType.get_metavar"]
+    assert table.functions_within("types.py", 84, 89) == []  # a definition counts by its first line
+    assert table.functions_within("types.py", 1, 200) == [
+        "ParamType.__call__",
+        "ParamType.get_metavar",
+        "ParamType.fail",
+    ]
+    assert table.functions_within("missing.py", 1, 200) == []

@@ -23,7 +23,7 @@ import logging
 import os
 import stat
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -228,6 +228,17 @@ class Overlaid(Index):
             kept = [m for m in found if m.symbol.path not in self.delta.paths]
             out.append(sorted(kept + local, key=lambda m: -m.score)[:limit])
         return out
+
+    def functions_within(self) -> Callable[[str, int, int], list[str]] | None:
+        shared = super().functions_within()
+        local, changed = self.delta.symbols.functions_within, self.delta.paths
+
+        def within(path: str, start_line: int, end_line: int) -> list[str]:
+            if path in changed:
+                return local(path, start_line, end_line)
+            return shared(path, start_line, end_line) if shared is not None else []
+
+        return within
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
         if path in self.delta.paths:

@@ -379,6 +379,7 @@ class Engine:
             k=k,
             config=config,
             tier=tier,
+            index=index,
         )
         coverage = None
         if index is not None and "vector" in MODE_RETRIEVERS[query.mode]:
@@ -531,11 +532,14 @@ class Engine:
         k: int = DEFAULT_K,
         config: RankingConfig | None = None,
         tier: str | None = None,
+        index: Index | None = None,
     ) -> list[Ranked]:
         """The first ``limit`` results from the retrievers' ``rankings``: weighted RRF (hybrid mode, with
         the ranking on), then the file-aware rules of :mod:`search.engine.ranking`, whose kept hits take
         their places within the first ``page`` (default ``limit``): the first ``page`` are the same
         whatever ``limit``. ``tier``: the vector tier the dense hits come from (None: the full one).
+        ``index``: the snapshot the rankings were read from (a search's pinned one; default this
+        engine's index), whose symbol table names the functions a chunk holds.
         Pure but for the guard's generated-file rules, so that benchmarks can replay recorded rankings
         through it."""
         config = config or self.ranking
@@ -559,6 +563,13 @@ class Engine:
             found = (_fused_at(fused, h.span) for h in rankings.get("vector", ())[: config.keep_dense_top])
             dense_top = [f for f in found if f is not None]
         generated = self._generated() if config.enabled else None  # only the ranking's rules read it
+        # the functions a chunk holds after its first, for a sentence that may spell one's name
+        source = index if index is not None else self.index
+        within = (
+            source.functions_within()
+            if config.enabled and config.name_words and query.form == "function"
+            else None
+        )
         return rank(
             fused,
             query,
@@ -567,6 +578,7 @@ class Engine:
             text_top=text_top,
             dense_top=dense_top,
             limit=page or limit,
+            functions_within=within,
         )[:limit]
 
     def _generated(self) -> Callable[[str], bool] | None:

@@ -24,7 +24,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    question that asks for tests of a name ("tests for ConsoleRenderer", "how is ConsoleRenderer
    tested") gains for the tests named after it (``TestConsoleRenderer``), not for its definition.
    **name words** — a function sentence that does not open with a name gains for each function or
-   method whose name its plain words spell, every part of it ("Returns the month name for …":
+   method whose name its plain words spell (the chunk's own, or one of the short functions it holds
+   after its first, as the symbol index knows them), every part of it ("Returns the month name for …":
    ``month_name``; "… runs a maximum of ``limit`` async operations": ``mapLimit``, with "map"),
    ``name_words × top score``; a one-part name counts unless it is the sentence's opening verb and that
    verb is one documentation opens with ("Returns a ``date`` object …": ``date``; "Seek to a specific
@@ -370,8 +371,11 @@ def rank(
     text_top: Fused | None = None,
     dense_top: Sequence[Fused] = (),
     limit: int = 10,
+    functions_within: Callable[[str, int, int], Sequence[str]] | None = None,
 ) -> list[Ranked]:
-    """Order fused candidates by the rules of the module docstring. Deterministic: ties go by span."""
+    """Order fused candidates by the rules of the module docstring. Deterministic: ties go by span.
+    ``functions_within`` names the functions and methods defined on a file's lines (the symbol
+    index's), for the name-words rule; without it a chunk is known by its label only."""
     ranked = [Ranked(f, f.score) for f in fused]
     if not ranked:
         return []
@@ -381,7 +385,7 @@ def rank(
         if by_file:
             _coherence(ranked, config, top)
         _definition(ranked, query, config, top)
-        _name_words(ranked, query, config, top)
+        _name_words(ranked, query, config, top, functions_within)
         if by_file:
             _path(ranked, query, config, top)
         _roles(ranked, query, config, generated)
@@ -514,8 +518,16 @@ _LETTERS = re.compile(r"[A-Za-z]+")
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
 
-def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
-    """Rule 2's second half: the functions whose names a function sentence's plain words spell."""
+def _name_words(
+    ranked: list[Ranked],
+    query: AnalysedQuery,
+    config: RankingConfig,
+    top: float,
+    functions_within: Callable[[str, int, int], Sequence[str]] | None = None,
+) -> None:
+    """Rule 2's second half: the functions whose names a function sentence's plain words spell, the
+    chunk's own or (``functions_within``: the symbol index's functions defined on a span's lines) one
+    of the short functions a chunk holds after its first."""
     if not config.name_words or query.form != "function" or _opens_with_name(query):
         return
     plain = query.text
@@ -530,19 +542,22 @@ def _name_words(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     gain = config.name_words * top
     for r in ranked:
         label = r.fused.label
-        if label.kind not in _FUNCTION_KINDS:
-            continue
-        name = r.fused.defines or label.symbol
-        parts = _name_parts(name) if name else None
-        if not parts:
-            continue
-        whole, stems, single = parts
-        # every part as written or every part's stem among the words (or their stems); one part
-        # alone counts when it has four letters or more and is not the sentence's opening verb, when
-        # that is one of the common verbs of documentation
-        if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
-            r.score += gain
-            r.steps.append(("name words", f"+{gain:.4f}"))
+        names = [r.fused.defines or label.symbol] if label.kind in _FUNCTION_KINDS else []
+        if functions_within is not None:
+            span = r.fused.span
+            names += functions_within(span.path, span.start_line, span.end_line)
+        for name in dict.fromkeys(names):
+            parts = _name_parts(name) if name else None
+            if not parts:
+                continue
+            whole, stems, single = parts
+            # every part as written or every part's stem among the words (or their stems); one part
+            # alone counts when it has four letters or more and is not the sentence's opening verb,
+            # when that is one of the common verbs of documentation
+            if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
+                r.score += gain
+                r.steps.append(("name words", f"+{gain:.4f}"))
+                break  # one gain a chunk, however many of its functions the words spell
 
 
 # "Returns the help option object." documents ``get_help_option``; "Return True if the cookie should be
