@@ -81,6 +81,10 @@ def test_text_search_without_an_index_imports_nothing_heavy(make_repo, env: dict
     assert loaded(args, env) == set()
     # Coloured output needs rich, and nothing else heavy.
     assert loaded([*args[:-1], "always"], env) == {"rich"}
+    # A sentence in hybrid mode, whose ranking would read the functions a chunk holds from the symbol
+    # index: there is none to read, so the index code (LanceDB, pyarrow) stays unloaded.
+    sentence = ["search", "returns the needle of alpha", "--root", str(root), "--color", "never"]
+    assert not loaded(sentence, env) & {"lancedb", "pyarrow", "numpy", "torch", "onnxruntime"}
 
 
 def test_text_search_over_an_index_imports_no_lancedb_or_pyarrow(make_repo, env: dict[str, str]) -> None:

@@ -564,12 +564,11 @@ class Engine:
             dense_top = [f for f in found if f is not None]
         generated = self._generated() if config.enabled else None  # only the ranking's rules read it
         # the functions a chunk holds after its first, for a sentence that may spell one's name
-        source = index if index is not None else self.index
-        within = (
-            source.functions_within()
-            if config.enabled and config.name_words and query.form == "function"
-            else None
-        )
+        within = None
+        if config.enabled and config.name_words and query.form == "function":
+            # a workspace without an index has no symbol table to read (and its index code stays unloaded)
+            source = index if index is not None else self.index if self.has_index() else None
+            within = source.functions_within() if source is not None else None
         return rank(
             fused,
             query,
