@@ -3,6 +3,8 @@ that name, the kind it asks for first; a sentence about code stays a sentence.""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from search import Engine, Query
@@ -192,6 +194,27 @@ def test_the_usages_come_before_the_definitions(engine: Engine) -> None:
     assert engine.analyse("where is panel used", index=engine.index).usages  # the class Panel
     assert engine.analyse("where is gadget used", index=engine.index).shape == "natural"
     assert engine.analyse("who calls make_gadget", index=None).usages  # written as code
+
+
+def test_a_text_search_for_a_plain_names_usages_reads_alike_in_a_fresh_process(
+    engine: Engine, caplog
+) -> None:
+    """A fresh process's text search reads the saved text view, which has no symbol index: "where is
+    Widget used" looks ``Widget`` up in the index itself, as a process that had opened it does."""
+    fresh = Engine(engine.settings)
+    try:
+        assert fresh._text_view() is not None  # what a text search in a fresh process reads
+        with caplog.at_level(logging.WARNING, logger="search"):
+            first = fresh.search(Query("where is Widget used", mode="text", explain=True))
+        assert not [r for r in caplog.records if "lookup" in r.getMessage()]
+        assert "read as a search for the usages of Widget (a whole word)" in first.notes
+    finally:
+        fresh.close()
+    engine.search(Query("class Widget"))  # this engine has opened its index
+    assert engine._text_view() is None
+    again = engine.search(Query("where is Widget used", mode="text", explain=True))
+    assert [(r.path, r.start_line) for r in first.results] == [(r.path, r.start_line) for r in again.results]
+    assert all(r.path != "src/panel.py" for r in first.results)  # ``widget`` is another name
 
 
 def test_a_run_of_dollars_is_read_in_linear_time() -> None:

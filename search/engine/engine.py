@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from indexer import DATA_KINDS, ConfigGlobs, IndexStoreError, Settings, has_tables, read_beneath
+from indexer import DATA_KINDS, ConfigGlobs, IndexStoreError, Settings, TextView, has_tables, read_beneath
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, Fused, fuse
 from search.engine.query import (
@@ -429,6 +429,11 @@ class Engine:
             return analysed
         used = usage_request(analysed.text)
         if used is not None:
+            if not used.certain and isinstance(index, TextView) and self.has_index():
+                # The view a text search reads has no symbol index: a plain word is looked up in the
+                # index itself (opened now), as in a process that had opened it, so that "where is
+                # Widget used" reads alike in every process.
+                index = self.index
             return as_usages(analysed, used) if _named(used, index) else analysed
         if "symbol" not in MODE_RETRIEVERS.get(mode, ()):
             return analysed
