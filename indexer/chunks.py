@@ -6,7 +6,8 @@ and never lands in a gap chunk or in the previous definition's chunk. A definiti
 ``max_lines`` is split: its nested definitions become chunks of their own and the code between
 them (a class header, module-level statements inside it) is chunked as that definition's; a long
 definition with nothing nested is cut into overlapping windows. Consecutive small chunks at one level are merged up to
-``max_lines``. Files without symbols become line windows. Blank-only spans are dropped.
+``merge_lines`` (about what the transformer reads of a chunk: a chunk of ten short methods would
+embed as its first few). Files without symbols become line windows. Blank-only spans are dropped.
 
 The embedded text starts with a short header (path and enclosing scope) so that a chunk carries
 where it lives; ``content_hash`` is the sha256 of that text.
@@ -24,8 +25,9 @@ _NOT_CHUNKED = DATA_KINDS | {"reexport"}
 
 # 2: definitions start at their decorators, attributes and doc comment; 3: and Rust's definitions inside
 # item-level macro calls (``cfg_rt! { … }``, indexer/macro_items.py) are chunked as definitions; 4: C++
-# read past attribute-like macros (indexer/c_attributes.py), and a ``.h`` that shows C++ is C++; 5: C too
-CHUNKER_VERSION = 5
+# read past attribute-like macros (indexer/c_attributes.py), and a ``.h`` that shows C++ is C++; 5: C too;
+# 6: small definitions are merged up to ``merge_lines``, not ``max_lines``
+CHUNKER_VERSION = 6
 
 
 @dataclass(slots=True)
@@ -128,7 +130,7 @@ def _merge_small(pieces: list[_Piece], cfg: ChunkSettings) -> list[_Piece]:
             this_small = piece.end - piece.start + 1 < cfg.min_lines
             if (
                 (last_small or this_small)
-                and piece.end - last.start + 1 <= cfg.max_lines
+                and piece.end - last.start + 1 <= min(cfg.merge_lines, cfg.max_lines)
                 and piece.start > last.end
             ):
                 keep_this = last.symbol is None or (last_small and not this_small)

@@ -39,7 +39,10 @@ MAX_CONFIG_BYTES = 4 << 20
 class ChunkSettings:
     max_lines: int = 80  # definitions longer than this are split into windows
     overlap_lines: int = 10
-    min_lines: int = 6  # smaller neighbouring definitions are merged up to max_lines
+    min_lines: int = 6  # smaller neighbouring definitions are merged…
+    # …into chunks of at most this many lines: the transformer reads ~21–26 non-blank lines of code (254
+    # word pieces), so the tenth of ten short methods merged into 80 lines was never embedded
+    merge_lines: int = 40
     window_lines: int = 50  # line windows for files without a grammar
     # A chunk's text (its header and lines): what BM25 reads and what is hashed; the models stop well
     # before (256 tokens, the static table 128). The cap only bounds pathological lines (BENCHMARKS §10).
@@ -234,6 +237,7 @@ def load_settings(
             chunk_table.get("overlap_lines", defaults.overlap_lines), "chunks.overlap_lines", 0
         ),
         min_lines=_int(chunk_table.get("min_lines", defaults.min_lines), "chunks.min_lines"),
+        merge_lines=_int(chunk_table.get("merge_lines", defaults.merge_lines), "chunks.merge_lines"),
         window_lines=_int(chunk_table.get("window_lines", defaults.window_lines), "chunks.window_lines", 4),
         max_chars=_int(chunk_table.get("max_chars", defaults.max_chars), "chunks.max_chars", 200),
     )

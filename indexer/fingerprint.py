@@ -19,6 +19,6 @@ def fingerprint(settings: Settings) -> dict[str, object]:
     return {
         "schema": SCHEMA_VERSION,
         "chunker": CHUNKER_VERSION,
-        "chunks": [c.max_lines, c.overlap_lines, c.min_lines, c.window_lines, c.max_chars],
+        "chunks": [c.max_lines, c.overlap_lines, c.min_lines, c.window_lines, c.max_chars, c.merge_lines],
         "queries": queries_digest(),
     }

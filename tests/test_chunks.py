@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from indexer.chunks import chunk_file, split_lines
 from indexer.config import ChunkSettings
 from indexer.symbols import extract_symbols
@@ -95,3 +97,51 @@ def test_a_split_class_keeps_each_methods_javadoc_out_of_the_header_chunk() -> N
         holders = [c for c in chunks if f"/** Checks {i}. */" in c.text]
         assert [c.symbol for c in holders] == [f"K.m{i}"]
         assert holders[0].text.split("\n")[1] == f"    /** Checks {i}. */"
+
+
+def test_short_definitions_merge_into_chunks_of_at_most_merge_lines() -> None:
+    # eight three-line functions with a blank line after each (32 lines): a chunk holds as many as fit
+    # in merge_lines, not max_lines, so that the model, which reads the start of a chunk, sees each one
+    lines: list[str] = []
+    symbols = []
+    for i in range(8):
+        start = len(lines) + 1
+        lines += [f"def f{i}(x):", "    y = x", "    return y", ""]
+        symbols.append(sym(f"f{i}", "function", start, start + 2))
+    text = "\n".join(lines)
+    cfg = ChunkSettings(
+        max_lines=80, overlap_lines=4, min_lines=6, window_lines=10, max_chars=4000, merge_lines=12
+    )
+    got = spans(chunk_file("m.py", text, symbols, "python", cfg))
+    assert got == [(1, 11, "f0"), (13, 23, "f3"), (25, 31, "f6")]
+    assert all(end - start + 1 <= 12 for start, end, _ in got)
+    # without the cap (merge_lines above max_lines) one chunk takes all eight
+    wide = ChunkSettings(
+        max_lines=80, overlap_lines=4, min_lines=6, window_lines=10, max_chars=4000, merge_lines=200
+    )
+    assert spans(chunk_file("m.py", text, symbols, "python", wide)) == [(1, 31, "f0")]
+    # and max_lines still bounds a merged chunk where it is the smaller
+    narrow = ChunkSettings(
+        max_lines=8, overlap_lines=2, min_lines=6, window_lines=10, max_chars=4000, merge_lines=40
+    )
+    assert (
+        max(end - start + 1 for start, end, _ in spans(chunk_file("m.py", text, symbols, "python", narrow)))
+        <= 8
+    )
+
+
+def test_merge_lines_is_read_from_plait_toml_and_is_part_of_the_fingerprint(tmp_path) -> None:
+    from indexer import load_settings
+    from indexer.fingerprint import fingerprint
+    from models import ConfigError
+
+    env = {"PLAIT_INDEX_DIR": str(tmp_path / "index")}
+    default = load_settings(tmp_path, env=env)
+    assert default.chunks.merge_lines == ChunkSettings().merge_lines == 40
+    (tmp_path / "plait.toml").write_text("[chunks]\nmerge_lines = 24\n")
+    narrower = load_settings(tmp_path, env=env)
+    assert narrower.chunks.merge_lines == 24
+    assert fingerprint(narrower) != fingerprint(default)  # chunks made otherwise: a build starts afresh
+    (tmp_path / "plait.toml").write_text("[chunks]\nmerge_lines = 0\n")
+    with pytest.raises(ConfigError, match=r"chunks\.merge_lines must be at least 1"):
+        load_settings(tmp_path, env=env)
