@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -192,26 +192,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                 p.error(f"--keep {keep} is not empty; name a new folder")
             keep.mkdir(parents=True, exist_ok=True)
         data = run_suite(suite_roots(args.suite.resolve()), args.rounds, args.tier, compare, keep)
-        if args.json:
-            print(json.dumps(data, indent=1))
-        else:
-            for name in data["trees"]:
-                d = data[name]
-                print(f"{name}: {data['repositories']} repositories, plait index {d['median_index_s_sum']:.1f} s "
-                      f"in all (median of {data['rounds']} rounds), all fresh: {d['all_fresh']}")  # fmt: skip
-            if "this_over_compare" in data:
-                print(f"this / compare: {data['this_over_compare']:.3f}")
+        _print(data, args.json, lambda name, d: (
+            f"{name}: {data['repositories']} repositories, plait index {d['median_index_s_sum']:.1f} s "
+            f"in all (median of {data['rounds']} rounds), all fresh: {d['all_fresh']}"
+        ))  # fmt: skip
         return 0
     if not args.root.is_dir():
         p.error(f"{args.root} is not a directory")
     data = run(args.root.resolve(), args.rounds, args.tier, compare)
-    if args.json:
-        print(json.dumps(data, indent=1))
-    else:
-        for name in data["trees"]:
-            d = data[name]
-            print(f"{name}: median {d['median_total_s']:.2f} s (index {d['median_index_s']:.2f}, "
-                  f"status {d['median_status_s']:.2f}), all fresh: {d['all_fresh']}")  # fmt: skip
-        if "this_over_compare" in data:
-            print(f"this / compare: {data['this_over_compare']:.3f}")
+    _print(data, args.json, lambda name, d: (
+        f"{name}: median {d['median_total_s']:.2f} s (index {d['median_index_s']:.2f}, "
+        f"status {d['median_status_s']:.2f}), all fresh: {d['all_fresh']}"
+    ))  # fmt: skip
     return 0
+
+
+def _print(data: dict[str, Any], as_json: bool, line: Callable[[str, dict[str, Any]], str]) -> None:
+    """``data`` as one JSON object, or a ``line`` per tree and the ratio of the two where compared."""
+    if as_json:
+        print(json.dumps(data, indent=1))
+        return
+    for name in data["trees"]:
+        print(line(name, data[name]))
+    if "this_over_compare" in data:
+        print(f"this / compare: {data['this_over_compare']:.3f}")
