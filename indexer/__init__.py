@@ -104,6 +104,7 @@ if TYPE_CHECKING:
     from indexer.textview import TextView as TextView
     from indexer.textview import open_view as open_view
     from indexer.types import DATA_KINDS as DATA_KINDS
+    from indexer.types import FUNCTION_KINDS as FUNCTION_KINDS
     from indexer.types import Chunk as Chunk
     from indexer.types import ChunkSpan as ChunkSpan
     from indexer.types import FileRecord as FileRecord
@@ -200,6 +201,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ChunkSpan",
         "FileRecord",
         "DATA_KINDS",
+        "FUNCTION_KINDS",
         "Symbol",
         "SymbolKind",
         "sha256_hex",

@@ -90,7 +90,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import DATA_KINDS, dotted, identifier_parts, normalise, stem_words
+from indexer import DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
@@ -515,7 +515,6 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
 
 
 _LETTERS = re.compile(r"[A-Za-z]+")
-_FUNCTION_KINDS = frozenset({"function", "method"})
 
 
 def _name_words(
@@ -542,7 +541,7 @@ def _name_words(
     gain = config.name_words * top
     for r in ranked:
         label = r.fused.label
-        names = [r.fused.defines or label.symbol] if label.kind in _FUNCTION_KINDS else []
+        names = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
         if functions_within is not None:
             span = r.fused.span
             names += functions_within(span.path, span.start_line, span.end_line)
