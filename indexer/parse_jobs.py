@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from indexer.beneath import read_beneath
 from indexer.chunks import chunk_file
@@ -98,6 +98,18 @@ def parse_group(jobs: list[ParseJob]) -> ParsedGroup:
     return ParsedGroup(kinds, symbols_table(symbols), chunks_table(chunks))
 
 
+@dataclass(slots=True)
+class _Run:
+    """Adjacent rows of one worker group's tables, taken as one slice of each."""
+
+    symbols: pa.Table
+    chunks: pa.Table
+    symbol_start: int
+    symbol_stop: int
+    chunk_start: int
+    chunk_stop: int
+
+
 def batch_tables(parsed: Sequence[Parsed | ParsedRows]) -> tuple[pa.Table, pa.Table]:
     """The symbols and chunks tables of ``parsed`` files, in their order: the rows made in-process for
     :class:`Parsed` files, the worker's rows of :class:`ParsedRows` (those of one group taken as one
@@ -108,34 +120,38 @@ def batch_tables(parsed: Sequence[Parsed | ParsedRows]) -> tuple[pa.Table, pa.Ta
 
     symbols: list[pa.Table] = []
     chunks: list[pa.Table] = []
-    # What is not in those yet: files parsed here, or one run of adjacent rows of one group ([its
-    # symbols, its chunks, symbol start, symbol stop, chunk start, chunk stop]); never both.
+    # What is not in those yet: files parsed here, or one run of adjacent rows of one group; never both.
     objects: list[Parsed] = []
-    run: list[Any] = []
+    run: _Run | None = None
 
     def flush() -> None:
+        nonlocal run
         if objects:
             symbols.append(symbols_table([s for p in objects for s in p.symbols]))
             chunks.append(chunks_table([c for p in objects for c in p.chunks]))
             objects.clear()
-        if run:
-            sym, chk, s0, s1, c0, c1 = run
-            symbols.append(sym.slice(s0, s1 - s0))
-            chunks.append(chk.slice(c0, c1 - c0))
-            run.clear()
+        if run is not None:
+            symbols.append(run.symbols.slice(run.symbol_start, run.symbol_stop - run.symbol_start))
+            chunks.append(run.chunks.slice(run.chunk_start, run.chunk_stop - run.chunk_start))
+            run = None
 
     for p in parsed:
         if isinstance(p, Parsed):
-            if run:
+            if run is not None:
                 flush()
             objects.append(p)
             continue
         s_stop, c_stop = p.first_symbol + p.record.symbols, p.first_chunk + p.record.chunks
-        if run and run[0] is p.symbols and run[3] == p.first_symbol and run[5] == p.first_chunk:
-            run[3], run[5] = s_stop, c_stop
+        if (
+            run is not None
+            and run.symbols is p.symbols
+            and run.symbol_stop == p.first_symbol
+            and run.chunk_stop == p.first_chunk
+        ):
+            run.symbol_stop, run.chunk_stop = s_stop, c_stop
         else:
             flush()
-            run.extend([p.symbols, p.chunks, p.first_symbol, s_stop, p.first_chunk, c_stop])
+            run = _Run(p.symbols, p.chunks, p.first_symbol, s_stop, p.first_chunk, c_stop)
     flush()
     if not symbols:
         return symbols_table([]), chunks_table([])
