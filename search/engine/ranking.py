@@ -146,7 +146,7 @@ class RankingConfig:
     # one function, which asks for one definition, and more for a topic or a question, which asks about
     # an area (several files) whose places the retrievers rank deeper.
     rerank_pool: int = 10
-    rerank_topic_pool: int = 20
+    rerank_topic_pool: int = 25
     # A sentence's full-tier dense leg counts in full where its first hit's cosine exceeds its tenth's
     # by this much, in proportion below (search.engine.engine.fusion_weights; 0: off).
     dense_margin: float = 0.15

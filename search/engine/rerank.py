@@ -5,7 +5,7 @@ and holds its own on names, strings and the peer suite's queries, but it finds w
 describes less often than the transformer (docstring MRR@10 over six corpora 0.440 against the full
 tier's 0.496, BENCHMARKS §9). Until the full tier covers every chunk, a sentence's candidates, each
 retriever's first ``[ranking] rerank_pool`` (text, symbols, static vectors: about 18 chunks for 10;
-``rerank_topic_pool``, 20, for a topic or a question, which asks about an area whose places the
+``rerank_topic_pool``, 25, for a topic or a question, which asks about an area whose places the
 retrievers rank deeper), are embedded by the full tier's model while the search waits. The dense
 ranking that fusion reads is then those candidates in the order of their cosine to the query under
 that model: one model's ranking, fused with the full tier's weights. The texts embedded are the chunks
