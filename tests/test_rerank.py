@@ -24,7 +24,7 @@ from search.engine.chunk_vectors import ChunkVectors
 from search.engine.engine import RERANKED
 from search.engine.query import analyse
 from search.engine.ranking import RankingConfig
-from search.engine.rerank import candidates
+from search.engine.rerank import among_candidates, candidates
 from search.types import Hit, Span
 
 pytestmark = pytest.mark.timeout(120)
@@ -152,7 +152,9 @@ def test_a_topic_reranks_deeper_than_a_sentence_documenting_one_function(tmp_pat
         topics_only.close()
 
 
-def test_names_strings_verbatim_sentences_and_a_complete_full_tier_are_not_reranked(tmp_path: Path) -> None:
+def test_names_strings_verbatim_sentences_and_a_complete_full_tiers_topics_are_not_reranked(
+    tmp_path: Path,
+) -> None:
     settings = workspace(tmp_path)
     engine = Engine(settings)
     try:
@@ -171,13 +173,82 @@ def test_names_strings_verbatim_sentences_and_a_complete_full_tier_are_not_reran
         off.close()
     Index(settings).build(tier="full")
     full = Engine(settings)
+    topic = "upload retries when connections drop"
     try:
         searched = full.index.search_tier()
         assert searched is not None and searched[0] == "full"
-        assert "rerank" not in full.search(Query(SENTENCE)).timings_ms
+        assert "rerank" not in full.search(Query(SENTENCE)).timings_ms  # no model runs at search time
         assert full.search(Query(SENTENCE, mode="semantic")).results  # the full tier's own dense leg
+        raw = full.rankings(topic)
+        assert analyse(topic).form == "area" and full.rerank(analyse(topic), raw, "full") == (raw, "full")
     finally:
         full.close()
+
+
+def test_among_candidates_is_the_dense_order_of_the_candidates_then_those_it_did_not_return() -> None:
+    def hit(name: str, score: float) -> Hit:
+        return Hit(Span(f"{name}.py", 1, 9), score, name)
+
+    a, b, c, d, e, f, g = "abcdefg"
+    rankings = {
+        "text": [hit(a, 9.0), hit(b, 8.0), hit(c, 7.0)],
+        "vector": [hit(d, 0.9), hit(b, 0.8), hit(e, 0.7), hit(f, 0.6), hit(a, 0.5)],
+        "symbol": [hit(g, 1.0)],
+    }
+    # By hand, each retriever's first two: a, b (text), d (dense; b again), g (symbols). The dense
+    # order of those: d, b, a (e and f are no candidates); then g, which it did not return, at the
+    # lowest cosine above it.
+    got = among_candidates(rankings, 2)
+    assert [(h.span.path, h.score) for h in got] == [
+        ("d.py", 0.9),
+        ("b.py", 0.8),
+        ("a.py", 0.5),
+        ("g.py", 0.5),
+    ]
+    assert got[3].symbol == "g"
+    assert among_candidates({"text": [hit(a, 1.0)], "vector": []}, 3) == [hit(a, 0.0)]
+    # each retriever's first 5 hold every hit: the dense order is kept whole, the text's third after it
+    whole = among_candidates(rankings, 5)
+    assert [h.span.path for h in whole] == ["d.py", "b.py", "e.py", "f.py", "a.py", "c.py", "g.py"]
+
+
+def test_a_complete_full_tiers_function_sentence_fuses_the_dense_order_of_its_candidates(
+    tmp_path: Path,
+) -> None:
+    settings = dataclasses.replace(workspace(tmp_path), ranking={"rerank_pool": 2})
+    Index(settings).build(tier="full")
+    engine = Engine(settings)
+    try:
+        query = analyse(SENTENCE)
+        assert query.form == "function"
+        raw = engine.rankings(SENTENCE)
+        assert len(raw["vector"]) > engine.ranking.rerank_pool  # the whole index ranked: the cut tells
+        restricted, tier = engine.rerank(query, raw, "full")
+        assert tier == RERANKED  # fused as a fast tier's re-ranked sentence is (no dense margin)
+        pool = {h.span for h in candidates(raw, engine.ranking.rerank_pool)}
+        dense = [h.span for h in restricted["vector"]]
+        assert set(dense) == pool and len(dense) < len(raw["vector"])
+        in_order = [h.span for h in raw["vector"] if h.span in pool]
+        assert dense[: len(in_order)] == in_order  # the dense leg's own order, nothing embedded
+        assert restricted["text"] == raw["text"] and restricted.get("symbol") == raw.get("symbol")
+
+        response = engine.search(Query(SENTENCE, limit=10, explain=True))
+        assert "rerank" not in response.timings_ms
+        assert any("dense retriever's order of the retrievers' first 2" in n for n in response.notes)
+        position = {(h.span.path, h.span.start_line): n for n, h in enumerate(restricted["vector"], 1)}
+        shown = [
+            (r.path, r.start_line, r.sources["vector"]) for r in response.results if r.sources.get("vector")
+        ]
+        assert shown and all(position[(p, s)] == rank for p, s, rank in shown)
+    finally:
+        engine.close()
+    off = Engine(dataclasses.replace(settings, ranking={"rerank_pool": 2, "dense_among_candidates": False}))
+    try:
+        raw = off.rankings(SENTENCE)
+        assert off.rerank(analyse(SENTENCE), raw, "full") == (raw, "full")
+        assert not any("candidates" in n for n in off.search(Query(SENTENCE, explain=True)).notes)
+    finally:
+        off.close()
 
 
 class CountingEmbedder(HashingEmbedder):

@@ -361,11 +361,16 @@ class Engine:
             start = time.perf_counter()
             rankings, reranked = self.rerank(analysed, rankings, tier, index=index)
             if reranked != tier:
-                timings["rerank"] = (time.perf_counter() - start) * 1000
+                depth = config.rerank_depth(analysed)
+                if tier == "fast":  # the full model ran while the search waited
+                    timings["rerank"] = (time.perf_counter() - start) * 1000
                 if query.explain:
                     notes.append(
                         "the full tier is not complete: the dense ranks are the full model's order "
-                        f"of the retrievers' first {config.rerank_depth(analysed)} candidates each"
+                        f"of the retrievers' first {depth} candidates each"
+                        if tier == "fast"
+                        else "a sentence that documents one function: the dense ranks are the dense "
+                        f"retriever's order of the retrievers' first {depth} candidates each"
                     )
             tier = reranked
             if query.explain:
@@ -453,22 +458,29 @@ class Engine:
         """The rankings a hybrid search fuses, and the tier whose weights fuse them: for a sentence not
         found verbatim, searched in the fast tier, the dense ranking is replaced by the full model's
         order of the retrievers' first ``[ranking] rerank_pool`` candidates (``rerank_topic_pool`` for a
-        topic or a question: :mod:`search.engine.rerank`) and the tier becomes :data:`RERANKED`; otherwise
+        topic or a question: :mod:`search.engine.rerank`) and the tier becomes :data:`RERANKED`. In the
+        full tier, a sentence that documents one function gets the same ranking from the dense leg's
+        own order of those candidates (``[ranking] dense_among_candidates``; nothing is embedded). Otherwise
         both as given. A model that cannot run, or is not ready to without a long wait, leaves them as
         given (a failure is logged)."""
         config = self.ranking
         pool = config.rerank_depth(query)
         if (
-            tier != "fast"
+            tier not in ("fast", "full")
             or not (config.enabled and pool)
             or query.shape != "natural"
             or "vector" not in rankings
             or _found_verbatim(rankings)
         ):
             return rankings, tier
+        from search.engine.rerank import among_candidates, candidates, rerank
+
+        if tier == "full":
+            if query.form != "function" or not config.dense_among_candidates:
+                return rankings, tier
+            return {**rankings, "vector": among_candidates(rankings, pool)}, RERANKED
         index = index if index is not None else self.index
         from search.engine.chunk_vectors import ChunkVectors  # numpy: not on a text search's path
-        from search.engine.rerank import candidates, rerank
 
         with self._index_lock:
             if self._reranked is None:
