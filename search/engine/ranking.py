@@ -146,13 +146,14 @@ class RankingConfig:
     # one function, which asks for one definition, and more for a topic or a question, which asks about
     # an area (several files) whose places the retrievers rank deeper.
     rerank_pool: int = 10
+    rerank_topic_pool: int = 25
     # A full tier's sentence that documents one function: its dense ranking fused is the whole-index
     # dense order of those same candidates (each retriever's first rerank_pool), as a fast tier's
     # re-ranking has it (search.engine.rerank.among_candidates).
     dense_among_candidates: bool = True
-    rerank_topic_pool: int = 25
-    # A sentence's full-tier dense leg counts in full where its first hit's cosine exceeds its tenth's
-    # by this much, in proportion below (search.engine.engine.fusion_weights; 0: off).
+    # Where dense_among_candidates is off: such a sentence's full-tier dense leg counts in full where its
+    # first hit's cosine exceeds its tenth's by this much, in proportion below
+    # (search.engine.engine.fusion_weights; 0: off).
     dense_margin: float = 0.15
 
     def rerank_depth(self, query: AnalysedQuery) -> int:
