@@ -361,16 +361,15 @@ class Engine:
             start = time.perf_counter()
             rankings, reranked = self.rerank(analysed, rankings, tier, index=index)
             if reranked != tier:
-                depth = config.rerank_depth(analysed)
                 if tier == "fast":  # the full model ran while the search waited
                     timings["rerank"] = (time.perf_counter() - start) * 1000
+                    why, order = "the full tier is not complete", "the full model's order"
+                else:
+                    why, order = "a sentence that documents one function", "the dense retriever's order"
                 if query.explain:
                     notes.append(
-                        "the full tier is not complete: the dense ranks are the full model's order "
-                        f"of the retrievers' first {depth} candidates each"
-                        if tier == "fast"
-                        else "a sentence that documents one function: the dense ranks are the dense "
-                        f"retriever's order of the retrievers' first {depth} candidates each"
+                        f"{why}: the dense ranks are {order} of the retrievers' first "
+                        f"{config.rerank_depth(analysed)} candidates each"
                     )
             tier = reranked
             if query.explain:
