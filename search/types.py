@@ -47,6 +47,9 @@ class Hit:
     exact_case: bool = False  # text retriever: holds the query verbatim as written, case included
     # Text retriever, an exact hit: how loosely it holds the query (LOCATED, VERBATIM, WRAPPED, FILLED below).
     loose: int = 0
+    # Text retriever, a definition asked for in words ("HTTPSConnection constructor."): holds those
+    # words verbatim, 2 as written (case included), 1 in another case; 0: not a place of them.
+    asked: int = 0
 
 
 #: How an exact hit of the text retriever holds an unquoted phrase (``Hit.loose``), closest first: the

@@ -252,3 +252,31 @@ def test_two_words_that_spell_one_defined_name_are_that_name(indexed_engine) -> 
     assert engine.analyse("bind logger", index=engine.index).shape == "natural"  # spells nothing
     assert engine.analyse("Bind contextvars", index=engine.index).shape == "natural"  # typed, not lower case
     assert engine.analyse("bind the contextvars", index=engine.index).shape == "natural"  # a sentence
+
+
+def test_the_words_a_definition_was_asked_in_keep_their_one_place_on_the_page(indexed_engine) -> None:
+    """ "WidgetFrame constructor." is read as the search for ``WidgetFrame``'s definition; the one docstring that
+    holds the words as typed comes right after the definition, above the many places that mention
+    the name, where the search for the name alone ranks it below the first page. Text mode finds it
+    as a phrase, first."""
+    files = {
+        "src/frames.py": 'class WidgetFrame:\n    """Frames a widget."""\n\n    def __init__(self, widget):\n        self.widget = widget\n',
+        "src/setup.py": 'def configure(options):\n    """Options passed on to the WidgetFrame constructor."""\n'
+        "    return dict(options)\n",
+    }
+    for i in range(14):  # the name, many times over, in files of its own
+        files[f"src/use{i:02}.py"] = "".join(
+            f"def widget_use{i}_{j}(w: WidgetFrame) -> WidgetFrame:\n    return WidgetFrame(w)\n\n\n"
+            for j in range(3)
+        )
+    engine = indexed_engine(files)
+    assert engine.analyse("WidgetFrame constructor.", index=engine.index).asked == "WidgetFrame constructor."
+    results = engine.search(Query("WidgetFrame constructor.", explain=True)).results
+    assert [(r.path, r.symbol) for r in results[:2]] == [
+        ("src/frames.py", "WidgetFrame"),
+        ("src/setup.py", "configure"),
+    ]
+    assert {"rule": "phrase", "effect": "after the definitions (the words as asked)"} in results[1].explain[
+        "rules"
+    ]
+    assert engine.search(Query("WidgetFrame constructor.", mode="text")).results[0].path == "src/setup.py"

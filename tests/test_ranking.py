@@ -10,7 +10,7 @@ import pytest
 from models.errors import ConfigError
 from search import Query, QueryError
 from search.engine.fusion import Fused
-from search.engine.query import NameRequest, analyse, as_usages, named_in_sentence
+from search.engine.query import NameRequest, analyse, as_definition, as_usages, named_in_sentence
 from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
 from search.types import WRAPPED, Hit, Span
 
@@ -495,6 +495,36 @@ def test_phrase_rule_counts_a_pasted_phrase_rare_when_it_is_rare_as_written() ->
     assert all(r.tier == 0 for r in pasted[1:])
     typed = rank(cands, analyse("should not match"), _only(phrase_rule=True))
     assert paths(typed)[0] == ("route.go", 41) and all(r.tier == 0 for r in typed)  # 7 places: not rare
+
+
+def test_the_few_places_of_the_words_a_definition_was_asked_in_follow_its_definitions() -> None:
+    """urllib3's "HTTPSConnection constructor." is read as the constructor of ``HTTPSConnection``: the
+    class first; the one docstring that holds the words as typed right after it, above every other
+    mention of the name; in another case after one as written; common words place nothing."""
+    query = as_definition(
+        analyse("HTTPSConnection constructor."),
+        NameRequest("HTTPSConnection", frozenset({"method", "constructor"}), True),
+    )
+    cls = fused("connection.py", 671, 0.048, exact=True, symbol="HTTPSConnection", kind="class",
+                symbol_rank=1, text=4)  # fmt: skip
+    mentions = [fused(f"m{i}.py", 1, 0.03 - i * 0.001, text=i + 1) for i in range(12)]
+    docstring = fused("connection.py", 751, 0.018, text=11)._replace(asked=2)
+    ranked = rank([cls, *mentions, docstring], query, _only(phrase_rule=True))
+    assert paths(ranked)[:3] == [("connection.py", 671), ("connection.py", 751), ("m0.py", 1)]
+    assert ranked[1].tier == 1 and ranked[1].steps == [
+        ("phrase", "after the definitions (the words as asked)")
+    ]
+    other_case = fused("notes.py", 1, 0.05, text=2)._replace(asked=1)
+    ranked = rank([cls, *mentions, other_case, docstring], query, _only(phrase_rule=True))
+    assert paths(ranked)[:3] == [("connection.py", 671), ("connection.py", 751), ("notes.py", 1)]
+    assert ranked[2].steps == [("phrase", "after the definitions (the words as asked, case differs)")]
+    # the class's own chunk holding the words stays the definition; six places as written: not rare
+    common = [m._replace(asked=2) for m in mentions[:6]]
+    ranked = rank([cls._replace(asked=2), *common, *mentions[6:]], query, _only(phrase_rule=True))
+    assert paths(ranked)[:2] == [("connection.py", 671), ("m0.py", 1)] and ranked[1].tier == 0
+    assert ranked[0].steps[-1][0] == "exact"
+    off = rank([cls, *mentions, docstring], query, OFF)
+    assert ("connection.py", 751) not in paths(off)[:10]  # the rule is what keeps it on the page
 
 
 @pytest.mark.parametrize(

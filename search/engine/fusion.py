@@ -44,6 +44,7 @@ class Fused(NamedTuple):
     definition: Hit | None = None
     exact_case: bool = False  # some member hit holds the query as written, case included
     loose: int = 0  # the closest Hit.loose of the member hits that hold the query (0: none is loose)
+    asked: int = 0  # the highest Hit.asked of its member hits
 
     @property
     def defines(self) -> str | None:
@@ -107,6 +108,8 @@ def fuse(
             if hit.exact_case:
                 cluster.exact_case = True
             cluster.loose = min(cluster.loose, hit.loose)
+        if hit.asked > cluster.asked:
+            cluster.asked = hit.asked
         if name == SYMBOL and hit.symbol and cluster.definition is None:
             cluster.definition = hit
             if show_definitions and cluster.span != span:
@@ -125,7 +128,9 @@ def fuse(
         ranks_of = absent.copy()
         ranks_of.update(c.ranks)
         loose = c.loose if c.exact else 0
-        fused.append(Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition, c.exact_case, loose))
+        fused.append(
+            Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition, c.exact_case, loose, c.asked)
+        )
     # Best score first, ties by span: sorted by span, then (stably) by score.
     fused.sort(key=_SPAN)
     fused.sort(key=_SCORE, reverse=True)
@@ -147,3 +152,4 @@ class _Cluster:
     definition: Hit | None = None
     exact_case: bool = False
     loose: int = 1 << 30  # the closest Hit.loose of its exact members
+    asked: int = 0

@@ -63,7 +63,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
    it fills, a message pasted as a program printed it, follows both; the lines the query names, such
-   as a stack trace's frames or ``web.py:3413``, come before them all, however many). Where none of
+   as a stack trace's frames or ``web.py:3413``, come before them all, however many; a definition
+   asked for in words, "HTTPSConnection constructor.", is searched for by its name, and the few places
+   holding those words verbatim follow its definitions). Where none of
    these is found, a topic or question that says where to look ("timeout handling in
    simple_httpclient.py", "… inside src/http/") puts the candidates in that file or folder first.
    Within a tier the score decides.
@@ -833,6 +835,8 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                         ),
                     )
                 )
+        if query.asked and not query.usages:
+            _asked_places(ranked, query, config)
         return
     if not config.phrase_rule or not _pasted(query.phrase):
         return
@@ -869,6 +873,36 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             where = "after the code (a declaration)" if copy else "first"
             notes = [n for n, on in (("case differs", differs), (_LOOSE.get(loose, ""), loose)) if on]
             r.steps.append(("phrase", where + (f" ({', '.join(notes)})" if notes else "")))
+
+
+#: ``Ranked.lead[0]`` of a place of the words a definition was asked in: after every definition (whose
+#: first part is at most 7: not as written, demoted, another kind).
+_AFTER_DEFINITIONS = 8
+
+
+def _asked_places(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
+    """A definition asked for in words ("HTTPSConnection constructor.") is searched for by its name
+    alone; the places that hold those words verbatim (``Fused.asked``), when they are few, follow
+    the definitions, in the text retriever's order: what the phrase rule would put first had the query
+    not been read as a definition request, kept on the page. Rarity and case as the phrase rule has
+    them: a query with a capital letter is rare if it is rare as written, those places first."""
+    if not config.phrase_rule:
+        return
+    places = [r for r in ranked if r.fused.asked]
+    cased = any(c.isupper() for c in query.asked)
+    if cased and _place_count(places) > config.phrase_places:
+        places = [r for r in places if r.fused.asked == 2]
+    if not 0 < _place_count(places) <= config.phrase_places:
+        return
+    for r in places:
+        if r.tier:
+            continue  # a definition that holds the words too stays a definition
+        differs = cased and r.fused.asked != 2
+        r.tier = 1
+        r.lead = (_AFTER_DEFINITIONS, int(differs), 0, r.fused.ranks.get("text") or 10**6)
+        r.steps.append(
+            ("phrase", "after the definitions (the words as asked" + (", case differs)" if differs else ")"))
+        )
 
 
 def _defines_literal(r: Ranked, query: AnalysedQuery) -> bool:

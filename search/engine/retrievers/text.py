@@ -31,7 +31,7 @@ from indexer import K1 as BM25_K1
 from indexer import B as BM25_B
 from indexer import IndexStoreError, Settings, code_tokens
 from models import PlaitError
-from search.engine.query import AnalysedQuery
+from search.engine.query import AnalysedQuery, analyse
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.declared import declared_definitions
 from search.engine.retrievers.live import (
@@ -51,13 +51,16 @@ from search.workspace import ripgrep
 from search.workspace.ripgrep import RgCommand, RgLine
 
 if TYPE_CHECKING:
-    from indexer import Index
+    import numpy as np
+
+    from indexer import Index, LexicalIndex
 
 log = logging.getLogger(__name__)
 
 AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
 MAX_TARGETS = 500  # a narrowed search names at most this many files; more: search the whole scope
+MAX_ASKED = 32  # places of the words a definition was asked in that are marked; more: not rare, none
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="plait-text")
 
 
@@ -180,7 +183,56 @@ class TextRetriever:
             found = self._with_declared(phrase, lines, found, index, scope)
             if len(phrase.split()) > MIN_WORDS and looks_printed(phrase) and not any(h.exact for h in found):
                 found = self._with_filled(phrase, ranked, found, changes)
-        return merge_live(ranked, found, changes, limit)
+        out = merge_live(ranked, found, changes, limit)
+        if query.asked and not query.usages:
+            out = self._with_asked(analyse(query.asked), out, lexical, allow, scope, changes, index)
+        return out
+
+    def _with_asked(
+        self,
+        asked: AnalysedQuery,
+        out: list[Hit],
+        lexical: LexicalIndex,
+        allow: np.ndarray | None,
+        scope: ResolvedScope,
+        changes: LiveChanges,
+        index: Index,
+    ) -> list[Hit]:
+        """``out`` (the ranking of a definition's name) with the chunks that hold the words the
+        definition was asked for in ("HTTPSConnection constructor.") verbatim marked ``asked`` (2 as
+        written, case included; 1 in another case), those it does not rank after it, in the
+        workspace's order: the ranking keeps a few such places right after the definitions. Found as a
+        sentence's verbatim search finds its words in the indexed files that can hold them (read here,
+        more by ripgrep; none where the index cannot tell which, or more than :data:`MAX_TARGETS`) and
+        in the files changed since indexing; more than :data:`MAX_ASKED` places, none."""
+        phrase = " ".join(asked.phrase.split())
+        if len(phrase.split()) < 2:
+            return out
+        try:
+            holders = lexical.files_holding(asked.word_tokens, allow=allow)
+        except IndexStoreError:
+            return out
+        if holders is None or len(holders) > MAX_TARGETS:
+            holders = []  # not told by the index (a partial word), or not rare: no search of the workspace
+        read = find_verbatim(str(self.settings.root), phrase, holders) if holders else []
+        jobs = [] if read is not None else [self._spawn([phrase], [], _narrowed(scope, holders), cap=False)]
+        if changes.changed:
+            jobs.append(self._spawn([phrase], [], _narrowed(scope, changes.changed), cap=False))
+        lines = (read or []) + self._collect(jobs)
+        mapper = self._mapper(index, lines)
+        level: dict[Span, int] = {}
+        meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
+        for line in lines:
+            span, symbol, kind, language = mapper.span(line.path, line.line)
+            written = any(" ".join(sub.split()) == phrase for sub in line.submatches)
+            level[span] = max(level.get(span, 0), 2 if written else 1)
+            meta[span] = (symbol, kind, language)
+        if len(level) > MAX_ASKED:  # common in any case: rare as written, perhaps
+            level = {span: n for span, n in level.items() if n == 2}
+        if not level or len(level) > MAX_ASKED:
+            return out
+        marked = [replace(h, asked=level.pop(h.span)) if h.span in level else h for h in out]
+        return marked + [Hit(span, 0.0, *meta[span], asked=level[span]) for span in sorted(level)]
 
     def _with_locations(
         self, query: AnalysedQuery, changes: LiveChanges, index: Index, scope: ResolvedScope, found: list[Hit]
