@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -266,6 +267,40 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     asked = rank(cands, analyse("tests for the retry logic"), _only())
     assert paths(asked)[0] == ("tests/test_retry.py", 1)
     assert asked[0].score == pytest.approx(0.05)
+
+
+def test_a_demoted_definition_of_a_name_asked_about_keeps_its_penalty_where_real_code_defines_it() -> None:
+    """zod: "how ZodType base class parses …" — the legacy ``v3/`` copy and a test's own ``ZodType``
+    define the name as the current code does: they stay demoted, the current class first. Where only
+    the test defines it, the test is what is asked for. A function sentence documents its function
+    wherever it is (testify's mock methods): no penalty for defining the name it opens with."""
+
+    def defines(path: str, score: float, symbol_rank: int) -> Fused:
+        return fused(path, 1, score, symbol="ZodType", kind="class", symbol_rank=symbol_rank)
+
+    legacy = defines("src/v3/types.ts", 0.05, 1)
+    test = defines("src/v4/tests/prototypes.test.ts", 0.04, 2)
+    current = defines("src/v4/schemas.ts", 0.035, 3)
+    other = fused("src/v4/parse.ts", 1, 0.045)
+    question = analyse("how ZodType base class parses and validates input values")
+    config = _only(definition=0.5)
+    ranked = rank([legacy, test, current, other, fused("src/v4/index.ts", 1, 0.01)], question, config)
+    assert paths(ranked)[:2] == [("src/v4/schemas.ts", 1), ("src/v4/parse.ts", 1)]
+    by_path = {r.fused.span.path: r for r in ranked}
+    assert ("role:compat", "×0.3") in by_path["src/v3/types.ts"].steps  # v3 beside v4
+    # the definition's gain, 0.5 × 0.05 (the top score) × 0.5 (a sentence's), then the penalty
+    assert by_path["src/v3/types.ts"].score == pytest.approx((0.05 + 0.0125) * 0.3)
+    assert by_path["src/v4/schemas.ts"].score == pytest.approx(0.035 + 0.0125)
+    assert ("role:test", "×0.3") in by_path["src/v4/tests/prototypes.test.ts"].steps
+    alone = rank([test, other], question, config)
+    assert paths(alone)[0] == ("src/v4/tests/prototypes.test.ts", 1)
+    assert not any(rule.startswith("role") for rule, _ in alone[0].steps)
+    run = [fused("mock/mock.go", 1, 0.04, symbol="Call.Run", kind="method", symbol_rank=1),
+           fused("suite/suite.go", 1, 0.03, symbol="Run", kind="function", symbol_rank=2)]  # fmt: skip
+    sentence = analyse("Run sets a handler to be called before returning.")
+    assert sentence.form == "function"
+    named = rank(run, replace(sentence, identifiers=("Run",)), config)
+    assert paths(named)[0] == ("mock/mock.go", 1) and not any(r.startswith("role") for r, _ in named[0].steps)
 
 
 def test_a_file_of_several_roles_is_demoted_once_by_the_strongest() -> None:

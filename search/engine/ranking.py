@@ -42,7 +42,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    strongest one only), unless the query asks for that role ("tests for the retry logic"), or the
    query is a function sentence and the candidate is the text retriever's first and within the dense
    retriever's first ``agreed_top`` (both retrievers put it first: the one function the sentence
-   documents, a test's own docstring included).
+   documents, a test's own docstring included), or the candidate defines a name the query asks for
+   (rule 2) and, unless the query is a function sentence, no candidate in real code defines one (a
+   test's own ``ZodType`` or the legacy ``v3/`` copy beside the current class stays demoted).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
    for a definition: a chunk that defines nothing (module-level code, an import block, a test's
    calls) is multiplied by ``undefined_penalty``.
@@ -707,19 +709,35 @@ def _roles(
         ):
             r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its meaning"))
             r.roles = ()  # the one chunk both retrievers put first is what the sentence documents
-        if any(rule.startswith("definition") for rule, _ in r.steps):
+    # A file that defines a name the query asks for is what the query asks for, whatever its role,
+    # unless real code defines it too and the query is a topic, a question or a name: then the test's
+    # own ``ZodType``, the legacy ``v3/`` copy, the declaration file's or the example's are shadows of
+    # the code it asks about, and keep their penalty. A sentence documenting one function documents
+    # it wherever it is, a test's helper or a mock's method (testify's ``mock.Call.Run``) included.
+    defined_in_code = query.form != "function" and any(_defines_asked(r) and not _demoting(r) for r in ranked)
+    for r in ranked:
+        if not r.roles:
+            continue
+        if _defines_asked(r) and not defined_in_code:
             continue  # it defines a name the query asks for: the query asks for this file
         # One prior, not one per name the file goes by: ``docs/examples/x.py`` (docs and example) or
         # ``tests/fixtures/x.py`` is multiplied by its strongest role's penalty only.
-        penalties = [
-            (float(getattr(config, f"{role}_penalty")), role)
-            for role in r.roles
-            if not (role == "reexport" and r.fused.hit.symbol)  # a definition in __init__.py is real code
-        ]
+        penalties = [(float(getattr(config, f"{role}_penalty")), role) for role in _demoting(r)]
         penalty, role = min(penalties, default=(1.0, ""))
         if penalty != 1.0:
             r.score *= penalty
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
+
+
+def _defines_asked(r: Ranked) -> bool:
+    """The definition rule found a name the query asks for defined in ``r``."""
+    return any(rule.startswith("definition") for rule, _ in r.steps)
+
+
+def _demoting(r: Ranked) -> tuple[str, ...]:
+    """``r``'s roles that the query does not ask for and that demote it (a definition in a package's
+    ``__init__.py`` is real code, not a re-export)."""
+    return tuple(role for role in r.roles if not (role == "reexport" and r.fused.hit.symbol))
 
 
 def _undefined(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
