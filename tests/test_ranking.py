@@ -383,6 +383,15 @@ def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> Non
         ("src/Manifest.java", ()),
         ("lib/defaults/index.js", ()),
         ("src/latest.py", ()),
+        # directories named as classes are: Swift's Tests/, Laravel's test helpers, C#'s Fixtures/
+        ("Tests/AlamofireTests/SessionTests.swift", ("test",)),
+        ("src/Illuminate/Foundation/Testing/Concerns/MakesHttpRequests.php", ("test",)),
+        ("src/MyLib.Tests/Fixtures/Data.cs", ("fixture",)),
+        ("Examples/Demo/App.swift", ("example",)),
+        ("ThirdParty/zlib/inflate.c", ("vendored",)),
+        ("Docs/Guide.MD", ("docs",)),
+        ("Sources/Alamofire/Core/Session.swift", ()),
+        ("src/Illuminate/Http/Request.php", ()),
     ],
 )
 def test_file_roles_come_from_the_path(path: str, roles: tuple[str, ...]) -> None:

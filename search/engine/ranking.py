@@ -196,6 +196,8 @@ class RankingConfig:
 
 
 # --- roles of files, read from their paths --------------------------------------------------------
+# Directory names in any case: Swift's packages keep their tests in ``Tests/``, PHP, C# and Java
+# projects name directories as they name classes (Laravel's ``Foundation/Testing/``, ``Fixtures/``).
 
 # Test files by each language's own convention (a bash library named test_functions.bash is not a
 # test: its language has no such convention, its tests are *.bats files).
@@ -207,15 +209,18 @@ _TEST_FILE = re.compile(
     r"|[^/]+_spec\.(?:rb|lua|ex|exs)|[^/]+\.bats|conftest\.py|test_helpers?\.[a-z]+|Spec\.hs"
     r")$"
 )
-_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/")
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/", re.IGNORECASE)
 _FIXTURE_DIR = re.compile(
     r"(?:^|/)(?:fixtures?|__fixtures__|testdata|test-data|__snapshots__|__mocks__|mocks?)/"
     # a file of test doubles (mocks.rs, mock_db.py, db_mock.go; not a mocking library's own mock.py)
     r"|(?:^|/)(?:mocks\.|mock_)[^/]+$|[^/]_mocks?\.[^/]+$"
-    r"|\.stub$"  # scaffolding templates a generator copies (Laravel's make:controller stubs)
+    r"|\.stub$",  # scaffolding templates a generator copies (Laravel's make:controller stubs)
+    re.IGNORECASE,
 )
-_EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|docs_src|tutorials?)/")
-_VENDORED_DIR = re.compile(r"(?:^|/)(?:vendor|vendored|third[_-]?party|node_modules|external|extern)/")
+_EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|docs_src|tutorials?)/", re.IGNORECASE)
+_VENDORED_DIR = re.compile(
+    r"(?:^|/)(?:vendor|vendored|third[_-]?party|node_modules|external|extern)/", re.IGNORECASE
+)
 _GENERATED_FILE = re.compile(
     r"(?:_pb2(?:_grpc)?\.pyi?|\.pb\.(?:go|cc|h)|\.g\.dart|\.generated\.[A-Za-z]+|\.min\.(?:js|css)|_generated\.[A-Za-z]+)$"
     # Dependency lock files a package manager writes: pins and checksums, whose package names match
@@ -224,8 +229,10 @@ _GENERATED_FILE = re.compile(
     r"|poetry\.lock|Pipfile\.lock|uv\.lock|pdm\.lock|composer\.lock|Gemfile\.lock|Podfile\.lock"
     r"|mix\.lock|pubspec\.lock|flake\.lock|packages\.lock\.json|gradle\.lockfile|bun\.lockb?)$"
 )
-_COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy|deprecated|polyfills?)/")
-_DOCS_FILE = re.compile(r"\.(?:md|mdx|rst|txt|adoc|asciidoc|texi|pod|[1-9])$|(?:^|/)(?:docs?|man|doc-src)/")
+_COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy|deprecated|polyfills?)/", re.IGNORECASE)
+_DOCS_FILE = re.compile(
+    r"\.(?:md|mdx|rst|txt|adoc|asciidoc|texi|pod|[1-9])$|(?:^|/)(?:docs?|man|doc-src)/", re.IGNORECASE
+)
 # Package markers that mostly re-export. JavaScript's index.js is left alone: it is as often a
 # directory's real module (axios's lib/defaults/index.js) as a barrel.
 _REEXPORT_NAMES = frozenset({"__init__.py", "package-info.java", "module-info.java"})
