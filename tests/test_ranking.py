@@ -571,6 +571,24 @@ def test_the_few_places_of_the_words_a_definition_was_asked_in_follow_its_defini
     assert ("connection.py", 751) not in paths(off)[:10]  # the rule is what keeps it on the page
 
 
+def test_phrase_rule_counts_a_phrase_rare_when_it_is_rare_within_a_line() -> None:
+    """urllib3's "will be removed in urllib3 v3.0." is written whole on one line once and split over
+    two string literals in six other places: seven places are not rare, one within a line is, as
+    ripgrep reads it; the split ones stay where the score puts them."""
+    split = [
+        fused(f"fields{i}.py", 1, 0.05, exact=True, text=i + 1)._replace(exact_case=True, loose=WRAPPED)
+        for i in range(6)
+    ]
+    whole = fused("fields.py", 171, 0.02, exact=True, text=7)._replace(exact_case=True)
+    cands = [*split, whole, fused("poolmanager.py", 1, 0.06, vector=1)]
+    ranked = rank(cands, analyse("will be removed in urllib3 v3.0."), _only(phrase_rule=True))
+    assert paths(ranked)[0] == ("fields.py", 171) and ranked[0].steps == [("phrase", "first")]
+    assert all(r.tier == 0 for r in ranked[1:])
+    assert paths(ranked)[1] == ("poolmanager.py", 1)
+    crowded = [*split, *(whole._replace(span=Span(f"w{i}.py", 1, 10)) for i in range(6))]
+    assert all(r.tier == 0 for r in rank(crowded, analyse("removed in urllib3"), _only(phrase_rule=True)))
+
+
 @pytest.mark.parametrize(
     "pasted", ["name:endblock", "[blue]Title", "$Version=%s", "check-sum", "t.Reversible[V]"]
 )

@@ -60,7 +60,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``kmalloc``, not its definition); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
-   a capital letter puts the places holding it as written first, as ripgrep's smart case would; a
+   a capital letter puts the places holding it as written first, as ripgrep's smart case would, and
+   a phrase found in more places is still rare where few hold it within a line, as ripgrep reads; a
    declaration file's copy, ``index.d.ts`` or ``.pyi``, follows the code that holds the phrase too;
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
@@ -98,7 +99,7 @@ from indexer import DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, normal
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
-from search.types import FILLED, LOCATED, WRAPPED
+from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
 # --- configuration -------------------------------------------------------------------------------
 
@@ -882,6 +883,10 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     cased = any(c.isupper() for c in query.phrase)
     if cased and _place_count(places) > config.phrase_places:
         places = [r for r in places if r.fused.exact_case]
+    # And rare if it is rare within a line, as ripgrep reads it: a deprecation message written whole
+    # once and split over two literals in six other places is pasted from the one that holds it whole.
+    if _place_count(places) > config.phrase_places:
+        places = [r for r in places if r.fused.loose == VERBATIM]
     if 0 < _place_count(places) <= config.phrase_places:
         for r in places:
             differs = cased and not r.fused.exact_case
