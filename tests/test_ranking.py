@@ -643,6 +643,46 @@ def test_a_function_sentence_keeps_the_dense_retrievers_top_hit_on_the_first_pag
     assert ("dense.py", 1) not in paths(off)[:10]
 
 
+@pytest.mark.parametrize(
+    ("text", "relatives"),
+    [
+        ("This method is like `_.findKey` except that it iterates over elements in the opposite order.",
+         ("_.findKey",)),
+        ("The same as [`groupBy`]module:Collections.groupBy but runs only a single async operation at a time.",
+         ("groupBy", "Collections.groupBy")),
+        ("A specialized version of `_.filter` for arrays.", ("_.filter",)),
+        ("Similar to :func:`pass_context`, but only pass the object on the context onwards.", ("pass_context",)),
+        ("Returns a copy of `current_app` for the request.", ()),  # named, not compared with
+        ("how does `_.findKey` compare with find_last_key", ()),  # a question, not a function's documentation
+    ],
+)  # fmt: skip
+def test_a_function_sentence_names_the_relatives_it_compares_its_function_with(
+    text: str, relatives: tuple[str, ...]
+) -> None:
+    assert analyse(text).relatives == relatives
+
+
+def test_the_one_definition_of_a_relative_a_function_sentence_names_is_demoted() -> None:
+    """lodash's "This method is like `_.findKey` except that it iterates … in the opposite order"
+    documents findLastKey: findKey.js, the one candidate defining ``findKey``, is halved. attrs' "Same as
+    `attr.asdict`, except …" documents the new ``asdict`` beside the old one: two candidates define the
+    name, neither is demoted."""
+    sentence = analyse(
+        "This method is like `_.findKey` except that it iterates over elements in the opposite order."
+    )
+    relative = fused("findKey.js", 40, 0.05, symbol="findKey", kind="function", symbol_rank=1, text=1)
+    described = fused("findLastKey.js", 40, 0.04, symbol="findLastKey", kind="function", vector=1)
+    ranked = rank([relative, described], sentence, _only(relative_penalty=0.5))
+    assert paths(ranked) == [("findLastKey.js", 40), ("findKey.js", 40)]
+    assert ranked[1].score == pytest.approx(0.025) and ranked[1].steps == [("a relative (findKey)", "×0.5")]
+    assert paths(rank([relative, described], sentence, _only(relative_penalty=1.0)))[0] == ("findKey.js", 40)
+    same = analyse("Same as `attr.asdict`, except that collections types are always retained.")
+    old = fused("src/attr/_funcs.py", 10, 0.05, symbol="asdict", kind="function", symbol_rank=1)
+    new = fused("src/attr/_next_gen.py", 620, 0.04, symbol="asdict", kind="function", symbol_rank=2)
+    both = rank([old, new], same, _only(relative_penalty=0.5))
+    assert [r.score for r in both] == [0.05, 0.04] and all(not r.steps for r in both)
+
+
 def test_a_function_sentence_demotes_candidates_that_define_nothing() -> None:
     def labelled(path: str, score: float, symbol: str | None, kind: str | None) -> Fused:
         span = Span(path, 1, 10)

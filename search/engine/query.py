@@ -125,6 +125,10 @@ class AnalysedQuery:
     # name quoted and matched as a whole word (see :func:`usage_request`): its usages come before the
     # chunks that define it.
     usages: bool = False
+    # A function sentence only: the identifiers it compares the function it documents with ("This
+    # method is like `_.findKey` except …"), which name a relative of that function, not the function
+    # (see :func:`compared_with`).
+    relatives: tuple[str, ...] = ()
 
     @property
     def phrase(self) -> str:
@@ -304,7 +308,36 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         within_paths(spaced)
         if form == "area" or (len(spaced) <= _WITHIN_WORDS and not q.endswith("."))
         else (),
+        relatives=compared_with(spaced, identifiers) if form == "function" else (),
     )
+
+
+# What a doc sentence says before the name of another function it compares its own with: "like
+# `_.findKey`", "the same as `groupBy`", "similar to :func:`pass_context`", "a version of `_.filter`".
+_COMPARED = (
+    ("like",), ("unlike",), ("same", "as"), ("similar", "to"), ("equivalent", "to"), ("version", "of"),
+    ("variant", "of"), ("relative", "of"), ("counterpart", "of"), ("counterpart", "to"),
+    ("opposite", "of"), ("inverse", "of"),
+)  # fmt: skip
+_NOT_LETTER = re.compile(r"[^a-z]")
+
+
+def compared_with(spaced: Sequence[str], identifiers: Sequence[str]) -> tuple[str, ...]:
+    """The ``identifiers`` a sentence names right after words that compare with them ("This method is
+    like `_.findKey` except that it iterates from the right", "The same as [`groupBy`]module:
+    Collections.groupBy but runs one at a time", "A specialized version of `_.filter` for arrays"): a
+    function's documentation never says it is like itself, so these name relatives of the function it
+    documents, each where it is first written."""
+    lows = [_NOT_LETTER.sub("", w.lower()) for w in spaced]
+    out = []
+    for name in identifiers:
+        at = next((i for i, w in enumerate(spaced) if name in w), None)
+        if at is None:
+            continue
+        before = tuple(lows[max(0, at - 2) : at])
+        if any(before[-len(cue) :] == cue for cue in _COMPARED if len(before) >= len(cue)):
+            out.append(name)
+    return tuple(dict.fromkeys(out))
 
 
 _WITHIN = frozenset({"in", "inside", "within"})

@@ -47,7 +47,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    test's own ``ZodType`` or the legacy ``v3/`` copy beside the current class stays demoted).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
    for a definition: a chunk that defines nothing (module-level code, an import block, a test's
-   calls) is multiplied by ``undefined_penalty``.
+   calls) is multiplied by ``undefined_penalty``; and one that compares its function with another
+   ("This method is like `_.findKey` except …") documents a relative of it: the one candidate that
+   defines the name compared with is multiplied by ``relative_penalty`` (none where several do).
 6. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
@@ -137,6 +139,7 @@ class RankingConfig:
     named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
     name_words: float = 0.05  # a function sentence's plain words spell a function's name (0: off)
     undefined_penalty: float = 0.5  # a function sentence's candidates that define nothing
+    relative_penalty: float = 0.5  # a function sentence's one candidate defining the name it compares with
     phrase_rule: bool = True
     phrase_places: int = 5  # a phrase found in more places than this is not rare: no tier
     where_to_look: bool = True  # "timeout handling in simple_httpclient.py": that file's candidates first
@@ -407,6 +410,7 @@ def rank(
             _path(ranked, query, config, top)
         _roles(ranked, query, config, generated)
         _undefined(ranked, query, config)
+        _relatives(ranked, query, config)
         _tiers(ranked, query, config)
         if config.where_to_look:
             _within(ranked, query)
@@ -759,6 +763,27 @@ def _undefined(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig
         if r.fused.label.symbol is None:
             r.score *= penalty
             r.steps.append(("defines nothing", f"×{penalty:g}"))
+
+
+def _relatives(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
+    """A function sentence that compares its function with another ("This method is like `_.findKey`
+    except that it iterates from the right") documents a relative of that one: the one candidate that
+    defines the name compared with (``AnalysedQuery.relatives``) is multiplied by
+    ``relative_penalty``. Where several candidates define that name, none is: the function documented
+    may share it (attrs' new ``asdict``, "Same as `attr.asdict`, except …", beside the old one)."""
+    penalty = config.relative_penalty
+    if query.form != "function" or not query.relatives or penalty == 1.0:
+        return
+    wanted = {bare_name(n) for n in query.relatives}
+    defining: dict[str, list[Ranked]] = defaultdict(list)
+    for r in ranked:
+        symbol = r.fused.label.symbol
+        if symbol and bare_name(symbol) in wanted:
+            defining[bare_name(symbol)].append(r)
+    for name, found in defining.items():
+        if len(found) == 1:
+            found[0].score *= penalty
+            found[0].steps.append((f"a relative ({name})", f"×{penalty:g}"))
 
 
 def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
