@@ -651,6 +651,7 @@ def test_a_function_sentence_keeps_the_dense_retrievers_top_hit_on_the_first_pag
         ("The same as [`groupBy`]module:Collections.groupBy but runs only a single async operation at a time.",
          ("groupBy", "Collections.groupBy")),
         ("A specialized version of `_.filter` for arrays.", ("_.filter",)),
+        ("Creates a getUserMap like `getUser` but keyed by id.", ("getUser",)),  # where written whole
         ("Similar to :func:`pass_context`, but only pass the object on the context onwards.", ("pass_context",)),
         ("Returns a copy of `current_app` for the request.", ()),  # named, not compared with
         ("how does `_.findKey` compare with find_last_key", ()),  # a question, not a function's documentation

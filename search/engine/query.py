@@ -331,7 +331,8 @@ def compared_with(spaced: Sequence[str], identifiers: Sequence[str]) -> tuple[st
     lows = [_NOT_LETTER.sub("", w.lower()) for w in spaced]
     out = []
     for name in identifiers:
-        at = next((i for i, w in enumerate(spaced) if name in w), None)
+        whole = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")  # not ``getUser`` in ``getUserMap``
+        at = next((i for i, w in enumerate(spaced) if whole.search(w)), None)
         if at is None:
             continue
         before = tuple(lows[max(0, at - 2) : at])
