@@ -154,6 +154,26 @@ def test_fusion_weights_follow_the_query_shape_and_text_coverage() -> None:
     assert analyse("$ZodType").shape == analyse("$this->db").shape == "identifier"  # $ is part of a name
 
 
+def test_a_function_sentence_counts_the_definitions_of_the_names_it_mentions_only_where_it_opens_with_one() -> (
+    None
+):
+    """ "Convenience method to get this element as a JsonNull." documents ``getAsJsonNull``: the class
+    it names is what the method returns, and the symbol leg's definition of it counts as little as a
+    plain sentence's. "BindJSON is a shortcut for …" opens with its name: that definition counts."""
+    evidence = {"text": [_hit("a.py", 1, coverage=0.6)]}
+    mentions = analyse("Convenience method to get this element as a JsonNull.")
+    assert mentions.form == "function" and mentions.identifiers == ("JsonNull",)
+    assert not mentions.opens_with_name
+    assert fusion_weights(mentions, evidence)[1]["symbol"] == WEIGHTS["natural"]["symbol"] == 0.05
+    opens = analyse("BindJSON is a shortcut for c.MustBindWith(obj, binding.JSON).")
+    assert opens.opens_with_name
+    assert fusion_weights(opens, evidence)[1]["symbol"] == NATURAL_IDENTIFIER_SYMBOL
+    topic = analyse("how JsonNull is serialised")  # a topic naming a class asks about it
+    assert (
+        topic.form != "function" and fusion_weights(topic, evidence)[1]["symbol"] == NATURAL_IDENTIFIER_SYMBOL
+    )
+
+
 def _dense(*cosines: float) -> list[Hit]:
     return [Hit(Span(f"d{n}.py", 1, 5), c) for n, c in enumerate(cosines)]
 

@@ -91,7 +91,10 @@ def fusion_weights(
     A natural-language query that the text retriever found verbatim is fused as a literal. For other
     sentences the text retriever counts as much as the dense one times the best idf-weighted share of
     the query's terms among its first hits: lexical hits that match one word in five do not outvote
-    the dense ones, and hits that match them all count as much. ``tier``: the vector tier the dense
+    the dense ones, and hits that match them all count as much. The symbol leg counts more
+    (:data:`NATURAL_IDENTIFIER_SYMBOL`) where the sentence writes a name, unless it documents one
+    function without opening with that function's name: it then names what the function takes,
+    returns or works on ("… get this element as a JsonNull."). ``tier``: the vector tier the dense
     hits come from (``fast``: its sentence weight is :data:`FAST_TIER_SENTENCE_VECTOR`).
 
     ``dense_margin`` (``[ranking] dense_margin``; 0: off): for a sentence that documents one function,
@@ -117,7 +120,9 @@ def fusion_weights(
             weights["vector"] = FAST_TIER_SENTENCE_VECTOR
         elif dense_margin > 0 and query.form == "function" and tier != RERANKED:
             weights["vector"] *= _dense_confidence(rankings.get("vector", ()), dense_margin)
-        if query.identifiers:
+        # A sentence documenting one function names what it takes, returns or works on, unless it opens
+        # with its name: the definitions of those names are no more its answer than a plain sentence's.
+        if query.identifiers and (query.form != "function" or query.opens_with_name):
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
     return kind, weights
 

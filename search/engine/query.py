@@ -131,6 +131,15 @@ class AnalysedQuery:
     relatives: tuple[str, ...] = ()
 
     @property
+    def opens_with_name(self) -> bool:
+        """A function sentence of the "Name verbs …" convention: its first word is its first identifier
+        ("BindJSON is a shortcut for c.MustBindWith(obj, binding.JSON)."; see :func:`named_in_sentence`
+        for a name the symbol index confirms). Any other function sentence names what its function
+        takes, returns or works on, not the function."""
+        first = self.text.split()[:1]
+        return self.form == "function" and self.identifiers[:1] == tuple(w.rstrip(",:;") for w in first)
+
+    @property
     def phrase(self) -> str:
         """The query with its whitespace normalised: what "occurs verbatim" means for a sentence."""
         return " ".join(self.text.split())

@@ -477,7 +477,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     if query.form == "function":
         # A sentence documenting one function names what it takes, returns or works on ("Return a
         # copy of this RequestsCookieJar."), not the function, unless it opens with its name.
-        names = names[:1] if _opens_with_name(query) else ()
+        names = names[:1] if query.opens_with_name else ()
         if not names:
             return
     scale = 1.0 if query.shape == "identifier" else 0.5
@@ -548,7 +548,7 @@ def _name_words(
     """Rule 2's second half: the functions whose names a function sentence's plain words spell, the
     chunk's own or (``functions_within``: the symbol index's functions defined on a span's lines) one
     of the short functions a chunk holds after its first."""
-    if not config.name_words or query.form != "function" or _opens_with_name(query):
+    if not config.name_words or query.form != "function" or query.opens_with_name:
         return
     plain = query.text
     for ident in query.identifiers:  # "… carries a *time.Duration.": names it mentions, not its own
@@ -610,17 +610,9 @@ def _name_parts(name: str) -> tuple[frozenset[str], frozenset[str], str | None] 
     return frozenset(parts), frozenset(stems), stems[0] if len(parts) == 1 else None
 
 
-def _opens_with_name(query: AnalysedQuery) -> bool:
-    """A function sentence of the "Name verbs …" convention: its first word is its first identifier
-    ("BindJSON is a shortcut for c.MustBindWith(obj, binding.JSON)."; see
-    :func:`search.engine.query.named_in_sentence` for a name the symbol index confirms)."""
-    first = query.text.split()[:1]
-    return query.form == "function" and query.identifiers[:1] == tuple(w.rstrip(",:;") for w in first)
-
-
 def _names_itself(query: AnalysedQuery) -> bool:
     """A "Name verbs …" sentence naming nothing else ("Trace logs a message at level Trace.")."""
-    return _opens_with_name(query) and len(query.identifiers) == 1
+    return query.opens_with_name and len(query.identifiers) == 1
 
 
 def _first_named(ranked: Sequence[Ranked], match: Sequence[int]) -> Ranked | None:
