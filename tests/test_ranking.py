@@ -652,6 +652,9 @@ def test_a_function_sentence_keeps_the_dense_retrievers_top_hit_on_the_first_pag
          ("groupBy", "Collections.groupBy")),
         ("A specialized version of `_.filter` for arrays.", ("_.filter",)),
         ("Creates a getUserMap like `getUser` but keyed by id.", ("getUser",)),  # where written whole
+        ("Like iteritems(), but with all lowercase keys.", ("iteritems",)),  # a plain word written as code
+        ("Same as `map` but in series.", ("map",)),
+        ("Same as map but in series.", ()),  # a plain word as a word: no name
         ("Similar to :func:`pass_context`, but only pass the object on the context onwards.", ("pass_context",)),
         ("Returns a copy of `current_app` for the request.", ()),  # named, not compared with
         ("how does `_.findKey` compare with find_last_key", ()),  # a question, not a function's documentation

@@ -336,18 +336,31 @@ def compared_with(spaced: Sequence[str], identifiers: Sequence[str]) -> tuple[st
     like `_.findKey` except that it iterates from the right", "The same as [`groupBy`]module:
     Collections.groupBy but runs one at a time", "A specialized version of `_.filter` for arrays"): a
     function's documentation never says it is like itself, so these name relatives of the function it
-    documents, each where it is first written."""
+    documents, each where it is first written; and a plain word written as code there ("Like
+    iteritems(), but with all lowercase keys.")."""
     lows = [_NOT_LETTER.sub("", w.lower()) for w in spaced]
     out = []
     for name in identifiers:
         whole = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")  # not ``getUser`` in ``getUserMap``
         at = next((i for i, w in enumerate(spaced) if whole.search(w)), None)
-        if at is None:
-            continue
-        before = tuple(lows[max(0, at - 2) : at])
-        if any(before[-len(cue) :] == cue for cue in _COMPARED if len(before) >= len(cue)):
+        if at is not None and _compares(lows, at):
             out.append(name)
+    # a plain word written as code (quoted, or called) right after such words: "Like iteritems(),
+    # but …", "the same as `map`"
+    for at, word in enumerate(spaced):
+        code = _CODE_WORD.match(word)
+        if code is not None and _compares(lows, at):
+            out.append(code[1] or code[2])
     return tuple(dict.fromkeys(out))
+
+
+def _compares(lows: Sequence[str], at: int) -> bool:
+    """The (lower-cased, letters only) words before word ``at`` end with words that compare."""
+    before = tuple(lows[max(0, at - 2) : at])
+    return any(before[-len(cue) :] == cue for cue in _COMPARED if len(before) >= len(cue))
+
+
+_CODE_WORD = re.compile(r"[\[(]*`([A-Za-z_$][\w$]*)`|([A-Za-z_$][\w$]*)\(\)")  # `map`, iteritems()
 
 
 _WITHIN = frozenset({"in", "inside", "within"})
