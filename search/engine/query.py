@@ -121,6 +121,7 @@ class AnalysedQuery:
     # (see :func:`definition_request`; ``asked`` is empty for every other query).
     kinds: frozenset[str] = frozenset()
     asked: str = ""
+    asked_tokens: tuple[tuple[str, ...], ...] = ()  # the ``word_tokens`` of ``asked`` (a definition's)
     # A request for a name's usages ("who calls print_json", "where is LiveRender used"), read as the
     # name quoted and matched as a whole word (see :func:`usage_request`): its usages come before the
     # chunks that define it.
@@ -487,7 +488,9 @@ def definition_request(text: str) -> NameRequest | None:
 
 def as_definition(query: AnalysedQuery, request: NameRequest) -> AnalysedQuery:
     """``query`` read as ``request``: the search for its name alone, with the kinds it asks for."""
-    return replace(analyse(request.name), kinds=request.kinds, asked=query.text)
+    return replace(
+        analyse(request.name), kinds=request.kinds, asked=query.text, asked_tokens=query.word_tokens
+    )
 
 
 # Words that ask where a name is used, not where it is defined: whatever their place ("where is X

@@ -898,28 +898,37 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     # a comment that repeats its words), and rare if it is rare as written ("Should not match" once,
     # "should not match" in ten tests). An all-lowercase phrase is typed, not pasted.
     cased = any(c.isupper() for c in query.phrase)
-    if cased and _place_count(places) > config.phrase_places:
-        places = [r for r in places if r.fused.exact_case]
     # And rare if it is rare within a line, as ripgrep reads it: a deprecation message written whole
     # once and split over two literals in six other places is pasted from the one that holds it whole.
-    if _place_count(places) > config.phrase_places:
-        places = [r for r in places if r.fused.loose == VERBATIM]
-    if 0 < _place_count(places) <= config.phrase_places:
-        for r in places:
-            differs = cased and not r.fused.exact_case
-            # A declaration file (``index.d.ts``, ``.pyi``) repeats the documentation of code found
-            # elsewhere: where both hold the phrase, the code that does what it says comes first.
-            copy = "stub" not in query.wants and _STUB_FILE.search(r.fused.span.path) is not None
-            # A place that holds the phrase within a line is the text as it was copied; one that holds
-            # it only across a line break (a message split over two literals, a sentence wrapped over
-            # two comment lines) joins lines to match, and a format string that the phrase fills
-            # matches only the words around its placeholders: they follow, in that order.
-            loose = r.fused.loose
-            r.tier = 1
-            r.lead = (int(copy), int(differs), loose, r.fused.ranks.get("text") or unranked)
-            where = "after the code (a declaration)" if copy else "first"
-            notes = [n for n, on in (("case differs", differs), (_LOOSE.get(loose, ""), loose)) if on]
-            r.steps.append(("phrase", where + (f" ({', '.join(notes)})" if notes else "")))
+    narrowings: list[Callable[[Ranked], bool]] = [lambda r: r.fused.exact_case] if cased else []
+    narrowings.append(lambda r: r.fused.loose == VERBATIM)
+    for r in _rare(places, config, narrowings):
+        differs = cased and not r.fused.exact_case
+        # A declaration file (``index.d.ts``, ``.pyi``) repeats the documentation of code found
+        # elsewhere: where both hold the phrase, the code that does what it says comes first.
+        copy = "stub" not in query.wants and _STUB_FILE.search(r.fused.span.path) is not None
+        # A place that holds the phrase within a line is the text as it was copied; one that holds
+        # it only across a line break (a message split over two literals, a sentence wrapped over
+        # two comment lines) joins lines to match, and a format string that the phrase fills
+        # matches only the words around its placeholders: they follow, in that order.
+        loose = r.fused.loose
+        r.tier = 1
+        r.lead = (int(copy), int(differs), loose, r.fused.ranks.get("text") or unranked)
+        where = "after the code (a declaration)" if copy else "first"
+        notes = [n for n, on in (("case differs", differs), (_LOOSE.get(loose, ""), loose)) if on]
+        r.steps.append(("phrase", where + (f" ({', '.join(notes)})" if notes else "")))
+
+
+def _rare(
+    places: list[Ranked], config: RankingConfig, narrowings: Sequence[Callable[[Ranked], bool]]
+) -> list[Ranked]:
+    """``places`` of a phrase if they are rare: on at most ``phrase_places`` lines, once narrowed, in
+    turn and only while they are more, to those each of ``narrowings`` keeps (as written, within a
+    line); ``[]`` otherwise."""
+    for keep in narrowings:
+        if _place_count(places) > config.phrase_places:
+            places = [r for r in places if keep(r)]
+    return places if 0 < _place_count(places) <= config.phrase_places else []
 
 
 #: ``Ranked.lead[0]`` of a place of the words a definition was asked in: after every definition (whose
@@ -935,13 +944,9 @@ def _asked_places(ranked: list[Ranked], query: AnalysedQuery, config: RankingCon
     them: a query with a capital letter is rare if it is rare as written, those places first."""
     if not config.phrase_rule:
         return
-    places = [r for r in ranked if r.fused.asked]
     cased = any(c.isupper() for c in query.asked)
-    if cased and _place_count(places) > config.phrase_places:
-        places = [r for r in places if r.fused.asked == 2]
-    if not 0 < _place_count(places) <= config.phrase_places:
-        return
-    for r in places:
+    as_written = [lambda r: r.fused.asked == 2] if cased else []
+    for r in _rare([r for r in ranked if r.fused.asked], config, as_written):
         if r.tier:
             continue  # a definition that holds the words too stays a definition
         differs = cased and r.fused.asked != 2

@@ -31,7 +31,7 @@ from indexer import K1 as BM25_K1
 from indexer import B as BM25_B
 from indexer import IndexStoreError, Settings, code_tokens
 from models import PlaitError
-from search.engine.query import AnalysedQuery, analyse
+from search.engine.query import AnalysedQuery
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.declared import declared_definitions
 from search.engine.retrievers.live import (
@@ -185,12 +185,12 @@ class TextRetriever:
                 found = self._with_filled(phrase, ranked, found, changes)
         out = merge_live(ranked, found, changes, limit)
         if query.asked and not query.usages:
-            out = self._with_asked(analyse(query.asked), out, lexical, allow, scope, changes, index)
+            out = self._with_asked(query, out, lexical, allow, scope, changes, index)
         return out
 
     def _with_asked(
         self,
-        asked: AnalysedQuery,
+        query: AnalysedQuery,
         out: list[Hit],
         lexical: LexicalIndex,
         allow: np.ndarray | None,
@@ -199,17 +199,17 @@ class TextRetriever:
         index: Index,
     ) -> list[Hit]:
         """``out`` (the ranking of a definition's name) with the chunks that hold the words the
-        definition was asked for in ("HTTPSConnection constructor.") verbatim marked ``asked`` (2 as
+        definition was asked for in (``query.asked``, "HTTPSConnection constructor.") verbatim marked ``asked`` (2 as
         written, case included; 1 in another case), those it does not rank after it, in the
         workspace's order: the ranking keeps a few such places right after the definitions. Found as a
         sentence's verbatim search finds its words in the indexed files that can hold them (read here,
         more by ripgrep; none where the index cannot tell which, or more than :data:`MAX_TARGETS`) and
         in the files changed since indexing; more than :data:`MAX_ASKED` places, none."""
-        phrase = " ".join(asked.phrase.split())
+        phrase = " ".join(query.asked.split())
         if len(phrase.split()) < 2:
             return out
         try:
-            holders = lexical.files_holding(asked.word_tokens, allow=allow)
+            holders = lexical.files_holding(query.asked_tokens, allow=allow)
         except IndexStoreError:
             return out
         if holders is None or len(holders) > MAX_TARGETS:
