@@ -191,6 +191,27 @@ def test_a_named_sentence_prefers_the_symbol_indexs_first_definition_of_its_name
     assert paths(other)[0] == ("logger.go", 1)
 
 
+def test_a_named_sentence_takes_the_method_its_words_and_meaning_agree_on() -> None:
+    """Among methods of one name the symbol index's order (the shortest qualified name) tells nothing:
+    "Headers registers a new route …" is ``Route.Headers`` where the text and the dense leg both rank it
+    above ``Router.Headers``; a package's function keeps its place, and one leg alone decides nothing."""
+    query = named_in_sentence(analyse("Headers registers a new route with a matcher for header values."), ["mux.Route.Headers"])
+    assert query.identifiers == ("Headers",)
+    router = fused("mux.go", 1, 0.05, symbol="mux.Router.Headers", symbol_rank=1, kind="method", vector=11)
+    route = fused("route.go", 1, 0.04, symbol="mux.Route.Headers", symbol_rank=2, kind="method", text=3, vector=1)
+    ranked = rank([router, route], query, _only(definition=3.0))
+    # top 0.05, a sentence's scale 0.5: Route.Headers gains 3 × 0.05 × 0.5 = 0.075, Router.Headers half
+    assert paths(ranked) == [("route.go", 1), ("mux.go", 1)]
+    assert [round(r.score, 6) for r in ranked] == [0.115, 0.0875]
+    assert ranked[1].steps == [("definition (not the symbol index's first)", "+0.0375")]
+    one_leg = fused("route.go", 1, 0.04, symbol="mux.Route.Headers", symbol_rank=2, kind="method", vector=1)
+    assert paths(rank([router, one_leg], query, _only(definition=3.0))) == [("mux.go", 1), ("route.go", 1)]
+    wrapper = fused("exported.go", 1, 0.03, symbol="mux.Headers", symbol_rank=1, kind="function", vector=12)
+    kept = rank([wrapper, route], query, _only(definition=3.0))
+    assert kept[0].fused.span.path == "exported.go"
+    assert [r.steps for r in kept][1] == [("definition (not the symbol index's first)", "+0.0300")]
+
+
 def test_a_plain_word_names_the_file_of_its_stem() -> None:
     cands = [fused("model.py", 1, 0.05), fused("quantization.py", 1, 0.02)]
     ranked = rank(cands, analyse("quantize"), _only(definition=3.0))

@@ -20,7 +20,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    identifiers gain nothing, unless it opens with one, the "Name verbs …" convention ("BindJSON is a
    shortcut for c.MustBindWith(…)."), which alone gains. Such a sentence naming nothing else ("Trace
    logs a message at level Trace.") names one definition: those after the symbol index's first (the
-   shortest qualified name, a function before a method) gain ``named_others`` of it. A topic or a
+   shortest qualified name, a function before a method) gain ``named_others`` of it; where that first
+   is a method, another definition that the text and the dense leg both rank above it is the one
+   (among methods of one name the order says nothing: mux's ``Route.Headers`` and ``Router.Headers``). A topic or a
    question that asks for tests of a name ("tests for ConsoleRenderer", "how is ConsoleRenderer
    tested") gains for the tests named after it (``TestConsoleRenderer``), not for its definition.
    **name words** — a function sentence that does not open with a name gains for each function or
@@ -89,6 +91,7 @@ and within a tier a result shows at least the score of any result below it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -618,14 +621,34 @@ def _names_itself(query: AnalysedQuery) -> bool:
 def _first_named(ranked: Sequence[Ranked], match: Sequence[int]) -> Ranked | None:
     """Of the candidates defining the name, the one the symbol retriever ranks first: its order (the
     shortest qualified name, a function before a method) is what tells the package's ``Trace`` from
-    ``Logger.Trace`` when the rest of the sentence cannot (a wrapper whose body is one call)."""
+    ``Logger.Trace`` when the rest of the sentence cannot (a wrapper whose body is one call). Where
+    that first is no function, the order tells one method from another by nothing, and a definition
+    that both the text and the dense leg rank above it is taken instead (of several, the best by both)."""
     best = max(match, default=0)  # 2 once some candidate defines it as written (another case: halved)
     found = [
         (symbol, n)
         for n, (r, m) in enumerate(zip(ranked, match, strict=True))
         if m and m == best and (symbol := r.fused.ranks.get("symbol"))
     ]
-    return ranked[min(found)[1]] if found else None
+    if not found:
+        return None
+    first = ranked[min(found)[1]]
+    if first.fused.label.kind == "function":
+        return first
+    behind = _sentence_ranks(first)
+    agreed = [
+        (1 / text + 1 / dense, n)
+        for _, n in found
+        for text, dense in [_sentence_ranks(ranked[n])]
+        if text < behind[0] and dense < behind[1]
+    ]
+    return ranked[max(agreed)[1]] if agreed else first
+
+
+def _sentence_ranks(r: Ranked) -> tuple[float, float]:
+    """A candidate's ranks on the text and the dense leg (infinite where a leg did not find it)."""
+    ranks = r.fused.ranks
+    return (ranks.get("text") or math.inf, ranks.get("vector") or math.inf)
 
 
 def _defines(r: Ranked, exact: set[str], folded: set[str], qualified: tuple[str, ...] = ()) -> int:
