@@ -195,10 +195,14 @@ def test_a_named_sentence_takes_the_method_its_words_and_meaning_agree_on() -> N
     """Among methods of one name the symbol index's order (the shortest qualified name) tells nothing:
     "Headers registers a new route …" is ``Route.Headers`` where the text and the dense leg both rank it
     above ``Router.Headers``; a package's function keeps its place, and one leg alone decides nothing."""
-    query = named_in_sentence(analyse("Headers registers a new route with a matcher for header values."), ["mux.Route.Headers"])
+    query = named_in_sentence(
+        analyse("Headers registers a new route with a matcher for header values."), ["mux.Route.Headers"]
+    )
     assert query.identifiers == ("Headers",)
     router = fused("mux.go", 1, 0.05, symbol="mux.Router.Headers", symbol_rank=1, kind="method", vector=11)
-    route = fused("route.go", 1, 0.04, symbol="mux.Route.Headers", symbol_rank=2, kind="method", text=3, vector=1)
+    route = fused(
+        "route.go", 1, 0.04, symbol="mux.Route.Headers", symbol_rank=2, kind="method", text=3, vector=1
+    )
     ranked = rank([router, route], query, _only(definition=3.0))
     # top 0.05, a sentence's scale 0.5: Route.Headers gains 3 × 0.05 × 0.5 = 0.075, Router.Headers half
     assert paths(ranked) == [("route.go", 1), ("mux.go", 1)]
