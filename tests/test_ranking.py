@@ -216,6 +216,24 @@ def test_a_named_sentence_takes_the_method_its_words_and_meaning_agree_on() -> N
     assert [r.steps for r in kept][1] == [("definition (not the symbol index's first)", "+0.0300")]
 
 
+def test_a_named_sentence_takes_the_definition_whose_owner_it_names() -> None:
+    """The sentence "Serialize allows StringSlice to fulfill Serializer": of the ``Serialize`` methods, the one of
+    ``StringSlice`` gains in full, the others half; where no candidate's owner is named, all alike."""
+    query = named_in_sentence(
+        analyse("Serialize allows StringSlice to fulfill Serializer"), ["cli.StringSlice.Serialize"]
+    )
+    assert query.identifiers[:2] == ("Serialize", "StringSlice")
+    hook = fused("hook.go", 1, 0.05, symbol="cli.flagValueHook.Serialize", symbol_rank=1, kind="method")
+    owned = fused("slice.go", 1, 0.04, symbol="cli.StringSlice.Serialize", symbol_rank=2, kind="method")
+    ranked = rank([hook, owned], query, _only(definition=3.0))
+    # top 0.05, a sentence's scale 0.5: StringSlice.Serialize gains 0.075, flagValueHook.Serialize 0.0375
+    assert paths(ranked) == [("slice.go", 1), ("hook.go", 1)]
+    assert [round(r.score, 6) for r in ranked] == [0.115, 0.0875]
+    unowned = fused("slice.go", 1, 0.04, symbol="cli.IntSlice.Serialize", symbol_rank=2, kind="method")
+    alike = rank([hook, unowned], query, _only(definition=3.0))
+    assert [round(r.score, 6) for r in alike] == [0.125, 0.115]
+
+
 def test_a_plain_word_names_the_file_of_its_stem() -> None:
     cands = [fused("model.py", 1, 0.05), fused("quantization.py", 1, 0.02)]
     ranked = rank(cands, analyse("quantize"), _only(definition=3.0))

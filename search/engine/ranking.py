@@ -22,7 +22,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    logs a message at level Trace.") names one definition: those after the symbol index's first (the
    shortest qualified name, a function before a method) gain ``named_others`` of it; where that first
    is a method, another definition that the text and the dense leg both rank above it is the one
-   (among methods of one name the order says nothing: mux's ``Route.Headers`` and ``Router.Headers``). A topic or a
+   (among methods of one name the order says nothing: mux's ``Route.Headers`` and ``Router.Headers``).
+   One that also names the owner of one definition ("Serialize allows StringSlice to fulfill
+   Serializer") names that one, the others gaining ``named_others`` of it. A topic or a
    question that asks for tests of a name ("tests for ConsoleRenderer", "how is ConsoleRenderer
    tested") gains for the tests named after it (``TestConsoleRenderer``), not for its definition.
    **name words** — a function sentence that does not open with a name gains for each function or
@@ -499,7 +501,9 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
     # as written, one that defines it only in another case gains half.
     other_case = 0.5 if 2 in match else 1.0
-    first = _first_named(ranked, match) if config.named_others != 1.0 and _names_itself(query) else None
+    first = None
+    if config.named_others != 1.0 and query.opens_with_name:
+        first = _first_named(ranked, match) if _names_itself(query) else _owned(ranked, match, query)
     stems: dict[str, bool] = {}  # per file: a file's chunks come many to a list
     for r, m in zip(ranked, match, strict=True):
         path = r.fused.span.path
@@ -643,6 +647,25 @@ def _first_named(ranked: Sequence[Ranked], match: Sequence[int]) -> Ranked | Non
         if text < behind[0] and dense < behind[1]
     ]
     return ranked[max(agreed)[1]] if agreed else first
+
+
+def _owned(ranked: Sequence[Ranked], match: Sequence[int], query: AnalysedQuery) -> Ranked | None:
+    """Of the candidates defining the name a "Name verbs …" sentence opens with, the one whose owner
+    the sentence names too ("Serialize allows StringSlice to fulfill Serializer": ``StringSlice.Serialize``
+    of a dozen ``Serialize`` methods); none where no candidate, or several, are owned by a name it holds."""
+    named = {bare_name(n) for n in query.identifiers[1:]}
+    owned = [
+        r
+        for r, m in zip(ranked, match, strict=True)
+        if m == 2 and any(_owner(s) in named for s in (r.fused.defines, r.fused.hit.symbol) if s)
+    ]
+    return owned[0] if len({r.fused.span for r in owned}) == 1 else None
+
+
+def _owner(symbol: str) -> str | None:
+    """The part of a qualified name before its last: ``cli.StringSlice.Serialize`` → ``StringSlice``."""
+    parts = dotted(symbol).split(".")
+    return parts[-2] if len(parts) > 1 else None
 
 
 def _sentence_ranks(r: Ranked) -> tuple[float, float]:
