@@ -280,3 +280,61 @@ def test_the_words_a_definition_was_asked_in_keep_their_one_place_on_the_page(in
         "rules"
     ]
     assert engine.search(Query("WidgetFrame constructor.", mode="text")).results[0].path == "src/setup.py"
+
+
+STORE = """class Store
+  def save
+    write(false)
+  end
+
+  def empty
+    @rows.clear
+  end
+end
+"""
+STRICT = """class Store
+  def save!
+    write(true) || raise(NotSaved)
+  end
+
+  def empty?
+    @rows.empty?
+  end
+end
+"""
+MACROS = """macro_rules! shout {
+    ($s:expr) => { println!("{}", $s.to_uppercase()) };
+}
+
+pub fn shout_all(words: &[&str]) {
+    for w in words {
+        shout!(w);
+    }
+}
+"""
+
+
+def test_a_names_question_or_exclamation_mark_is_part_of_it_where_the_index_defines_it_so(
+    indexed_engine,
+) -> None:
+    """Ruby's ``save!`` and ``empty?`` are names of their own: asked for, that definition comes first
+    (not ``save``); Rust's ``shout!`` calls the macro ``shout``, which no index names with its mark:
+    read as before, without it."""
+    assert (analyse("save!").shape, analyse("save!").identifiers) == ("identifier", ("save!",))
+    assert analyse("save!()").text == "save!"
+    assert analyse("set_cookie_header!(headers, key)").identifiers == ("set_cookie_header!",)
+    assert analyse("does has_header? look at it").identifiers == ("has_header?",)
+    assert analyse("who calls has_header?").identifiers == ("has_header",)  # a question's mark
+    assert analyse("save!", suffixes=False).shape == "natural"
+    engine = indexed_engine({"lib/store.rb": STORE, "lib/strict.rb": STRICT, "src/macros.rs": MACROS})
+    for text in ("save!", "empty?", "Store.save!"):
+        name = text.split(".")[-1]
+        assert engine.analyse(text, index=engine.index).identifiers == (text,)
+        top = engine.search(Query(text)).results[0]
+        assert (top.path, top.symbol) == ("lib/strict.rb", "Store." + name)
+    assert engine.search(Query("save")).results[0].path == "lib/store.rb"
+    # ``save`` is the same name without its mark: half a definition, after ``save!``
+    second = engine.search(Query("save!", explain=True)).results[1]
+    assert second.path == "lib/store.rb"
+    assert any(step["rule"] == "definition (case differs)" for step in second.explain["rules"])
+    assert engine.analyse("shout!", index=engine.index) == analyse("shout!", suffixes=False)

@@ -32,7 +32,7 @@ from search.engine.query import (
 from search.engine.ranking import Ranked, RankingConfig, rank
 from search.engine.retrievers import ResolvedScope, Retriever
 from search.engine.retrievers.live import live_changes
-from search.engine.retrievers.symbol import SymbolRetriever
+from search.engine.retrievers.symbol import EXACT_MATCHES, SymbolRetriever
 from search.engine.retrievers.text import TextRetriever
 from search.engine.retrievers.vector import VectorRetriever
 from search.errors import QueryError
@@ -434,6 +434,10 @@ class Engine:
         usage_request`). Searches, recordings and replays decode a query here, so that they read it
         alike."""
         analysed = analyse(text, regex=regex)
+        suffixed = [n for n in analysed.identifiers if n[-1] in "?!"]
+        if suffixed and not any(_defined_as_written(index, n) for n in suffixed):
+            # Ruby's ``save!`` is a name of its own; Rust's ``println!`` calls a macro named ``println``
+            analysed = analyse(text, regex=regex, suffixes=False)
         if analysed.shape != "natural":
             return analysed
         used = usage_request(analysed.text)
@@ -742,6 +746,11 @@ def _definitions(
     except Exception as exc:
         log.warning("name lookup skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
         return []
+
+
+def _defined_as_written(index: Index | None, name: str) -> bool:
+    """Whether ``index`` defines ``name`` as written (or qualified so), a ``?`` or ``!`` included."""
+    return any(m.match in EXACT_MATCHES for m in _definitions(index, name, limit=8))
 
 
 def _fused_at(fused: Sequence[Fused], span: Span) -> Fused | None:

@@ -60,7 +60,9 @@ _PARTICLES = frozenset("up down out off on in into for to from with of over back
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
 _IDENT = re.compile(r"(?<!\$)\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CALLED = re.compile(rf"({_IDENT.pattern})\(\)?;?")  # a call without its arguments: ``Console()``
+# Ruby's (and Elixir's, Crystal's) predicates and bang methods: ``empty?``, ``save!`` are names of their own
+_SUFFIXED = re.compile(rf"{_IDENT.pattern}[?!]")
+_CALLED = re.compile(rf"({_IDENT.pattern}[?!]?)\(\)?;?")  # a call without its arguments: ``Console()``
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
 
 
@@ -163,6 +165,26 @@ def looks_like_identifier(token: str) -> bool:
     return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]\d", token))
 
 
+def _identifiers(text: str, suffixes: bool) -> list[str]:
+    """The identifier-like tokens of ``text``; with ``suffixes``, with a predicate's or bang method's
+    ``?`` or ``!`` where the name is called or the sentence goes on after it ("set_cookie_header!(headers,
+    key)", "does has_header? look at …"; not a question's closing mark)."""
+    found = []
+    for m in _IDENT.finditer(text):
+        name, end = m.group(), m.end()
+        if not looks_like_identifier(name):
+            continue
+        after = text[end + 1 : end + 2]
+        if (
+            suffixes
+            and text[end : end + 1] in ("?", "!")
+            and (after == "(" or (after.isspace() and text[end + 2 :].strip()))
+        ):
+            name += text[end]
+        found.append(name)
+    return found
+
+
 def content_words(words: list[str]) -> list[str]:
     """The words (as :data:`_WORD` finds them) of three or more letters that are not stop words."""
     return [w for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS]
@@ -235,10 +257,11 @@ def _roles(words: list[str]) -> frozenset[str]:
     return frozenset(role for role, asks in ROLE_WORDS.items() if low & asks)
 
 
-def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
+def analyse(text: str, *, regex: bool = False, suffixes: bool = True) -> AnalysedQuery:
     """Decode ``text``: quoted → literal; ``regex`` → regex; one identifier (or up to three
     identifier-like tokens, or a name called without arguments, ``Console()``) → identifier; anything
-    else → natural language."""
+    else → natural language. With ``suffixes``, a name's ``?`` or ``!`` is part of it (Ruby's
+    ``empty?``, ``save!``); without, as before the name was read so (Rust's ``println!``)."""
     q = text.strip()
     all_words = _WORD.findall(q)
     wants = _roles(all_words)
@@ -252,18 +275,16 @@ def analyse(text: str, *, regex: bool = False) -> AnalysedQuery:
         idents = tuple(_IDENT.findall(inner))
         return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, per_word, words, wants)
     called = _CALLED.fullmatch(q)
-    if called:
-        return analyse(called[1])  # "Console()", "print_json(": the name called
+    if called and (suffixes or called[1][-1] not in "?!"):
+        return analyse(called[1], suffixes=suffixes)  # "Console()", "print_json(": the name called
     spaced = q.split()
     file = names_a_file(q)
     # "… adapted from https://golang.org/src/path/filepath/path.go": a link, not golang.org or path.go
     # … and a file's name is no qualified name: ``segment.py`` is not ``py`` in ``segment``
-    identifiers = tuple(
-        t for t in _IDENT.findall(_URL.sub(_link_name, q)) if looks_like_identifier(t) and not names_a_file(t)
-    )
+    identifiers = tuple(t for t in _identifiers(_URL.sub(_link_name, q), suffixes) if not names_a_file(t))
     if file:
         identifiers = ()  # ``live_render.py`` names a file, not ``py`` in ``live_render``
-    elif len(spaced) == 1 and _IDENT.fullmatch(q):
+    elif len(spaced) == 1 and (_IDENT.fullmatch(q) or (suffixes and _SUFFIXED.fullmatch(q))):
         return AnalysedQuery(q, "identifier", None, (q.lower(),), (q,), tokens, per_word, words, wants)
     terms: list[str] = []
     for w in all_words:
