@@ -315,7 +315,7 @@ pub fn shout_all(words: &[&str]) {
 
 
 def test_a_names_question_or_exclamation_mark_is_part_of_it_where_the_index_defines_it_so(
-    indexed_engine,
+    indexed_engine, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Ruby's ``save!`` and ``empty?`` are names of their own: asked for, that definition comes first
     (not ``save``); Rust's ``shout!`` calls the macro ``shout``, which no index names with its mark:
@@ -338,3 +338,9 @@ def test_a_names_question_or_exclamation_mark_is_part_of_it_where_the_index_defi
     assert second.path == "lib/store.rb"
     assert any(step["rule"] == "definition (case differs)" for step in second.explain["rules"])
     assert engine.analyse("shout!", index=engine.index) == analyse("shout!", suffixes=False)
+    # ripgrep alone reads the words as typed, without looking the name up where no symbol index is open
+    fresh = Engine(engine.settings)
+    with caplog.at_level(logging.WARNING):
+        assert fresh.search(Query("save!", mode="text")).results
+    fresh.close()
+    assert not [r for r in caplog.records if "lookup" in r.getMessage()]

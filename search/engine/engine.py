@@ -435,8 +435,11 @@ class Engine:
         alike."""
         analysed = analyse(text, regex=regex)
         suffixed = [n for n in analysed.identifiers if n[-1] in "?!"]
-        if suffixed and not any(_defined_as_written(index, n) for n in suffixed):
+        if suffixed and (
+            isinstance(index, TextView) or not any(_defined_as_written(index, n) for n in suffixed)
+        ):
             # Ruby's ``save!`` is a name of its own; Rust's ``println!`` calls a macro named ``println``
+            # (and ripgrep alone, whose view has no symbol index, reads the words as typed)
             analysed = analyse(text, regex=regex, suffixes=False)
         if analysed.shape != "natural":
             return analysed
