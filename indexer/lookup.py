@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
 
-from indexer.names import dotted, name_tokens, normalise
+from indexer.names import QUALIFIER_SPLIT, dotted, name_tokens, normalise
 from indexer.types import DATA_KINDS, FUNCTION_KINDS, STORED_SYMBOL_FIELDS, Symbol
 
 TIER_EXACT = 1.0
@@ -152,7 +151,7 @@ class SymbolTable:
                 if i not in best or best[i][0] < tier:
                     best[i] = (tier, how)
 
-        last = re.split(r"\.|::|#|->|/", query)[-1]
+        last = QUALIFIER_SPLIT.split(query)[-1]
         qualified = last != query
         offer(self.by_name.get(last, ()), TIER_EXACT if not qualified else TIER_CASE, "exact")
         if qualified:

@@ -7,7 +7,9 @@ import re
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _NOT_NAME = re.compile(r"[^0-9a-z]")
-_QUALIFIERS = re.compile(r"::|#|->|/")
+_QUALIFIERS = re.compile(r"::|#|->|/|(?<=\w):(?=[A-Za-z_])")  # … and Lua's ``Picker:find``
+# a qualified name's parts, as a query writes them: ``pkg.Type``, ``ns::f``, ``$this->db``, ``Type#m``, ``Picker:find``
+QUALIFIER_SPLIT = re.compile(r"\.|::|#|->|/|(?<=\w):(?=[A-Za-z_])")
 
 
 def normalise(name: str) -> str:
@@ -21,6 +23,6 @@ def name_tokens(name: str) -> list[str]:
 
 
 def dotted(name: str) -> str:
-    """A qualified name as the symbol index keeps it: ``ns::Type->m``, ``Type#m`` and ``pkg/Type`` joined
-    by dots, and ``Type.prototype.m`` as the method ``Type.m``."""
+    """A qualified name as the symbol index keeps it: ``ns::Type->m``, ``Type#m``, ``pkg/Type`` and Lua's
+    ``Picker:find`` joined by dots, and ``Type.prototype.m`` as the method ``Type.m``."""
     return _QUALIFIERS.sub(".", name).replace(".prototype.", ".")

@@ -11,7 +11,6 @@ answers (:meth:`~indexer.store.Store.ensure_scalar_index`: on 2.8M generated row
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 
 import pyarrow as pa
@@ -19,7 +18,7 @@ import pyarrow as pa
 from indexer.filters import path_filter, path_prefix_sql
 from indexer.lookup import SYMBOL_COLUMNS, SymbolMatch, SymbolRow, SymbolTable, symbol_rows
 from indexer.memo import VersionMemo
-from indexer.names import dotted, name_tokens, normalise
+from indexer.names import QUALIFIER_SPLIT, dotted, name_tokens, normalise
 from indexer.snapshot import Snapshot
 from indexer.store import sql_str
 
@@ -115,7 +114,7 @@ class SymbolReader:
         fuzzy: list[str] = []
         owned: list[str] = []  # a qualified name's rows, asked for apart (see below)
         for name, strict in names:
-            last = re.split(r"\.|::|#|->|/", name.strip())[-1]
+            last = QUALIFIER_SPLIT.split(name.strip())[-1]
             norm = normalise(last)
             if not norm:
                 continue

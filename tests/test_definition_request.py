@@ -325,7 +325,7 @@ def test_a_names_question_or_exclamation_mark_is_part_of_it_where_the_index_defi
     assert analyse("set_cookie_header!(headers, key)").identifiers == ("set_cookie_header!",)
     assert analyse("does has_header? look at it").identifiers == ("has_header?",)
     assert analyse("who calls has_header?").identifiers == ("has_header",)  # a question's mark
-    assert analyse("save!", suffixes=False).shape == "natural"
+    assert analyse("save!", dialects=False).shape == "natural"
     engine = indexed_engine({"lib/store.rb": STORE, "lib/strict.rb": STRICT, "src/macros.rs": MACROS})
     for text in ("save!", "empty?", "Store.save!"):
         name = text.split(".")[-1]
@@ -337,10 +337,58 @@ def test_a_names_question_or_exclamation_mark_is_part_of_it_where_the_index_defi
     second = engine.search(Query("save!", explain=True)).results[1]
     assert second.path == "lib/store.rb"
     assert any(step["rule"] == "definition (case differs)" for step in second.explain["rules"])
-    assert engine.analyse("shout!", index=engine.index) == analyse("shout!", suffixes=False)
+    assert engine.analyse("shout!", index=engine.index) == analyse("shout!", dialects=False)
     # ripgrep alone reads the words as typed, without looking the name up where no symbol index is open
     fresh = Engine(engine.settings)
     with caplog.at_level(logging.WARNING):
         assert fresh.search(Query("save!", mode="text")).results
     fresh.close()
     assert not [r for r in caplog.records if "lookup" in r.getMessage()]
+
+
+PICKER = """local Picker = {}
+
+function Picker:find(prompt)
+  return self.finder:find(prompt)
+end
+
+return Picker
+"""
+FINDER = """local Finder = {}
+
+function Finder:find(prompt)
+  return vim.fn.matchfuzzy(self.items, prompt)
+end
+
+return Finder
+"""
+FOLD = """module Fold where
+
+foldl :: (b -> a -> b) -> b -> [a] -> b
+foldl f z xs = go z xs
+  where go acc [] = acc
+        go acc (y:ys) = go (f acc y) ys
+
+foldl' :: (b -> a -> b) -> b -> [a] -> b
+foldl' f z xs = go z xs
+  where go !acc [] = acc
+        go !acc (y:ys) = go (f acc y) ys
+"""
+
+
+def test_a_lua_method_and_a_haskell_prime_are_read_as_written(indexed_engine) -> None:
+    """``Picker:find`` is Lua's method ``find`` of ``Picker`` (not ``Finder``'s); ``foldl'`` is Haskell's
+    strict fold, not ``foldl``. A quote's end, reST's roles and JSDoc's module paths are no such names."""
+    assert analyse("Picker:find").identifiers == ("Picker:find",)
+    assert analyse("how does Picker:find start").identifiers == ("Picker:find",)
+    assert analyse("foldl'").identifiers == ("foldl'",)
+    assert analyse("the 'view_func' name").identifiers == ("view_func",)
+    assert analyse("Return a :py:class:`datetime_tz` now").identifiers == ("datetime_tz",)
+    assert analyse("same as [`groupBy`]module:Collections.groupBy").identifiers[-1] == "Collections.groupBy"
+    engine = indexed_engine({"lua/picker.lua": PICKER, "lua/finder.lua": FINDER, "src/Fold.hs": FOLD})
+    picked = engine.search(Query("Picker:find", explain=True)).results
+    assert picked[0].symbol == "Picker.find"
+    assert any(step["rule"] == "definition" for step in picked[0].explain["rules"])
+    assert not any(step["rule"] == "definition" for r in picked[1:] for step in r.explain["rules"])
+    assert engine.analyse("foldl'", index=engine.index).identifiers == ("foldl'",)
+    assert engine.search(Query("foldl'")).results[0].symbol == "Fold.foldl'"

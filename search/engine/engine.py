@@ -26,6 +26,7 @@ from search.engine.query import (
     as_definition,
     as_usages,
     definition_request,
+    in_dialect,
     named_in_sentence,
     usage_request,
 )
@@ -434,13 +435,13 @@ class Engine:
         usage_request`). Searches, recordings and replays decode a query here, so that they read it
         alike."""
         analysed = analyse(text, regex=regex)
-        suffixed = [n for n in analysed.identifiers if n[-1] in "?!"]
-        if suffixed and (
-            isinstance(index, TextView) or not any(_defined_as_written(index, n) for n in suffixed)
+        written = [n for n in analysed.identifiers if in_dialect(n)]
+        if written and (
+            isinstance(index, TextView) or not any(_defined_as_written(index, n) for n in written)
         ):
             # Ruby's ``save!`` is a name of its own; Rust's ``println!`` calls a macro named ``println``
             # (and ripgrep alone, whose view has no symbol index, reads the words as typed)
-            analysed = analyse(text, regex=regex, suffixes=False)
+            analysed = analyse(text, regex=regex, dialects=False)
         if analysed.shape != "natural":
             return analysed
         used = usage_request(analysed.text)

@@ -60,9 +60,12 @@ _PARTICLES = frozenset("up down out off on in into for to from with of over back
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
 _IDENT = re.compile(r"(?<!\$)\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Ruby's (and Elixir's, Crystal's) predicates and bang methods: ``empty?``, ``save!`` are names of their own
-_SUFFIXED = re.compile(rf"{_IDENT.pattern}[?!]")
-_CALLED = re.compile(rf"({_IDENT.pattern}[?!]?)\(\)?;?")  # a call without its arguments: ``Console()``
+# Names as some languages write them (:func:`in_dialect`): Ruby's (and Elixir's, Crystal's) predicates and
+# bang methods, ``empty?``, ``save!``; Haskell's (and OCaml's) primes, ``foldl'``; Lua's methods, ``Picker:find``
+_METHOD = re.compile(rf"({_IDENT.pattern})(?::([A-Za-z_][A-Za-z0-9_]*))?")
+_MARKED = re.compile(rf"{_METHOD.pattern}(?:[?!]|'+)?")
+_LUA_COLON = re.compile(r"(?<!:):(?!:)")
+_CALLED = re.compile(rf"((?:{_METHOD.pattern})[?!]?)\(\)?;?")  # a call without its arguments: ``Console()``
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
 
 
@@ -165,24 +168,42 @@ def looks_like_identifier(token: str) -> bool:
     return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]\d", token))
 
 
-def _identifiers(text: str, suffixes: bool) -> list[str]:
-    """The identifier-like tokens of ``text``; with ``suffixes``, with a predicate's or bang method's
-    ``?`` or ``!`` where the name is called or the sentence goes on after it ("set_cookie_header!(headers,
-    key)", "does has_header? look at …"; not a question's closing mark)."""
+def _identifiers(text: str, dialects: bool) -> list[str]:
+    """The identifier-like tokens of ``text``; with ``dialects``, names as some languages write them
+    (:func:`in_dialect`): a Lua method (``Picker:find``), a predicate's or bang method's ``?`` or ``!``
+    where the name is called or the sentence goes on after it ("set_cookie_header!(headers, key)", "does
+    has_header? look at …"; not a question's closing mark), a prime not followed by a letter (``foldl'``,
+    not ``Console's``)."""
     found = []
-    for m in _IDENT.finditer(text):
-        name, end = m.group(), m.end()
-        if not looks_like_identifier(name):
+    pattern = _METHOD if dialects else _IDENT
+    pos = 0
+    while m := pattern.search(text, pos):
+        name, start, end = m.group(), m.start(), m.end()
+        mark = text[end : end + 1]
+        if dialects and m[2] and (text[start - 1 : start] == ":" or mark in (":", ".")):
+            # reST's ``:py:class:``, JSDoc's ``module:Collections.map``: no Lua method
+            name, end = m[1], m.end(1)
+            mark = ":"
+        pos = end
+        if not looks_like_identifier(_LUA_COLON.sub(".", name)):
             continue
         after = text[end + 1 : end + 2]
-        if (
-            suffixes
-            and text[end : end + 1] in ("?", "!")
-            and (after == "(" or (after.isspace() and text[end + 2 :].strip()))
-        ):
-            name += text[end]
+        if not dialects:
+            pass
+        elif mark in ("?", "!") and (after == "(" or (after.isspace() and text[end + 2 :].strip())):
+            name += mark
+        elif mark == "'" and text[start - 1 : start] != "'":  # a prime, not a quote's end ('name')
+            primes = len(text[end:]) - len(text[end:].lstrip("'"))
+            if not text[end + primes : end + primes + 1].isalnum():
+                name += "'" * primes
         found.append(name)
     return found
+
+
+def in_dialect(name: str) -> bool:
+    """Whether ``name`` is written as only some languages write names: ``empty?``, ``save!``, ``foldl'``,
+    ``Picker:find``; a query holding one reads it so only where the symbol index defines it as written."""
+    return name[-1:] in ("?", "!", "'") or _LUA_COLON.search(name) is not None
 
 
 def content_words(words: list[str]) -> list[str]:
@@ -257,11 +278,12 @@ def _roles(words: list[str]) -> frozenset[str]:
     return frozenset(role for role, asks in ROLE_WORDS.items() if low & asks)
 
 
-def analyse(text: str, *, regex: bool = False, suffixes: bool = True) -> AnalysedQuery:
+def analyse(text: str, *, regex: bool = False, dialects: bool = True) -> AnalysedQuery:
     """Decode ``text``: quoted → literal; ``regex`` → regex; one identifier (or up to three
     identifier-like tokens, or a name called without arguments, ``Console()``) → identifier; anything
-    else → natural language. With ``suffixes``, a name's ``?`` or ``!`` is part of it (Ruby's
-    ``empty?``, ``save!``); without, as before the name was read so (Rust's ``println!``)."""
+    else → natural language. With ``dialects``, a name's ``?``, ``!`` or prime and a Lua method's colon
+    are part of it (Ruby's ``empty?``, ``save!``, Haskell's ``foldl'``, Lua's ``Picker:find``); without,
+    they are read as punctuation (Rust's ``println!`` calls the macro ``println``)."""
     q = text.strip()
     all_words = _WORD.findall(q)
     wants = _roles(all_words)
@@ -275,16 +297,16 @@ def analyse(text: str, *, regex: bool = False, suffixes: bool = True) -> Analyse
         idents = tuple(_IDENT.findall(inner))
         return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, per_word, words, wants)
     called = _CALLED.fullmatch(q)
-    if called and (suffixes or called[1][-1] not in "?!"):
-        return analyse(called[1], suffixes=suffixes)  # "Console()", "print_json(": the name called
+    if called and (dialects or not in_dialect(called[1])):
+        return analyse(called[1], dialects=dialects)  # "Console()", "print_json(": the name called
     spaced = q.split()
     file = names_a_file(q)
     # "… adapted from https://golang.org/src/path/filepath/path.go": a link, not golang.org or path.go
     # … and a file's name is no qualified name: ``segment.py`` is not ``py`` in ``segment``
-    identifiers = tuple(t for t in _identifiers(_URL.sub(_link_name, q), suffixes) if not names_a_file(t))
+    identifiers = tuple(t for t in _identifiers(_URL.sub(_link_name, q), dialects) if not names_a_file(t))
     if file:
         identifiers = ()  # ``live_render.py`` names a file, not ``py`` in ``live_render``
-    elif len(spaced) == 1 and (_IDENT.fullmatch(q) or (suffixes and _SUFFIXED.fullmatch(q))):
+    elif len(spaced) == 1 and (_IDENT.fullmatch(q) or (dialects and _MARKED.fullmatch(q))):
         return AnalysedQuery(q, "identifier", None, (q.lower(),), (q,), tokens, per_word, words, wants)
     terms: list[str] = []
     for w in all_words:
@@ -732,7 +754,8 @@ def _compound_names(query: AnalysedQuery, definitions: Sequence[str]) -> tuple[s
 
 
 def bare_name(name: str) -> str:
-    """The last part of a qualified name: ``cobra.Command.Usage`` → ``Usage``, ``$this->db`` → ``db``."""
-    for sep in ("::", "->", "#", "."):
+    """The last part of a qualified name: ``cobra.Command.Usage`` → ``Usage``, ``$this->db`` → ``db``,
+    ``Picker:find`` → ``find``."""
+    for sep in ("::", "->", "#", ".", ":"):
         name = name.rsplit(sep, 1)[-1]
     return name.lstrip("$")

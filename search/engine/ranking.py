@@ -488,7 +488,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     scale = 1.0 if query.shape == "identifier" else 0.5
     exact = {bare_name(n) for n in names}
     # … and ``transform_keys`` where ``transform_keys!`` is asked for, Rust's ``println`` for ``println!``
-    folded = {n.lower() for n in exact} | {n.rstrip("?!").lower() for n in exact}
+    folded = {n.lower() for n in exact} | {n.rstrip("?!'").lower() for n in exact}
     # "how does Console.print handle markup": Console.print as written, a plain ``print`` as if in
     # another case
     qualified = tuple("." + dotted(n) for n in names if bare_name(n) != n)
