@@ -320,12 +320,13 @@ def test_a_names_question_or_exclamation_mark_is_part_of_it_where_the_index_defi
     """Ruby's ``save!`` and ``empty?`` are names of their own: asked for, that definition comes first
     (not ``save``); Rust's ``shout!`` calls the macro ``shout``, which no index names with its mark:
     read as before, without it."""
-    assert (analyse("save!").shape, analyse("save!").identifiers) == ("identifier", ("save!",))
-    assert analyse("save!()").text == "save!"
-    assert analyse("set_cookie_header!(headers, key)").identifiers == ("set_cookie_header!",)
-    assert analyse("does has_header? look at it").identifiers == ("has_header?",)
-    assert analyse("who calls has_header?").identifiers == ("has_header",)  # a question's mark
-    assert analyse("save!", dialects=False).shape == "natural"
+    marked = analyse("save!", dialects=True)
+    assert (marked.shape, marked.identifiers) == ("identifier", ("save!",))
+    assert analyse("save!()", dialects=True).text == "save!"
+    assert analyse("set_cookie_header!(headers, key)", dialects=True).identifiers == ("set_cookie_header!",)
+    assert analyse("does has_header? look at it", dialects=True).identifiers == ("has_header?",)
+    assert analyse("who calls has_header?", dialects=True).identifiers == ("has_header",)  # a question's mark
+    assert analyse("save!").shape == "natural"
     engine = indexed_engine({"lib/store.rb": STORE, "lib/strict.rb": STRICT, "src/macros.rs": MACROS})
     for text in ("save!", "empty?", "Store.save!"):
         name = text.split(".")[-1]
@@ -337,7 +338,7 @@ def test_a_names_question_or_exclamation_mark_is_part_of_it_where_the_index_defi
     second = engine.search(Query("save!", explain=True)).results[1]
     assert second.path == "lib/store.rb"
     assert any(step["rule"] == "definition (case differs)" for step in second.explain["rules"])
-    assert engine.analyse("shout!", index=engine.index) == analyse("shout!", dialects=False)
+    assert engine.analyse("shout!", index=engine.index) == analyse("shout!")
     # ripgrep alone reads the words as typed, without looking the name up where no symbol index is open
     fresh = Engine(engine.settings)
     with caplog.at_level(logging.WARNING):
@@ -379,12 +380,13 @@ foldl' f z xs = go z xs
 def test_a_lua_method_and_a_haskell_prime_are_read_as_written(indexed_engine) -> None:
     """``Picker:find`` is Lua's method ``find`` of ``Picker`` (not ``Finder``'s); ``foldl'`` is Haskell's
     strict fold, not ``foldl``. A quote's end, reST's roles and JSDoc's module paths are no such names."""
-    assert analyse("Picker:find").identifiers == ("Picker:find",)
-    assert analyse("how does Picker:find start").identifiers == ("Picker:find",)
-    assert analyse("foldl'").identifiers == ("foldl'",)
-    assert analyse("the 'view_func' name").identifiers == ("view_func",)
-    assert analyse("Return a :py:class:`datetime_tz` now").identifiers == ("datetime_tz",)
-    assert analyse("same as [`groupBy`]module:Collections.groupBy").identifiers[-1] == "Collections.groupBy"
+    assert analyse("Picker:find", dialects=True).identifiers == ("Picker:find",)
+    assert analyse("how does Picker:find start", dialects=True).identifiers == ("Picker:find",)
+    assert analyse("foldl'", dialects=True).identifiers == ("foldl'",)
+    assert analyse("the 'view_func' name", dialects=True).identifiers == ("view_func",)
+    assert analyse("Return a :py:class:`datetime_tz` now", dialects=True).identifiers == ("datetime_tz",)
+    module = analyse("same as [`groupBy`]module:Collections.groupBy", dialects=True)
+    assert module.identifiers[-1] == "Collections.groupBy"
     engine = indexed_engine({"lua/picker.lua": PICKER, "lua/finder.lua": FINDER, "src/Fold.hs": FOLD})
     picked = engine.search(Query("Picker:find", explain=True)).results
     assert picked[0].symbol == "Picker.find"

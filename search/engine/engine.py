@@ -20,6 +20,7 @@ from indexer import DATA_KINDS, ConfigGlobs, IndexStoreError, Settings, TextView
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, Fused, fuse
 from search.engine.query import (
+    MARK_HINT,
     AnalysedQuery,
     NameRequest,
     analyse,
@@ -435,13 +436,14 @@ class Engine:
         usage_request`). Searches, recordings and replays decode a query here, so that they read it
         alike."""
         analysed = analyse(text, regex=regex)
-        written = [n for n in analysed.identifiers if in_dialect(n)]
-        if written and (
-            isinstance(index, TextView) or not any(_defined_as_written(index, n) for n in written)
-        ):
-            # Ruby's ``save!`` is a name of its own; Rust's ``println!`` calls a macro named ``println``
-            # (and ripgrep alone, whose view has no symbol index, reads the words as typed)
-            analysed = analyse(text, regex=regex, dialects=False)
+        if not regex and not isinstance(index, TextView) and MARK_HINT.search(text):
+            # Ruby's ``save!`` is a name of its own where the index defines it so; Rust's ``println!``
+            # calls a macro named ``println`` (and ripgrep alone, whose view has no symbol index,
+            # reads the words as typed)
+            marked = analyse(text, dialects=True)
+            written = [n for n in marked.identifiers if in_dialect(n)]
+            if written and any(_defined_as_written(index, n) for n in written):
+                analysed = marked
         if analysed.shape != "natural":
             return analysed
         used = usage_request(analysed.text)

@@ -65,6 +65,9 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _METHOD = re.compile(rf"({_IDENT.pattern})(?::([A-Za-z_][A-Za-z0-9_]*))?")
 _MARKED = re.compile(rf"{_METHOD.pattern}(?:[?!]|'+)?")
 _LUA_COLON = re.compile(r"(?<!:):(?!:)")
+MARK_HINT = re.compile(
+    r"\w(?:[?!']|:[A-Za-z_])"
+)  # where a query may hold one (cheaper than reading it twice)
 _CALLED = re.compile(rf"((?:{_METHOD.pattern})[?!]?)\(\)?;?")  # a call without its arguments: ``Console()``
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
 
@@ -278,12 +281,13 @@ def _roles(words: list[str]) -> frozenset[str]:
     return frozenset(role for role, asks in ROLE_WORDS.items() if low & asks)
 
 
-def analyse(text: str, *, regex: bool = False, dialects: bool = True) -> AnalysedQuery:
+def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> AnalysedQuery:
     """Decode ``text``: quoted → literal; ``regex`` → regex; one identifier (or up to three
     identifier-like tokens, or a name called without arguments, ``Console()``) → identifier; anything
     else → natural language. With ``dialects``, a name's ``?``, ``!`` or prime and a Lua method's colon
     are part of it (Ruby's ``empty?``, ``save!``, Haskell's ``foldl'``, Lua's ``Picker:find``); without,
-    they are read as punctuation (Rust's ``println!`` calls the macro ``println``)."""
+    they are read as punctuation (Rust's ``println!`` calls the macro ``println``): a search reads them
+    so where its symbol index defines such a name (:meth:`search.engine.engine.Engine.analyse`)."""
     q = text.strip()
     all_words = _WORD.findall(q)
     wants = _roles(all_words)
