@@ -35,6 +35,13 @@ CLASS = frozenset({"class", "struct"})
         ("python class Console", "Console", CLASS, False),  # the language: not a second name
         ("class Live", "Live", CLASS, False),  # a capital past the first word: a name, not "live"
         ("where is the Type enum defined", "Type", KIND_WORDS["enum"], False),
+        # modifiers before the keyword, and Go's receiver: the method of its type
+        ("pub fn spawn", "spawn", FUNCTION, True),
+        ("pub(crate) async fn spawn_inner", "spawn_inner", FUNCTION, True),
+        ("export default function App", "App", FUNCTION, False),
+        ("public static class Config", "Config", CLASS, False),
+        ("func (s *Server) Serve", "Server.Serve", FUNCTION, True),
+        ("func (l List[T]) Len", "List.Len", FUNCTION, True),
     ],
 )
 def test_a_request_for_one_definition_is_read_as_its_name(
@@ -53,6 +60,8 @@ def test_a_request_for_one_definition_is_read_as_its_name(
         "Console",  # no kind and not said to be defined: an identifier query already
         "class",
         "where is the Console class defined in the rich package today",  # too long for a request
+        "def initialize(app, logger = nil)",  # pasted with its parameters: the phrase rule finds it
+        "public API function",  # a modifier only before a keyword or another modifier
     ],
 )
 def test_a_sentence_about_code_is_no_request(text: str) -> None:
@@ -132,7 +141,12 @@ def test_explain_says_how_the_request_was_read(engine: Engine) -> None:
 
 @pytest.mark.parametrize(
     ("text", "name"),
-    [("Console()", "Console"), ("print_json(", "print_json"), ("Cart.total();", "Cart.total")],
+    [
+        ("Console()", "Console"),
+        ("print_json(", "print_json"),
+        ("Cart.total();", "Cart.total"),
+        ("(*Server).Serve", "Server.Serve"),  # Go's method expression
+    ],
 )
 def test_a_call_pasted_without_arguments_is_a_search_for_the_name(text: str, name: str) -> None:
     query = analyse(text)

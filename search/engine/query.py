@@ -69,6 +69,7 @@ MARK_HINT = re.compile(
     r"\w(?:[?!']|:[A-Za-z_])"
 )  # where a query may hold one (cheaper than reading it twice)
 _CALLED = re.compile(rf"((?:{_METHOD.pattern})[?!]?)\(\)?;?")  # a call without its arguments: ``Console()``
+_METHOD_EXPRESSION = re.compile(r"\(\*?([A-Za-z_]\w*)\)\.([A-Za-z_]\w*)(?:\(\)?)?")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
 
 
@@ -300,6 +301,9 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         inner = q[1:-1]
         idents = tuple(_IDENT.findall(inner))
         return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, per_word, words, wants)
+    expression = _METHOD_EXPRESSION.fullmatch(q)
+    if expression:  # Go's method expression ``(*Server).Serve``: the method ``Server.Serve``
+        return analyse(f"{expression[1]}.{expression[2]}", dialects=dialects)
     called = _CALLED.fullmatch(q)
     if called and (dialects or not in_dialect(called[1])):
         return analyse(called[1], dialects=dialects)  # "Console()", "print_json(": the name called
@@ -484,6 +488,17 @@ _REQUEST_FILLERS = frozenset(
     " bash shell".split()
 )
 MAX_REQUEST_WORDS = 8
+# Modifiers a declaration opens with ("pub fn spawn", "export default function App", "public static class
+# Config"): no name where another modifier or a keyword follows them.
+_MODIFIERS = frozenset(
+    "pub export default async static public private protected internal abstract final override virtual"  # noqa: SIM905
+    " inline extern unsafe open suspend sealed partial".split()
+)
+# Go's method declaration "func (s *Server) Serve": the method ``Server.Serve``
+_GO_RECEIVER = re.compile(
+    r"^\s*func\s*\(\s*(?:[A-Za-z_]\w*\s+)?\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?\s*\)\s*(?=[A-Za-z_])"
+)
+_PUB_IN = re.compile(r"\bpub\([^)]*\)")  # Rust's ``pub(crate)``
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,28 +516,39 @@ def definition_request(text: str) -> NameRequest | None:
     it is ("class Console", "the Console class", "fn main", "print_json() method") or that it is
     defined ("where is parse_args defined", "definition of Style", "where's the Router struct
     declared?"), and nothing else but question words, determiners and "find", "show me" and the like
-    (at most :data:`MAX_REQUEST_WORDS` words). The name is ``certain`` when it is written as code (an
-    identifier-like token, ``pkg.Type``, or after ``def``, ``func`` or ``fn``). A plain word ("Console
+    (at most :data:`MAX_REQUEST_WORDS` words), modifiers before a keyword included ("pub async fn
+    connect", "export default function App"), and Go's "func (s *Server) Serve" as the method
+    ``Server.Serve``; a declaration pasted with its parameters ("def initialize(app, logger = nil)") is
+    no request: the phrase rule finds it as written. The name is ``certain`` when it is written as code
+    (an identifier-like token, ``pkg.Type``, or after ``def``, ``func`` or ``fn``). A plain word ("Console
     class", "render function", "where is compose defined") is a name only where the symbol index
     defines it, of the kind asked for (:meth:`search.engine.engine.Engine.analyse`): "class loader"
     and "retry function" stay sentences unless a class ``Loader`` or a function ``retry`` exists, and
     then that definition is what they ask for."""
-    words = text.split()
+    words = _PUB_IN.sub("pub", _GO_RECEIVER.sub(r"func \1.", text, count=1)).split()
     if not 2 <= len(words) <= MAX_REQUEST_WORDS:
         return None
     kinds: set[str] = set()
     defined = False
     name = None
     after_keyword = False
+    lows = [w.strip(_EDGE + "`").lower() for w in words]
     for n, word in enumerate(words):
         bare = word.strip(_EDGE + "`")
-        low = bare.lower()
+        low = lows[n]
         # past the first word, a capital makes a name of a word ("class Live", "the Type enum")
         plain = n == 0 or bare == low
         if low in KIND_WORDS and plain:
             kinds |= KIND_WORDS[low]
         elif low in _DEFINED:
             defined = True
+        elif (
+            plain
+            and low in _MODIFIERS
+            and n + 1 < len(lows)
+            and (lows[n + 1] in _MODIFIERS or lows[n + 1] in KIND_WORDS)
+        ):
+            continue
         elif low not in _REQUEST_FILLERS or not plain:
             if name is not None or len(bare) < 2 or not _IDENT.fullmatch(bare):
                 return None
