@@ -441,7 +441,7 @@ class Engine:
             # calls a macro named ``println`` (and ripgrep alone, whose view has no symbol index,
             # reads the words as typed)
             marked = analyse(text, dialects=True)
-            written = [n for n in marked.identifiers if in_dialect(n)]
+            written = [n for n in marked.identifiers if in_dialect(n)][:MAX_MARKED]
             if written and any(_defined_as_written(index, n) for n in written):
                 analysed = marked
         if analysed.shape != "natural":
@@ -752,6 +752,9 @@ def _definitions(
     except Exception as exc:
         log.warning("name lookup skipped: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
         return []
+
+
+MAX_MARKED = 8  # names with a mark a query is read by at most: each is one lookup
 
 
 def _defined_as_written(index: Index | None, name: str) -> bool:
