@@ -914,6 +914,10 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
         ("do we retry failed uploads", "area"),
         # a name that reads as a gerund or a question word, then what it does, with the period
         ("String gets the argument at the specified index.", "function"),
+        ("String defines a native format for this boolean slice flag value.", "function"),
+        ("Uint looks up the value of a local UintFlag, returns 0 if not found", "function"),
+        ("Panic specifies if the function call should fail", "function"),
+        ("store creation and dispatch lifecycle", "area"),  # "store": a noun here as often as a verb
         ("Is gets whether the objects match the arguments specified.", "function"),
         ("what returns the config", "area"),
         ("AddFlag will add the flag to the FlagSet", "function"),  # a name, then "will", no period

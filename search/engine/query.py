@@ -39,7 +39,9 @@ _DOC_VERBS = frozenset(
     " write load handle generate validate compute calculate format encode decode normalize merge"
     " register initialize update delete apply call invoke wrap ensure start stop close open send fetch"
     " print render emit clear reset copy clone extract split join sort compare append insert push pop"
-    " wait run execute dispatch transform serialize deserialize escape strip replace iterate yield".split()
+    " wait run execute dispatch transform serialize deserialize escape strip replace iterate yield"
+    " define provide look report specify retrieve scan take describe represent indicate hold contain"
+    " implement accept expose".split()
 )
 # Nouns that name one piece of code by what it is. A docstring without its period that opens with one,
 # then what the piece does or is of ("Helper to create a parse action …", "internal factory method to
