@@ -408,3 +408,42 @@ def test_a_lua_method_and_a_haskell_prime_are_read_as_written(indexed_engine) ->
     assert not any(step["rule"] == "definition" for r in picked[1:] for step in r.explain["rules"])
     assert engine.analyse("foldl'", index=engine.index).identifiers == ("foldl'",)
     assert engine.search(Query("foldl'")).results[0].symbol == "Fold.foldl'"
+
+
+CALL = """package mock
+
+// Call is one expected call.
+type Call struct {
+	ReturnArguments []interface{}
+}
+
+func (c *Call) Return(returnArguments ...interface{}) *Call {
+	c.ReturnArguments = returnArguments
+	return c
+}
+"""
+ARGS = """package mock
+
+// Arguments holds the arguments of a call.
+type Arguments []interface{}
+
+func (args Arguments) Get(index int) interface{} {
+	return args[index]
+}
+
+func (args Arguments) Diff(objects []interface{}) string {
+	return "the arguments for the expectation differ"
+}
+"""
+
+
+def test_a_sentence_opening_with_a_common_word_that_names_a_definition_finds_it(indexed_engine) -> None:
+    """Go's "Return specifies the return arguments …" documents ``Call.Return``: a word too common to
+    be looked up as a word ("return") is looked up as a name where a verb in the third person follows
+    it; "Get items …" opens with an imperative and a plural noun, no name."""
+    said = analyse("Return specifies the return arguments for the expectation.")
+    assert said.opening_word(verb=True) == "Return"
+    assert analyse("Get items from the cache.").opening_word(verb=True) is None
+    engine = indexed_engine({"mock/call.go": CALL, "mock/args.go": ARGS})
+    top = engine.search(Query("Return specifies the return arguments for the expectation.")).results[0]
+    assert (top.path, top.symbol) == ("mock/call.go", "mock.Call.Return")

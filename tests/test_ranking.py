@@ -1118,6 +1118,13 @@ def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() 
     seek = [fused("io.py", 1, 0.02, symbol="Spooled.seek", kind="method"), fused("b.py", 1, 0.03)]
     moved = rank(seek, analyse("Seek to a specific point in a file."), _only(name_words=0.5))
     assert paths(moved)[0] == ("io.py", 1)  # the opening verb, not one documentation opens with
+    # "accepts" says what a named definition does ("Listener accepts …"), yet "Accept …" still spells
+    # the method it documents
+    accept = [fused("net.py", 1, 0.02, symbol="Listener.accept", kind="method"), fused("c.py", 1, 0.03)]
+    assert paths(rank(accept, analyse("Accept an incoming connection."), _only(name_words=0.5)))[0] == (
+        "net.py",
+        1,
+    )
     off = rank(cands, analyse("Get the month name for a specified month."), _only(name_words=0))
     assert paths(off)[0] == ("locales.py", 1)
 

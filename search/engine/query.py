@@ -39,8 +39,13 @@ _DOC_VERBS = frozenset(
     " write load handle generate validate compute calculate format encode decode normalize merge"
     " register initialize update delete apply call invoke wrap ensure start stop close open send fetch"
     " print render emit clear reset copy clone extract split join sort compare append insert push pop"
-    " wait run execute dispatch transform serialize deserialize escape strip replace iterate yield"
-    " define provide look report specify retrieve scan take describe represent indicate hold contain"
+    " wait run execute dispatch transform serialize deserialize escape strip replace iterate yield".split()
+)
+# Verbs that say what a named definition does, in the third person after its name ("Uint looks up …",
+# "String defines …", "Panic specifies …"), besides the doc verbs; too particular to keep a sentence's
+# opening verb from spelling a function's name ("Accept an incoming connection.": ``accept``).
+_NAMING_VERBS = frozenset(
+    "define provide look report specify retrieve scan take describe represent indicate hold contain"  # noqa: SIM905
     " implement accept expose".split()
 )
 # Nouns that name one piece of code by what it is. A docstring without its period that opens with one,
@@ -150,6 +155,21 @@ class AnalysedQuery:
         takes, returns or works on, not the function."""
         first = self.text.split()[:1]
         return self.form == "function" and self.identifiers[:1] == tuple(w.rstrip(",:;") for w in first)
+
+    def opening_word(self, *, verb: bool = False) -> str | None:
+        """The first word of a function sentence that may be the name it documents, "Name verbs …"
+        ("Usage puts out the usage …", "Is gets whether …"): its second word ends with an "s" (with
+        ``verb``, is a doc verb in the third person, as in "Return specifies the return arguments …",
+        not a plural noun, as in "Get items from the cache").
+        :func:`named_in_sentence` names it where the index defines it; the symbol leg looks it up
+        as written (with ``verb``) even where it is a word too common to search for."""
+        words = self.text.split()
+        if self.form != "function" or len(words) < 3 or not _IDENT.fullmatch(words[0]):
+            return None
+        second = words[1].strip(_EDGE).lower()
+        if verb:
+            return words[0] if names_verb(second) else None
+        return words[0] if second.endswith("s") and second not in _DETERMINERS else None
 
     @property
     def phrase(self) -> str:
@@ -268,7 +288,7 @@ def _states_a_test(text: str) -> bool:
         return True  # "Test that …", "This test …": a test's, however short
     if len(text.split()) < _STATED_WORDS:
         return False  # "verify jwt signature", "ensure dir exists", "test runner config": words for code
-    return not (after.endswith("s") and is_doc_verb(after))
+    return not names_verb(after)
 
 
 def _a_statement(text: str, words: list[str]) -> bool:
@@ -689,7 +709,7 @@ def sentence_form(text: str) -> Form:
         return "area"
     # "String gets the argument …" and "Is gets whether …." name a definition, then say what it does:
     # not a gerund, not a question (a question does not end with its period: "what returns the config").
-    names_first = low[1].endswith("s") and is_doc_verb(low[1]) and _IDENT.fullmatch(spaced[0]) is not None
+    names_first = names_verb(low[1]) and _IDENT.fullmatch(spaced[0]) is not None
     identifier_first = looks_like_identifier(spaced[0].strip(_EDGE))
     named = identifier_first or names_first
     gerund = low[0].endswith("ing") and not named  # "UsageString" is a name, not a gerund
@@ -748,6 +768,15 @@ def is_doc_verb(word: str) -> bool:
     )
 
 
+def names_verb(word: str) -> bool:
+    """``word`` (lower case) is a verb in the third person that says what a definition named before it
+    does: a doc verb's (``returns``, ``applies``) or one of :data:`_NAMING_VERBS`' (``looks``, ``specifies``)."""
+    if not word.endswith("s"):
+        return False
+    bases = {word[:-1], word[:-2], word[:-3] + "y" if word.endswith("ies") else ""}
+    return any(b in _DOC_VERBS or b in _NAMING_VERBS for b in bases)
+
+
 def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> AnalysedQuery:
     """``query`` reading as naming a definition when it follows the "Name verbs …" convention of doc
     comments (Go's, and common elsewhere: "Usage puts out the usage for the command.", "Print is a
@@ -762,12 +791,8 @@ def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> Analy
         named = _compound_names(query, definitions)
         if named:
             return replace(query, identifiers=named)
-    words = query.text.split()
-    if query.form != "function" or len(words) < 3:
-        return query
-    first = words[0]
-    second = words[1].strip(_EDGE).lower()
-    if not _IDENT.fullmatch(first) or not second.endswith("s") or second in _DETERMINERS:
+    first = query.opening_word()
+    if first is None:
         return query
     if first in query.identifiers or not any(bare_name(d) == first for d in definitions):
         return query

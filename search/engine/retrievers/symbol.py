@@ -47,6 +47,9 @@ class SymbolRetriever:
             lowered = {i.lower() for i in query.identifiers}
             names += [(w, True) for w in query.words if w not in lowered]
             names += [(c, True) for c in query.compounds]  # "json element": JsonElement
+            opening = query.opening_word(verb=True)  # "Return specifies …": ``Return``, a stop word as a word
+            if opening is not None and opening.lower() not in lowered and opening.lower() not in query.words:
+                names.append((opening, True))
         if not names:
             return []
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
