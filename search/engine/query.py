@@ -72,9 +72,9 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _METHOD = re.compile(rf"({_IDENT.pattern})(?::([A-Za-z_][A-Za-z0-9_]*))?")
 _MARKED = re.compile(rf"{_METHOD.pattern}(?:[?!]|'+)?")
 _LUA_COLON = re.compile(r"(?<!:):(?!:)")
-MARK_HINT = re.compile(
-    r"\w(?:[?!']|:[A-Za-z_])"
-)  # where a query may hold one (cheaper than reading it twice)
+# where a query may hold one (cheaper than reading it twice): a mark as :func:`_identifiers` takes one,
+# or after a query of one word ("empty?")
+MARK_HINT = re.compile(r"\w(?:[?!](?=\(|\s+\S)|'+(?![A-Za-z0-9])|:[A-Za-z_])|^\S+[?!]\s*$")
 _CALLED = re.compile(rf"((?:{_METHOD.pattern})[?!]?)\(\)?;?")  # a call without its arguments: ``Console()``
 _METHOD_EXPRESSION = re.compile(r"\(\*?([A-Za-z_]\w*)\)\.([A-Za-z_]\w*)(?:\(\)?)?")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
