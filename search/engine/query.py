@@ -209,21 +209,24 @@ def _identifiers(text: str, dialects: bool) -> list[str]:
         if dialects and m[2] and (text[start - 1 : start] == ":" or mark in (":", ".")):
             # reST's ``:py:class:``, JSDoc's ``module:Collections.map``: no Lua method
             name, end = m[1], m.end(1)
-            mark = ":"
         pos = end
-        if not looks_like_identifier(_LUA_COLON.sub(".", name)):
-            continue
-        after = text[end + 1 : end + 2]
-        if not dialects:
-            pass
-        elif mark in ("?", "!") and (after == "(" or (after.isspace() and text[end + 2 :].strip())):
-            name += mark
-        elif mark == "'" and text[start - 1 : start] != "'":  # a prime, not a quote's end ('name')
-            primes = len(text[end:]) - len(text[end:].lstrip("'"))
-            if not text[end + primes : end + primes + 1].isalnum():
-                name += "'" * primes
-        found.append(name)
+        if looks_like_identifier(_LUA_COLON.sub(".", name)):
+            found.append(name + (_mark(text, start, end) if dialects else ""))
     return found
+
+
+def _mark(text: str, start: int, end: int) -> str:
+    """The ``?``, ``!`` or primes that belong to the name at ``text[start:end]``: a mark where the name
+    is called or the sentence goes on after it, primes not followed by a letter and not a quote's end
+    ('name'); ``""`` if none."""
+    mark, after = text[end : end + 1], text[end + 1 : end + 2]
+    if mark in ("?", "!") and (after == "(" or (after.isspace() and text[end + 2 :].strip())):
+        return mark
+    if mark == "'" and text[start - 1 : start] != "'":
+        primes = len(text[end:]) - len(text[end:].lstrip("'"))
+        if not text[end + primes : end + primes + 1].isalnum():
+            return "'" * primes
+    return ""
 
 
 def in_dialect(name: str) -> bool:
@@ -757,24 +760,21 @@ def is_doc_verb(word: str) -> bool:
     """``word`` (lower case) is one of :data:`_DOC_VERBS`, the verbs documentation opens with, bare or
     in the third person (``returns``, ``fetches``, ``applies``): too common to name a definition by
     itself."""
-    if word in _DOC_VERBS:
-        return True
-    if not word.endswith("s"):
-        return False
-    return (
-        word[:-1] in _DOC_VERBS
-        or word[:-2] in _DOC_VERBS
-        or (word.endswith("ies") and word[:-3] + "y" in _DOC_VERBS)
-    )
+    return word in _DOC_VERBS or any(b in _DOC_VERBS for b in _bare_verbs(word))
 
 
 def names_verb(word: str) -> bool:
     """``word`` (lower case) is a verb in the third person that says what a definition named before it
     does: a doc verb's (``returns``, ``applies``) or one of :data:`_NAMING_VERBS`' (``looks``, ``specifies``)."""
+    return any(b in _DOC_VERBS or b in _NAMING_VERBS for b in _bare_verbs(word))
+
+
+def _bare_verbs(word: str) -> tuple[str, ...]:
+    """What ``word`` may be the third person of: ``returns`` → ``return``, ``fetches`` → ``fetch``,
+    ``applies`` → ``apply``; none where it does not end with an "s"."""
     if not word.endswith("s"):
-        return False
-    bases = {word[:-1], word[:-2], word[:-3] + "y" if word.endswith("ies") else ""}
-    return any(b in _DOC_VERBS or b in _NAMING_VERBS for b in bases)
+        return ()
+    return (word[:-1], word[:-2], word[:-3] + "y") if word.endswith("ies") else (word[:-1], word[:-2])
 
 
 def named_in_sentence(query: AnalysedQuery, definitions: Sequence[str]) -> AnalysedQuery:
