@@ -42,6 +42,9 @@ CLASS = frozenset({"class", "struct"})
         ("public static class Config", "Config", CLASS, False),
         ("func (s *Server) Serve", "Server.Serve", FUNCTION, True),
         ("func (l List[T]) Len", "List.Len", FUNCTION, True),
+        ("fun main", "main", FUNCTION, False),  # Kotlin's keyword is an English word too
+        ("macro_rules! select", "select", frozenset({"macro"}), False),
+        ("pub mod runtime", "runtime", frozenset({"module"}), False),
     ],
 )
 def test_a_request_for_one_definition_is_read_as_its_name(
@@ -62,6 +65,7 @@ def test_a_request_for_one_definition_is_read_as_its_name(
         "where is the Console class defined in the rich package today",  # too long for a request
         "def initialize(app, logger = nil)",  # pasted with its parameters: the phrase rule finds it
         "public API function",  # a modifier only before a keyword or another modifier
+        "fun facts about parsing",
     ],
 )
 def test_a_sentence_about_code_is_no_request(text: str) -> None:

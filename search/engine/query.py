@@ -488,14 +488,17 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "function": frozenset({"function", "method"}),
     "func": frozenset({"function", "method"}),
     "fn": frozenset({"function", "method"}),
+    "fun": frozenset({"function", "method"}),  # Kotlin's; a plain word: a name only where it is defined
     "def": frozenset({"function", "method"}),
     "method": frozenset({"method", "function"}),
     "constructor": frozenset({"constructor", "method"}),
     "macro": frozenset({"macro"}),
+    "macro_rules": frozenset({"macro"}),  # Rust's ``macro_rules! name``
     "constant": frozenset({"constant"}),
     "const": frozenset({"constant"}),
     "module": frozenset({"module"}),
     "namespace": frozenset({"module"}),
+    "mod": frozenset({"module"}),  # Rust's
 }
 # Not "field", "property", "attribute" or "member": a message pasted from a log opens with them as often
 # ("Field 'Config#port' is not accessible"), and a member's name alone finds it.
