@@ -632,6 +632,22 @@ def test_phrase_rule_counts_a_phrase_rare_when_it_is_rare_within_a_line() -> Non
     assert all(r.tier == 0 for r in rank(crowded, analyse("removed in urllib3"), _only(phrase_rule=True)))
 
 
+def test_names_written_as_a_phrase_put_its_rare_places_first() -> None:
+    """ "div.console div.inner" reads as two names (a CSS selector): the one template that holds it as
+    written comes before a definition of ``console``; a single name keeps its definitions first."""
+    query = analyse("div.console div.inner")
+    assert query.shape == "identifier"
+    definition = fused("debug/console.py", 1, 0.05, symbol="console", exact=True, symbol_rank=1)
+    template = fused("debug/shared/style.css", 40, 0.02, exact=True, text=1)._replace(exact_case=True)
+    ranked = rank([definition, template], query, _only(phrase_rule=True))
+    assert paths(ranked) == [("debug/shared/style.css", 40), ("debug/console.py", 1)]
+    assert ranked[0].steps[-1] == ("phrase", "first")
+    crowded = [definition, *(template._replace(span=Span(f"t{i}.css", 1, 10)) for i in range(6))]
+    assert paths(rank(crowded, query, _only(phrase_rule=True)))[0] == ("debug/console.py", 1)
+    alone = rank([definition, template], analyse("console"), _only(phrase_rule=True))
+    assert paths(alone)[0] == ("debug/console.py", 1)
+
+
 @pytest.mark.parametrize(
     "pasted", ["name:endblock", "[blue]Title", "$Version=%s", "check-sum", "t.Reversible[V]"]
 )

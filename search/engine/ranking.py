@@ -74,7 +74,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    it fills, a message pasted as a program printed it, follows both; the lines the query names, such
    as a stack trace's frames or ``web.py:3413``, come before them all, however many; a definition
    asked for in words, "HTTPSConnection constructor.", is searched for by its name, and the few places
-   holding those words verbatim follow its definitions). Where none of
+   holding those words verbatim follow its definitions; names written as a phrase, "div.console
+   div.inner", put the few places holding them as written before the definitions). Where none of
    these is found, a topic or question that says where to look ("timeout handling in
    simple_httpclient.py", "… inside src/http/") puts the candidates in that file or folder first.
    Within a tier the score decides.
@@ -925,6 +926,16 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                         ),
                     )
                 )
+        if query.shape == "identifier" and config.phrase_rule and len(query.phrase.split()) >= 2:
+            # Names written as a phrase ("div.console div.inner", a CSS selector): where the words are
+            # found as written, within a line, in a few places, those come first, as the phrase rule
+            # has it for any unquoted query of two words or more
+            for r in _rare(
+                [r for r in ranked if r.fused.exact_case], config, [lambda r: r.fused.loose == VERBATIM]
+            ):
+                r.tier = 1
+                r.lead = (-1, 0, r.fused.loose, r.fused.ranks.get("text") or unranked)
+                r.steps.append(("phrase", "first"))
         if query.asked and not query.usages:
             _asked_places(ranked, query, config)
         return
