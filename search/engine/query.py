@@ -19,7 +19,16 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Literal
 
-from indexer import EXTENSIONS, FILENAMES, STOP_WORDS, identifier_parts, normalise, phrase_tokens, stem_words
+from indexer import (
+    EXTENSIONS,
+    FILENAMES,
+    STOP_WORDS,
+    dotted,
+    identifier_parts,
+    normalise,
+    phrase_tokens,
+    stem_words,
+)
 
 Shape = Literal["literal", "regex", "identifier", "natural"]
 # What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies
@@ -210,7 +219,7 @@ def _identifiers(text: str, dialects: bool) -> list[str]:
             # reST's ``:py:class:``, JSDoc's ``module:Collections.map``: no Lua method
             name, end = m[1], m.end(1)
         pos = end
-        if looks_like_identifier(_LUA_COLON.sub(".", name)):
+        if looks_like_identifier(dotted(name)):
             found.append(name + (_mark(text, start, end) if dialects else ""))
     return found
 
@@ -560,10 +569,9 @@ def definition_request(text: str) -> NameRequest | None:
     defined = False
     name = None
     after_keyword = False
-    lows = [w.strip(_EDGE + "`").lower() for w in words]
-    for n, word in enumerate(words):
-        bare = word.strip(_EDGE + "`")
-        low = lows[n]
+    bares = [w.strip(_EDGE + "`") for w in words]
+    lows = [b.lower() for b in bares]
+    for n, (bare, low) in enumerate(zip(bares, lows, strict=True)):
         # past the first word, a capital makes a name of a word ("class Live", "the Type enum")
         plain = n == 0 or bare == low
         if low in KIND_WORDS and plain:
@@ -581,7 +589,7 @@ def definition_request(text: str) -> NameRequest | None:
             if name is not None or len(bare) < 2 or not _IDENT.fullmatch(bare):
                 return None
             name = bare
-            after_keyword = n > 0 and words[n - 1].strip(_EDGE + "`").lower() in _CODE_KEYWORDS
+            after_keyword = n > 0 and lows[n - 1] in _CODE_KEYWORDS
     if name is None or not (kinds or defined):
         return None
     return NameRequest(name, frozenset(kinds), after_keyword or looks_like_identifier(name))
