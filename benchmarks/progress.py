@@ -46,7 +46,7 @@ class Ticker:
     def tick(self, n: int = 1) -> None:
         self.done += n
         now = time.monotonic()
-        if now - self.last >= self.every or self.done >= self.total:
+        if now - self.last >= self.every or 0 < self.total <= self.done:
             self.last = now
             share = f" ({100 * self.done // self.total}%)" if self.total else ""
             log.info("%s %d/%d%s %.0fs", self.what, self.done, self.total, share, now - self.began)
@@ -65,3 +65,7 @@ class BuildProgress:
     def advance(self, n: int = 1) -> None:
         if self.ticker is not None:
             self.ticker.tick(n)
+
+    def set_total(self, total: int) -> None:
+        if self.ticker is not None:
+            self.ticker.total = total

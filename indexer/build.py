@@ -76,6 +76,7 @@ from indexer.store import (
 from indexer.tables import Manifest, files_table, read_manifest, vector_matrix
 from indexer.types import FileRecord
 from indexer.vector_build import FAST_VECTOR_BATCH, VectorWriter
+from indexer.walk_feed import WalkFeed
 from indexer.workspace import Walker, WalkStats, WorkspaceFile
 from models import Embedder
 
@@ -202,9 +203,14 @@ class Builder:
             self._reset()
         stats = WalkStats()
         manifest = read_manifest(self.store)
-        plan = plan_changes(self.settings, manifest, full=full, paths=paths, stats=stats)
-        report.unchanged = plan.unchanged
-        self._apply(plan, manifest, report)
+        if paths is None and not manifest and self.ahead is not None and not self.ahead.closed:
+            # A first build with parse workers: every file is new, so they parse while the tree is walked.
+            plan = _Plan([], [], 0)
+            self._apply(plan, manifest, report, WalkFeed(Walker(self.settings), stats))
+        else:
+            plan = plan_changes(self.settings, manifest, full=full, paths=paths, stats=stats)
+            report.unchanged = plan.unchanged
+            self._apply(plan, manifest, report)
         # Before anything is published: a reader pins the version that holds the index.
         self.store.ensure_scalar_index("symbols", "name_norm", min_rows=symbol_reads.MAX_MEMORY_SYMBOLS)
         report.symbol_seconds = time.perf_counter() - t0
@@ -248,11 +254,15 @@ class Builder:
         self._emptied = True
 
     # -- symbols half ---------------------------------------------------------------------------
-    def _apply(self, plan: _Plan, manifest: Manifest, report: BuildReport) -> None:
+    def _apply(
+        self, plan: _Plan, manifest: Manifest, report: BuildReport, feed: WalkFeed | None = None
+    ) -> None:
         """Read, hash and parse the changed files a batch at a time (in worker processes for large
         trees), committing each batch in turn: memory is bounded by two batches, the one committed and
-        the next, which the workers parse meanwhile (they would wait on each commit otherwise)."""
-        self.progress.start("parsing", len(plan.changed))
+        the next, which the workers parse meanwhile (they would wait on each commit otherwise).
+        ``feed``: a first build's walk, still going; its files are appended to ``plan.changed`` as
+        they come (the progress's total is known when it ends)."""
+        self.progress.start("parsing", len(plan.changed) if feed is None else 0)
         ahead = self.ahead if self.ahead is not None and not self.ahead.closed else None
         own_pool = None if ahead is not None else parse_pool(self.settings, len(plan.changed))
         pool = own_pool or (ahead.pool if ahead is not None else None)
@@ -265,8 +275,7 @@ class Builder:
         self._rows_in_workers = len(plan.changed) >= ROWS_IN_WORKERS_FILES
         try:
             queued: deque[tuple[list[WorkspaceFile], Iterator[tuple[str, object]]]] = deque()
-            for i in range(0, len(plan.changed) + FILE_BATCH, FILE_BATCH):
-                batch = plan.changed[i : i + FILE_BATCH]
+            for batch in self._batches(plan, feed):
                 if batch:
                     jobs = [
                         ParseJob(f.path, f.mtime_ns, f.language, _hash_of(manifest, f.path)) for f in batch
@@ -283,6 +292,27 @@ class Builder:
         if plan.deleted:
             self._delete(plan.deleted)
             report.deleted = len(plan.deleted)
+
+    def _batches(self, plan: _Plan, feed: WalkFeed | None) -> Iterator[list[WorkspaceFile]]:
+        """``plan.changed`` a batch at a time, then an empty batch; with a ``feed``, its files as the
+        walk finds them, appended to ``plan.changed``, and the progress told the total once it is over."""
+        if feed is None:
+            for i in range(0, len(plan.changed), FILE_BATCH):
+                yield plan.changed[i : i + FILE_BATCH]
+            yield []
+            return
+        told = False
+        for batch in feed.batches(FILE_BATCH):
+            plan.changed.extend(batch)
+            # As a build of that many files would (here, those past the ones parsed ahead).
+            self._rows_in_workers = len(plan.changed) >= ROWS_IN_WORKERS_FILES
+            if feed.done and not told:
+                self.progress.set_total(feed.found)
+                told = True
+            yield batch
+        if not told:
+            self.progress.set_total(len(plan.changed))
+        yield []
 
     def _take(
         self,

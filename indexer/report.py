@@ -10,8 +10,11 @@ MAX_REPORTED_ERRORS = 50  # errors kept in ``as_dict`` (the build's log has them
 
 
 class Progress(Protocol):
+    """A phase begins with ``start`` (``total`` 0 when not known yet, then given by ``set_total``)."""
+
     def start(self, phase: str, total: int) -> None: ...
     def advance(self, n: int = 1) -> None: ...
+    def set_total(self, total: int) -> None: ...
 
 
 class NullProgress:
@@ -19,6 +22,9 @@ class NullProgress:
         pass
 
     def advance(self, n: int = 1) -> None:
+        pass
+
+    def set_total(self, total: int) -> None:
         pass
 
 

@@ -8,6 +8,7 @@ every option documented with its default; ``--version``; scores that fall with t
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 from cli_harness import plait
 
 from search.frontends.cli import build_parser
+from search.frontends.progress import LineProgress
 
 LONG = "x" * 150
 SRC = {
@@ -217,3 +219,17 @@ def test_the_parser_built_for_one_command_parses_as_the_whole_one(
         return outcome, captured.out, captured.err
 
     assert parse(_command(argv)) == parse(None)
+
+
+def test_progress_lines_before_and_after_a_phases_total_is_known() -> None:
+    stream = io.StringIO()
+    lines = LineProgress(stream, every=3600)
+    lines.start("parsing", 0)  # a first build still walking the tree: no total yet
+    lines.advance(1200)
+    lines._emit()
+    lines.set_total(5000)
+    lines.advance(3800)  # the last file: a line at once
+    shown = stream.getvalue().splitlines()
+    assert shown[0].startswith("plait: parsing 0 ") and shown[1].startswith("plait: parsing 1,200 ")
+    assert "/" not in shown[1]
+    assert shown[2].startswith("plait: parsing 5,000/5,000 (100%)")

@@ -8,8 +8,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ import indexer.parse_jobs as parse_jobs
 from indexer import Index, Settings, load_settings
 from indexer.parse_ahead import AHEAD_MIN_FILES, ParseAhead
 from indexer.parse_jobs import Parsed, ParsedRows, ParseJob, batch_tables, parse_group, read_and_parse
+from indexer.workspace import Walker, WalkStats, WorkspaceFile
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -117,6 +119,58 @@ def test_a_first_build_parses_ahead_while_it_opens_the_index_and_builds_the_same
     (root / "app/views.py").write_text("def changed():\n    return 1\n")
     again = Index(settings("ahead")).build(vectors=False)  # the index has tables: nothing ahead
     assert (again.parsed_ahead, again.changed, again.unchanged) == (0, 1, 4)
+
+
+class Recorded:
+    """``indexer.Progress`` that keeps what it was told; ``committed`` is set at the first file."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+        self.committed = threading.Event()
+
+    def start(self, phase: str, total: int) -> None:
+        self.calls.append(("start", (phase, total)))
+
+    def advance(self, n: int = 1) -> None:
+        self.calls.append(("advance", n))
+        self.committed.set()
+
+    def set_total(self, total: int) -> None:
+        self.calls.append(("set_total", total))
+
+
+def test_a_first_build_with_workers_parses_while_it_walks_and_builds_the_same_index(
+    tree: tuple[Path, SettingsFor], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _root, settings = tree
+    serial = Index(settings("serial"))
+    serial.build(vectors=False)
+    require_workers(settings("streamed"))
+    monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
+    monkeypatch.setattr(parse_ahead, "AHEAD_MAX_FILES", 1)  # the other files go to the workers as found
+    monkeypatch.setattr(parse_ahead, "lancedb_imported", lambda: False)
+    monkeypatch.setattr(build, "FILE_BATCH", 2)
+    monkeypatch.setattr(build, "ROWS_IN_WORKERS_FILES", 3)  # the later batches' rows made by the workers
+    progress = Recorded()
+    waited: list[bool] = []
+    plain = Walker.walk
+
+    def slow_walk(self: Walker, stats: WalkStats | None = None) -> Iterator[WorkspaceFile]:
+        for i, found in enumerate(plain(self, stats)):
+            if i == 4:  # a batch is committed before the walk ends (a walk first would wait in vain)
+                waited.append(progress.committed.wait(10))
+            yield found
+
+    monkeypatch.setattr(Walker, "walk", slow_walk)
+    streamed = Index(settings("streamed"))
+    report = streamed.build(vectors=False, progress=progress)
+    assert waited == [True]
+    assert (report.parsed_ahead, report.changed) == (1, 5) and not report.errors
+    assert report.skipped == {"skipped_binary": 1}
+    assert tables(streamed) == tables(serial)
+    assert progress.calls[0] == ("start", ("parsing", 0))  # the total is not known while the walk goes on
+    assert ("set_total", 5) in progress.calls
+    assert sum(n for kind, n in progress.calls if kind == "advance" and isinstance(n, int)) == 5
 
 
 def test_an_outcome_parsed_ahead_is_handed_out_once_and_only_for_the_same_job(

@@ -29,11 +29,15 @@ class RichProgress:
     def start(self, phase: str, total: int) -> None:
         if self.task is None:
             self.bar.start()
-        self.task = self.bar.add_task(phase, total=total)
+        self.task = self.bar.add_task(phase, total=total or None)  # None: not known yet
 
     def advance(self, n: int = 1) -> None:
         if self.task is not None:
             self.bar.advance(self.task, n)
+
+    def set_total(self, total: int) -> None:
+        if self.task is not None:
+            self.bar.update(self.task, total=total)
 
     def stop(self) -> None:
         if self.task is not None:
@@ -69,14 +73,21 @@ class LineProgress:
             if now - self._last >= self.every or (self.total and self.done >= self.total):
                 self._emit()
 
+    def set_total(self, total: int) -> None:
+        with self._lock:
+            self.total = total
+
     def stop(self) -> None:
         pass
 
     def _emit(self) -> None:
         self._last = time.monotonic()
-        share = f" ({100 * self.done // self.total}%)" if self.total else ""
         took = self._last - self._began
-        self.stream.write(f"{self.prefix}{self.phase} {self.done:,}/{self.total:,}{share} {took:.0f}s\n")
+        if self.total:
+            count = f"{self.done:,}/{self.total:,} ({100 * self.done // self.total}%)"
+        else:  # the total is not known yet (a first build still walking the tree)
+            count = f"{self.done:,}"
+        self.stream.write(f"{self.prefix}{self.phase} {count} {took:.0f}s\n")
         self.stream.flush()
 
 

@@ -102,7 +102,7 @@ class JobView(Protocol):
 def describe_job(job: JobView, *, now: float | None = None) -> str:
     """One line on ``job``; with ``now``, a running job also says how long it has run."""
     if job.state == "running":
-        counts = f" {job.done:,}/{job.total:,}" if job.total else ""
+        counts = f" {job.done:,}/{job.total:,}" if job.total else f" {job.done:,}" if job.done else ""
         so_far = f", {now - job.started:.0f}s so far" if now is not None else ""
         return f"indexing ({job.reason}): {job.phase}{counts}{so_far}"
     if job.state == "failed":
@@ -153,6 +153,11 @@ class _JobProgress:
     def advance(self, n: int = 1) -> None:
         with self.cond:
             self.job.done += n
+            self.cond.notify_all()
+
+    def set_total(self, total: int) -> None:
+        with self.cond:
+            self.job.total = total
             self.cond.notify_all()
 
 
