@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from hashlib import blake2b
-from itertools import chain
+from itertools import chain, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -555,34 +555,114 @@ def _postings(
     doc_offsets: np.ndarray, doc_tokens: _Parts, doc_tf: _Parts, width: int
 ) -> tuple[np.ndarray, _Parts, _Parts]:
     """Token-major postings ``(offsets, documents, counts)`` of doc-major token lists; documents
-    ascending within a token. Made :data:`POSTINGS_BUCKET` postings (a range of token ids) at a time,
-    each range found by reading the token lists a block at a time, and appended to parts that spill
-    to a temporary file as the token lists do: neither is ever all resident (the Linux tree's
-    postings are 97 million, 585 MB)."""
+    ascending within a token. Made :data:`POSTINGS_BUCKET` postings (a range of token ids) at a time
+    and appended to parts that spill to a temporary file as the token lists do: neither is ever all
+    resident (the Linux tree's postings are 66 million, 400 MB). With more than one range, one pass
+    over the token lists deals each block's postings out to their ranges (:func:`_dealt`), and each
+    range is then sorted alone."""
     counts = np.zeros(width, np.int64)
     for _start, block in doc_tokens.blocks(POSTINGS_BUCKET):
         counts += np.bincount(block, minlength=width)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    docs, tf = _Parts(np.int32), _Parts(np.uint16)
-    lo = 0
-    while lo < width:
-        # the widest range of tokens from ``lo`` whose postings fit a bucket (at least one token)
+    bounds = [0]
+    while bounds[-1] < width:  # the widest range of tokens whose postings fit a bucket (one token at least)
+        lo = bounds[-1]
         hi = max(lo + 1, int(np.searchsorted(offsets, offsets[lo] + POSTINGS_BUCKET, "right")) - 1)
-        hi = min(hi, width)
-        at, tokens, counted = [], [], []
+        bounds.append(min(hi, width))
+    docs, tf = _Parts(np.int32), _Parts(np.uint16)
+    ranges = _dealt(doc_offsets, doc_tokens, doc_tf, bounds) if len(bounds) > 2 else None
+    if ranges is None:  # one range, or no temporary space: each range found by reading every block
+        ranges = (_in_range(doc_offsets, doc_tokens, doc_tf, lo, hi) for lo, hi in pairwise(bounds))
+    for lo, (tokens, where, counted) in zip(bounds, ranges, strict=False):
+        # token, then position: a unique key, so the fast unstable sort keeps documents ascending
+        key = ((tokens.astype(np.int64) - lo) << 32) | np.arange(len(tokens), dtype=np.int64)
+        key.sort()
+        order = key & 0xFFFFFFFF
+        docs.append(where[order])
+        tf.append(counted[order])
+    return offsets, docs, tf
+
+
+def _documents(doc_offsets: np.ndarray, start: int, size: int) -> np.ndarray:
+    """The document of each of the token positions ``start`` … ``start + size - 1``."""
+    first = int(np.searchsorted(doc_offsets, start, "right")) - 1
+    last = int(np.searchsorted(doc_offsets, start + size, "left"))
+    edges = np.clip(doc_offsets[first : last + 1], start, start + size)
+    return np.repeat(np.arange(first, last, dtype=np.int32), np.diff(edges))
+
+
+def _in_range(
+    doc_offsets: np.ndarray, doc_tokens: _Parts, doc_tf: _Parts, lo: int, hi: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The postings of tokens ``lo`` … ``hi - 1`` in position order: ``(tokens, documents, counts)``."""
+    at, tokens, counted = [], [], []
+    for (start, block), (_, block_tf) in zip(
+        doc_tokens.blocks(POSTINGS_BUCKET), doc_tf.blocks(POSTINGS_BUCKET), strict=True
+    ):
+        inside = np.flatnonzero((block >= lo) & (block < hi))
+        at.append(inside + start)
+        tokens.append(block[inside])
+        counted.append(block_tf[inside])
+    if not tokens:
+        return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.uint16)
+    where = np.searchsorted(doc_offsets, np.concatenate(at), "right") - 1
+    return np.concatenate(tokens), where.astype(np.int32), np.concatenate(counted)
+
+
+def _dealt(
+    doc_offsets: np.ndarray, doc_tokens: _Parts, doc_tf: _Parts, bounds: list[int]
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+    """The postings of each range of ``bounds`` in position order, as :func:`_in_range` gives them, from
+    one pass over the token lists: each block's postings are ordered by range (a stable sort of the
+    range numbers) and written to a temporary file, and each range is read back from its pieces.
+    None without temporary space. (The Linux tree's 66 million postings, 16 ranges: their postings made
+    in 14.4 s when every range read every block, 7.6 s dealt, the same arrays.)"""
+    try:
+        spill = tempfile.TemporaryFile(prefix="plait-bm25-")  # noqa: SIM115 (closed by the reader below)
+    except OSError:
+        return None
+    ranges = len(bounds) - 1
+    narrow = np.uint16 if ranges <= 1 << 16 else np.uint32  # (16 bits: a radix sort)
+    range_of = np.repeat(np.arange(ranges, dtype=narrow), np.diff(bounds))
+    pieces: list[list[tuple[int, int, np.dtype[Any]]]] = [[] for _ in range(ranges)]
+    try:
+        written = 0
         for (start, block), (_, block_tf) in zip(
             doc_tokens.blocks(POSTINGS_BUCKET), doc_tf.blocks(POSTINGS_BUCKET), strict=True
         ):
-            inside = np.flatnonzero((block >= lo) & (block < hi))
-            at.append(inside + start)
-            tokens.append(block[inside])
-            counted.append(block_tf[inside])
-        order = np.argsort(np.concatenate(tokens), kind="stable") if tokens else np.zeros(0, np.int64)
-        where = np.concatenate(at)[order] if at else np.zeros(0, np.int64)
-        docs.append(np.searchsorted(doc_offsets, where, "right") - 1)
-        tf.append(np.concatenate(counted)[order] if counted else np.zeros(0, np.uint16))
-        lo = hi
-    return offsets, docs, tf
+            numbers = range_of[block]
+            order = np.argsort(numbers, kind="stable")  # a radix sort of 16-bit numbers
+            cuts = np.searchsorted(numbers[order], np.arange(ranges + 1)).tolist()
+            for values in (block, _documents(doc_offsets, start, len(block)), block_tf):
+                dealt = np.ascontiguousarray(values[order])
+                spill.write(dealt.data)
+                for k in range(ranges):
+                    if cuts[k] < cuts[k + 1]:
+                        pieces[k].append(
+                            (written + cuts[k] * dealt.itemsize, cuts[k + 1] - cuts[k], dealt.dtype)
+                        )
+                written += dealt.nbytes
+        spill.flush()
+    except BaseException:
+        spill.close()
+        raise
+    return _read_dealt(spill, pieces)
+
+
+def _read_dealt(
+    spill: Any, pieces: list[list[tuple[int, int, np.dtype[Any]]]]
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each range's ``(tokens, documents, counts)`` from its pieces in ``spill`` (closed at the end)."""
+    try:
+        fd = spill.fileno()
+        for where in pieces:
+            got = [np.frombuffer(os.pread(fd, size * dtype.itemsize, at), dtype) for at, size, dtype in where]
+            if not got:
+                yield np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.uint16)
+                continue
+            yield np.concatenate(got[0::3]), np.concatenate(got[1::3]), np.concatenate(got[2::3])
+    finally:
+        spill.close()
 
 
 def _taken(texts: pa.ChunkedArray | pa.Array, fresh: np.ndarray) -> pa.ChunkedArray | pa.Array | None:

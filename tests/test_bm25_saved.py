@@ -373,3 +373,38 @@ def test_the_helpers_end_when_the_process_they_tokenise_for_is_killed() -> None:
         for pid in helpers:  # a failed run leaves none behind
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_postings_dealt_to_their_token_ranges_are_those_read_range_by_range(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(0, 40, 500)
+    doc_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    width = 300
+    tokens = np.minimum(rng.zipf(1.3, int(doc_offsets[-1])) - 1, width - 1).astype(np.int32)  # a few common
+    counts = rng.integers(1, 9, len(tokens)).astype(np.uint16)
+
+    def parts(values: np.ndarray) -> lexical_module._Parts:
+        made = lexical_module._Parts(values.dtype)
+        for i in range(0, len(values), 333):
+            made.append(values[i : i + 333])
+        return made
+
+    monkeypatch.setattr(lexical_module, "POSTINGS_BUCKET", 400)  # blocks of 400 and several token ranges
+    monkeypatch.setattr(lexical_module, "SPILL_BYTES", 1000)
+    offsets, docs, tf = lexical_module._postings(doc_offsets, parts(tokens), parts(counts), width)
+    # what they must be: for each token, the documents holding it, ascending, with the counts there
+    doc_of = np.repeat(np.arange(len(lengths)), lengths)
+    order = np.lexsort((np.arange(len(tokens)), tokens))
+    assert np.array_equal(offsets, np.concatenate(([0], np.cumsum(np.bincount(tokens, minlength=width)))))
+    assert np.array_equal(docs.array(), doc_of[order]) and np.array_equal(tf.array(), counts[order])
+    assert len(np.unique(np.searchsorted(offsets, offsets[:-1] + 400, "right"))) > 3  # ranges were dealt
+
+    def no_space(*args: object, **kwargs: object) -> object:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(lexical_module.tempfile, "TemporaryFile", no_space)  # each range read alone
+    again = lexical_module._postings(doc_offsets, parts(tokens), parts(counts), width)
+    assert np.array_equal(again[0], offsets)
+    assert np.array_equal(again[1].array(), docs.array()) and np.array_equal(again[2].array(), tf.array())
