@@ -68,6 +68,13 @@ def tree(tmp_path: Path) -> tuple[Path, SettingsFor]:
     return root, settings
 
 
+def serial_tables(settings: SettingsFor) -> dict[str, list[dict[str, object]]]:
+    """The tables of the tree's index built in this process (no worker), to compare others with."""
+    serial = Index(settings("serial"))
+    serial.build(vectors=False)
+    return tables(serial)
+
+
 def require_workers(settings: Settings) -> None:
     pool = parse_jobs.parse_pool(settings, 5, min_files=1)
     if pool is None:
@@ -80,8 +87,7 @@ def test_worker_processes_build_the_same_index_as_one_process(
     tree: tuple[Path, SettingsFor], monkeypatch: pytest.MonkeyPatch, rows_in_workers: bool
 ) -> None:
     root, settings = tree
-    serial = Index(settings("serial"))
-    serial.build(vectors=False)
+    expected = serial_tables(settings)
     require_workers(settings("parallel"))
     monkeypatch.setattr(parse_jobs, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(build, "ROWS_IN_WORKERS_FILES", 1 if rows_in_workers else 10**9)
@@ -95,7 +101,7 @@ def test_worker_processes_build_the_same_index_as_one_process(
     parallel = Index(settings("parallel"))
     report = parallel.build(vectors=False)
     assert report.changed == 5 and not report.errors
-    assert tables(parallel) == tables(serial)
+    assert tables(parallel) == expected
     kinds = {type(p) for batch in made for p in batch}
     assert kinds == ({ParsedRows} if rows_in_workers else {Parsed})  # rows made by the workers, or here
     (root / "app/views.py").touch()  # only its mtime changes: the worker says "same", nothing is parsed
@@ -143,8 +149,7 @@ def test_a_first_build_with_workers_parses_while_it_walks_and_builds_the_same_in
     tree: tuple[Path, SettingsFor], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _root, settings = tree
-    serial = Index(settings("serial"))
-    serial.build(vectors=False)
+    expected = serial_tables(settings)
     require_workers(settings("streamed"))
     monkeypatch.setattr(parse_ahead, "AHEAD_MIN_FILES", 1)
     monkeypatch.setattr(parse_ahead, "AHEAD_MAX_FILES", 1)  # the other files go to the workers as found
@@ -167,7 +172,7 @@ def test_a_first_build_with_workers_parses_while_it_walks_and_builds_the_same_in
     assert waited == [True]
     assert (report.parsed_ahead, report.changed) == (1, 5) and not report.errors
     assert report.skipped == {"skipped_binary": 1}
-    assert tables(streamed) == tables(serial)
+    assert tables(streamed) == expected
     assert progress.calls[0] == ("start", ("parsing", 0))  # the total is not known while the walk goes on
     assert ("set_total", 5) in progress.calls
     assert sum(n for kind, n in progress.calls if kind == "advance" and isinstance(n, int)) == 5
