@@ -114,6 +114,8 @@ class VectorWriter:
         self.tier = tier
         self.progress = progress
         self.publish = publish
+        # Tables filled from empty in adds of FAST_WRITE_ROWS rows: fragments that size need no compaction
+        self.filled_whole: set[str] = set()
 
     def tier_embedders(self) -> dict[str, Embedder]:
         """The embedder of each tier; a tier whose model is the fast tier's is left out (one table)."""
@@ -150,7 +152,7 @@ class VectorWriter:
             self.build_vectors(embedder, report, tier=tier, ids=ids)
         report.vectors = self.name_search_tier(chunks)
         caches = tuple("embcache_" + t.removeprefix("vectors_") for t in tables.values())
-        return (*tables.values(), *caches)
+        return (*(t for t in tables.values() if t not in self.filled_whole), *caches)
 
     def chunk_ids(self) -> list[str]:
         return column(self.store.read("chunks", ["chunk_id"]), "chunk_id")
@@ -223,11 +225,18 @@ class VectorWriter:
         if orphans:  # after the new vectors landed, so a changed chunk is never without one
             self.store.delete_in(vec_name, "chunk_id", sorted(orphans))
         count = self.store.count(vec_name)
+        # An empty fast table filled from the stream of every chunk holds fragments of FAST_WRITE_ROWS
+        # rows (17 for the Linux tree's 1.1 million): compacting them into fewer, before the ANN index
+        # and again at the build's end, cost that build ~7 s for no faster search (BENCHMARKS §9,
+        # "Thirty-eighth session"); the build that next compacts the index's tables merges them.
+        whole = tier == "fast" and missing is None and wanted > 0
+        if whole:
+            self.filled_whole.add(vec_name)
         # Asked after every build, not only one that wrote vectors: a build killed after its last
         # vectors and before their index (a minute of the Linux tree's end) left a table that a
         # resumed build found complete, and every search then scanned a million vectors.
         report.ann = self.store.ensure_ann(
-            vec_name, min_rows=ANN_MIN_ROWS, compact_first=wanted >= ANN_MIN_ROWS
+            vec_name, min_rows=ANN_MIN_ROWS, compact_first=wanted >= ANN_MIN_ROWS and not whole
         )
         report.tiers[tier] = {
             "model": embedder.model_id,

@@ -431,6 +431,27 @@ def test_the_fast_tier_adds_its_vectors_many_batches_at_a_time(make_repo, settin
     assert index.store.count(_vector_table(index)) == index.store.count("chunks") == 23
 
 
+def test_a_fast_tier_filled_from_empty_keeps_its_large_fragments_under_its_ann_index(
+    make_repo, settings_for, monkeypatch
+) -> None:
+    import indexer.vector_build as vector_build
+
+    monkeypatch.setattr(vector_build, "FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr("indexer.build.FAST_VECTOR_BATCH", 4)
+    monkeypatch.setattr(vector_build, "FAST_WRITE_ROWS", 10)
+    monkeypatch.setattr(vector_build, "ANN_MIN_ROWS", 20)
+    files = {f"m{i}.py": f"def handler_{i}(event):\n    return event.get('k{i}')\n" for i in range(23)}
+    settings = settings_for(make_repo(files))
+    report = Index(settings).build(tier="fast")
+    index = Index(settings)
+    table = _vector_table(index)
+    assert report.ann is not None and index.store.count(table) == 23
+    assert fragments(index.store, table) == 2  # the adds of 12 and 11 rows, neither compacted nor remapped
+    assert fragments(index.store, "chunks") == 1  # the parsed tables are compacted as before
+    full = Index(settings).build(full=True, tier="fast")  # a full build drops old versions: compacted
+    assert full.ann is not None and fragments(Index(settings).store, table) == 1
+
+
 def test_a_first_build_adds_the_manifest_and_a_later_one_merges_into_it(
     make_repo, settings_for, monkeypatch
 ) -> None:
