@@ -573,7 +573,7 @@ def _postings(
     ranges = _dealt(doc_offsets, doc_tokens, doc_tf, bounds) if len(bounds) > 2 else None
     if ranges is None:  # one range, or no temporary space: each range found by reading every block
         ranges = (_in_range(doc_offsets, doc_tokens, doc_tf, lo, hi) for lo, hi in pairwise(bounds))
-    for lo, (tokens, where, counted) in zip(bounds, ranges, strict=False):
+    for lo, (tokens, where, counted) in zip(bounds[:-1], ranges, strict=True):
         # token, then position: a unique key, so the fast unstable sort keeps documents ascending
         key = ((tokens.astype(np.int64) - lo) << 32) | np.arange(len(tokens), dtype=np.int64)
         key.sort()
