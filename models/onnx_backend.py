@@ -2,7 +2,9 @@
 
 The first use exports the model's transformer with its pooling and L2 normalisation baked into
 the graph (``torch.onnx.export`` of the Hugging Face ``AutoModel``), and for int8 quantizes the
-weights dynamically, per channel (``onnxruntime.quantization.quantize_dynamic``). Files are
+weights dynamically, per channel (``onnxruntime.quantization.quantize_dynamic``). The int8 model
+runs one text at a time (see :class:`OnnxEncoder`), so it is made from a graph for one unpadded
+text: no attention mask, a plain mean over the tokens; the fp32 model keeps the mask for batches. Files are
 written to a temporary name and renamed into the export directory, so a killed export never
 leaves a half-written model and concurrent exports are harmless. After that, loading needs
 neither torch nor transformers: only ``onnxruntime`` and ``tokenizers``, which start fast.
@@ -33,10 +35,16 @@ from models.tokenize import encode_texts
 log = logging.getLogger(__name__)
 
 #: Bump when the exported graph changes; it is part of the export folder and of the model id.
-EXPORT_VERSION = 1
+#: 2: the int8 model is quantized from the one-text graph, without the attention mask.
+EXPORT_VERSION = 2
 _FP32_FILE = "model.onnx"
+_SINGLE_FILE = "model-single.onnx"  # fp32, one unpadded text: the int8 model's source
 _INT8_FILE = "model-int8.onnx"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+#: onnxruntime's fused SkipLayerNormalization (residual add + layer norm in one kernel) ran the int8
+#: model 12 % slower on this project's machine than the Add and LayerNormalization it replaces
+#: (22.2 → 19.8 ms a 256-token text, one core; BENCHMARKS §9, "Thirty-ninth session").
+_DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 _ORT_ERROR_NAMES = ("Fail", "InvalidArgument", "NoSuchFile", "NoModel", "InvalidProtobuf", "RuntimeException")
 
 
@@ -51,15 +59,16 @@ def ensure_export(model_dir: str, export_dir: Path, pooling: Pooling, *, int8: b
     Raises:
         ModelError: the export or the quantization failed, or the export directory is not writable.
     """
-    fp32_path, int8_path = export_dir / _FP32_FILE, export_dir / _INT8_FILE
-    wanted = int8_path if int8 else fp32_path
+    int8_path = export_dir / _INT8_FILE
+    wanted = int8_path if int8 else export_dir / _FP32_FILE
     if wanted.is_file():
         return wanted
-    if not fp32_path.is_file():
+    source = export_dir / (_SINGLE_FILE if int8 else _FP32_FILE)
+    if not source.is_file():
         log.warning("exporting the embedding model to ONNX once (about 30 s); later starts reuse it")
-        _export_fp32(model_dir, fp32_path, pooling)
+        _export_fp32(model_dir, source, pooling, masked=not int8)
     if int8:
-        _quantize_int8(fp32_path, int8_path)
+        _quantize_int8(source, int8_path)
     return wanted
 
 
@@ -69,7 +78,9 @@ class OnnxEncoder:
     ``per_text`` runs each text on its own: int8 dynamic quantization scales activations over
     the whole input tensor, so in a batch one text's vector would depend on its neighbours
     (cosine ~0.99 to itself embedded alone). One text at a time keeps vectors a function of the
-    text, and costs nothing measurable on CPU, where padding is saved instead. The texts of a batch
+    text, and costs nothing measurable on CPU, where padding is saved instead, and so is the
+    attention mask: the int8 graph is exported for one unpadded text (7 % of a 256-token text's
+    time was the mask's addition to the attention scores, all zeros without padding). The texts of a batch
     then run side by side, one per thread (``threads`` of them), each on one core: onnxruntime's
     own intra-op threads gave a single text no speed-up here (41–45 chunks/s with two, 42–52 with
     one, tokio chunks of 256 tokens), while two texts at once on two cores embed 1.7–2.0× as many
@@ -117,7 +128,12 @@ class OnnxEncoder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         errors = _ort_errors(RuntimeError, OSError)
         try:
-            session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(
+                str(onnx_path),
+                options,
+                providers=["CPUExecutionProvider"],
+                disabled_optimizers=_DISABLED_OPTIMIZERS,
+            )
         except errors as exc:
             raise ModelError(
                 f"onnxruntime cannot load {onnx_path}: {exc}; delete the file to re-export it."
@@ -142,7 +158,7 @@ class OnnxEncoder:
         Raises:
             ModelError: onnxruntime failed to run the batch.
         """
-        if self._per_text and len(texts) > 1:
+        if self._per_text and len(texts) > 1:  # one text a run: the int8 graph has no mask for padding
             pool = self._texts_pool()
             if pool is None:
                 return np.concatenate([self._run([text]) for text in texts])
@@ -186,7 +202,9 @@ class OnnxEncoder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-def _export_fp32(model_dir: str, target: Path, pooling: Pooling) -> None:
+def _export_fp32(model_dir: str, target: Path, pooling: Pooling, *, masked: bool) -> None:
+    """Export the fp32 graph: with ``masked``, for padded batches (an ``attention_mask`` input);
+    without, for one unpadded text (no mask input, no mask in the attention, a plain mean)."""
     try:
         import torch
         from transformers import AutoModel
@@ -201,18 +219,20 @@ def _export_fp32(model_dir: str, target: Path, pooling: Pooling) -> None:
         raise ModelError(
             f"cannot load {model_dir} for the ONNX export: {exc}; use model.backend = torch."
         ) from exc
-    wrapper = _pooled_module(torch, model.eval(), pooling.mode)
-    sample = torch.ones((2, 8), dtype=torch.int64)
-    axes = {name: {0: "batch", 1: "sequence"} for name in _INPUTS} | {"embedding": {0: "batch"}}
+    wrapper = _pooled_module(torch, model.eval(), pooling.mode, masked=masked)
+    sample = torch.ones((2 if masked else 1, 8), dtype=torch.int64)
+    inputs = [name for name in _INPUTS if masked or name != "attention_mask"]
+    axes = {name: {0: "batch", 1: "sequence"} for name in inputs} | {"embedding": {0: "batch"}}
+    samples = (sample, sample, torch.zeros_like(sample)) if masked else (sample, torch.zeros_like(sample))
     with _atomic_target(target) as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer and exporter deprecation chatter
         try:
             torch.onnx.export(
                 wrapper,
-                (sample, sample, torch.zeros_like(sample)),
+                samples,
                 str(tmp),
                 dynamo=False,
-                input_names=list(_INPUTS),
+                input_names=inputs,
                 output_names=["embedding"],
                 dynamic_axes=axes,
                 opset_version=17,
@@ -224,9 +244,19 @@ def _export_fp32(model_dir: str, target: Path, pooling: Pooling) -> None:
             ) from exc
 
 
-def _pooled_module(torch: Any, model: Any, mode: str) -> Any:
+def _pooled_module(torch: Any, model: Any, mode: str, *, masked: bool) -> Any:
     # Some encoders (DistilBERT, ...) take no token types; the exporter then drops that input.
     takes_types = "token_type_ids" in inspect.signature(model.forward).parameters
+
+    def pooled(states: Any, attention_mask: Any) -> Any:
+        if mode == "cls":
+            vector = states[:, 0]
+        elif attention_mask is None:
+            vector = states.mean(1)
+        else:
+            mask = attention_mask.unsqueeze(-1).to(states.dtype)
+            vector = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+        return torch.nn.functional.normalize(vector, p=2.0, dim=1)
 
     class Pooled(torch.nn.Module):
         def __init__(self) -> None:
@@ -236,14 +266,18 @@ def _pooled_module(torch: Any, model: Any, mode: str) -> Any:
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
             extra = {"token_type_ids": token_type_ids} if takes_types else {}
             states = self.model(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
-            if mode == "cls":
-                pooled = states[:, 0]
-            else:
-                mask = attention_mask.unsqueeze(-1).to(states.dtype)
-                pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
+            return pooled(states, attention_mask)
 
-    return Pooled().eval()
+    class Single(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, token_type_ids: Any) -> Any:
+            extra = {"token_type_ids": token_type_ids} if takes_types else {}
+            return pooled(self.model(input_ids=input_ids, **extra).last_hidden_state, None)
+
+    return (Pooled() if masked else Single()).eval()
 
 
 def _quantize_int8(source: Path, target: Path) -> None:

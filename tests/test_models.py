@@ -367,6 +367,33 @@ def test_onnx_int8_stays_close_to_torch_and_is_batch_independent(
 
 
 @pytest.mark.model
+def test_onnx_int8_is_quantized_from_a_graph_for_one_text_without_the_mask(onnx_cache: Path) -> None:
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    load_embedder(ModelConfig(backend="onnx", cache_dir=str(onnx_cache))).embed_query("made")
+    load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache))).embed_query("made")
+    (folder,) = onnx_cache.glob("*/onnx-v*")
+    sessions = {
+        name: ort.InferenceSession(str(folder / name), providers=["CPUExecutionProvider"])
+        for name in ("model.onnx", "model-single.onnx", "model-int8.onnx")
+    }
+    inputs = {name: [i.name for i in s.get_inputs()] for name, s in sessions.items()}
+    assert inputs["model.onnx"] == ["input_ids", "attention_mask", "token_type_ids"]
+    assert inputs["model-single.onnx"] == inputs["model-int8.onnx"] == ["input_ids", "token_type_ids"]
+    # For one unpadded text the graph without the mask computes what the masked one does.
+    tokenizer = Tokenizer.from_file(str(Path(resolve_model_path(DEFAULT_MODEL)) / "tokenizer.json"))
+    for text in [*CODE, *QUERIES]:
+        ids = np.asarray([tokenizer.encode(text).ids], dtype=np.int64)
+        types = np.zeros_like(ids)
+        (masked,) = sessions["model.onnx"].run(
+            None, {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": types}
+        )
+        (single,) = sessions["model-single.onnx"].run(None, {"input_ids": ids, "token_type_ids": types})
+        assert float(masked[0] @ single[0]) > 0.99999
+
+
+@pytest.mark.model
 def test_onnx_int8_texts_run_side_by_side_give_the_vectors_of_one_thread(onnx_cache: Path) -> None:
     texts = CODE + QUERIES
     two = load_embedder(ModelConfig(backend="onnx-int8", cache_dir=str(onnx_cache), threads=2))
