@@ -1,4 +1,4 @@
-"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage|cross-repo|fleet|large-tree|peer-replay|peer-tokens|static-train|cold-index``: the benchmark CLI.
+"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage|cross-repo|fleet|large-tree|peer-replay|peer-tokens|static-train|cold-index|encoder-throughput``: the benchmark CLI.
 
 Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
 one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
@@ -36,6 +36,7 @@ DELEGATED = {
     "large-tree": "benchmarks.large_tree",
     "static-train": "benchmarks.static_train",
     "cold-index": "benchmarks.cold_index",
+    "encoder-throughput": "benchmarks.encoder_throughput",
 }
 
 
@@ -174,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a very large index: cold BM25, ANN recall, cold and warm searches (see --help)")  # fmt: skip
     sub.add_parser("cold-index", add_help=False,
                    help="a new workspace from cold processes: plait index, then plait status fresh (see --help)")  # fmt: skip
+    sub.add_parser("encoder-throughput", add_help=False,
+                   help="the transformer tier's chunks/s against another checkout (see --help)")  # fmt: skip
     return p
 
 

@@ -273,7 +273,7 @@ def test_a_query_set_from_another_revision_is_refused(
     assert "changed since the query set was built" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["embed", "freshness", "cold-index"])
+@pytest.mark.parametrize("command", ["embed", "freshness", "cold-index", "encoder-throughput"])
 def test_delegated_sub_commands_reach_their_own_parsers(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -298,6 +298,35 @@ def test_cold_index_times_plait_index_and_status_processes_alternated_with_anoth
         )
     assert data["this_over_compare"] == round(
         data["this"]["median_total_s"] / data["compare"]["median_total_s"], 3
+    )
+
+
+def test_encoder_throughput_times_fresh_processes_of_two_trees_on_an_index_s_chunks(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from indexer import Index, load_settings
+
+    index_dir = tmp_path / "index"
+    Index(load_settings(repo, env=os.environ, overrides={"index_dir": str(index_dir)})).build()
+    here = Path(__file__).resolve().parent.parent  # this checkout stands in for the other tree too
+    data = run_json(
+        capsys, "encoder-throughput", "--chunks-of", str(repo), "--index-dir", str(index_dir), "--backend",
+        "static", "--rounds", "2", "--repeats", "2", "--compare", str(here), "--cache-dir", str(tmp_path / "models"),
+    )  # fmt: skip
+    chunks = (
+        Index(load_settings(repo, env=os.environ, overrides={"index_dir": str(index_dir)})).status().chunks
+    )
+    assert data["texts"] == chunks > 0
+    for name in ("this", "compare"):
+        runs = data[name]["runs"]
+        assert len(runs) == 2 and all(len(r["passes"]) == 2 for r in runs)
+        assert [r["chunks_per_s"] for r in runs] == [
+            round(chunks / min(p[0] for p in r["passes"]), 2) for r in runs
+        ]
+        assert "/static-" in data[name]["model_id"]
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["compare", "this"]
+    assert data["this_over_compare"] == round(
+        data["this"]["median_chunks_per_s"] / data["compare"]["median_chunks_per_s"], 3
     )
 
 

@@ -1,0 +1,165 @@
+"""``python -m benchmarks encoder-throughput``: the transformer tier's chunks per second, this checkout
+of plait against another on the same chunk texts (issue 16's target: ≥ 2× the issue's encoder).
+
+Each run is a fresh process that loads the tree's embedder as plait's build does (``load_embedder``
+with the given backend, ``auto`` by default: ONNX int8 on a CPU), embeds a few texts to load and warm
+it, then times ``--repeats`` passes of ``embed_documents`` over all the texts; a run's figure is its
+best pass. With ``--compare TREE`` the two trees alternate run by run (ABBA), each with its own model
+cache under ``--cache-dir`` (made on the first run, outside the timing), and the ratio of the medians
+is reported. The texts are a JSON list of strings (``--texts``) or the chunks of a workspace plait has
+indexed (``--chunks-of ROOT``, read from its index).
+
+    plait index /tmp/peerbench-cache/repos/tokio/root --tier fast
+    python -m benchmarks encoder-throughput --chunks-of /tmp/peerbench-cache/repos/tokio/root \\
+        --limit 1000 --compare /tmp/issue-tree --cache-dir /tmp/encoder-cache --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from models import PlaitError
+
+HERE = Path(__file__).resolve().parent.parent  # this checkout of plait
+
+# Runs in the other process, with the tree's packages first on sys.path: only models' public names.
+_RUN = """
+import json, sys, time
+from models import ModelConfig, load_embedder
+texts_file, backend, cache, repeats = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+texts = json.load(open(texts_file, encoding="utf-8"))
+embedder = load_embedder(ModelConfig(backend=backend, cache_dir=cache))
+embedder.embed_documents(texts[:8])
+passes = []
+for _ in range(repeats):
+    cpu, wall = time.process_time(), time.perf_counter()
+    embedder.embed_documents(texts)
+    passes.append([round(time.perf_counter() - wall, 4), round(time.process_time() - cpu, 4)])
+print(json.dumps({"model_id": embedder.model_id, "passes": passes}))
+"""
+
+
+def chunk_texts(root: Path, index_dir: Path | None = None) -> list[str]:
+    """The chunk texts of ``root``'s plait index (its own, or the one in ``index_dir``), in the chunks
+    table's order."""
+    from indexer import Index, load_settings
+
+    overrides = {"index_dir": str(index_dir)} if index_dir is not None else {}
+    index = Index(load_settings(root, env={}, overrides=overrides))
+    if not index.exists():
+        raise PlaitError(f"{root} has no plait index; run plait index {root} --tier fast first")
+    texts: list[str] = index.store.read("chunks", ["text"]).column("text").to_pylist()
+    return texts
+
+
+def one_run(tree: Path, texts_file: Path, backend: str, cache: Path, repeats: int) -> dict[str, Any]:
+    """One process of ``tree``'s plait embedding the texts ``repeats`` times; its best pass."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN, str(texts_file), backend, str(cache), str(repeats)],
+        capture_output=True, text=True, env=env, cwd=tree, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"embedding failed in {tree}:\n{done.stderr[-2000:]}")
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    if out["passes"]:
+        count = len(json.loads(texts_file.read_text(encoding="utf-8")))
+        out["chunks_per_s"] = round(count / max(min(p[0] for p in out["passes"]), 1e-9), 2)
+    return out
+
+
+def run(
+    texts: Sequence[str], rounds: int, repeats: int, backend: str, compare: Path | None, cache: Path
+) -> dict[str, Any]:
+    trees = {"this": HERE} if compare is None else {"this": HERE, "compare": compare}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory(prefix="encoder-throughput-") as tmp:
+        texts_file = Path(tmp) / "texts.json"
+        texts_file.write_text(json.dumps(list(texts)), encoding="utf-8")
+        for name, tree in trees.items():  # exports made here, outside the timed runs
+            one_run(tree, texts_file, backend, cache / name, 0)
+        for r in range(rounds):
+            order = list(trees) if r % 2 == 0 else list(reversed(trees))
+            for name in order:
+                runs[name].append(one_run(trees[name], texts_file, backend, cache / name, repeats))
+    out: dict[str, Any] = {"texts": len(texts), "rounds": rounds, "repeats": repeats, "trees": list(trees)}
+    for name, tree in trees.items():
+        out[name] = {
+            "tree": str(tree),
+            "model_id": runs[name][0]["model_id"],
+            "runs": runs[name],
+            "median_chunks_per_s": round(statistics.median(r["chunks_per_s"] for r in runs[name]), 2),
+        }
+    if compare is not None:
+        out["this_over_compare"] = round(
+            out["this"]["median_chunks_per_s"] / out["compare"]["median_chunks_per_s"], 3
+        )
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks encoder-throughput", description=__doc__.split("\n\n")[0]
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--texts", type=Path, help="a JSON list of chunk texts")
+    source.add_argument("--chunks-of", type=Path, help="the chunks of this workspace's plait index")
+    p.add_argument(
+        "--index-dir", type=Path, help="with --chunks-of: the index is here, not in its default place"
+    )
+    p.add_argument("--limit", type=int, help="only the first N texts")
+    p.add_argument("--rounds", type=int, default=2, help="runs per tree, alternated (default 2)")
+    p.add_argument("--repeats", type=int, default=2, help="timed passes per run, the best counts (default 2)")
+    p.add_argument("--backend", default="auto", help="model.backend of both trees (default auto)")
+    p.add_argument("--compare", type=Path, help="another checkout of plait, run alternated with this one")
+    p.add_argument("--cache-dir", type=Path, help="model caches, one per tree (default: temporary)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (else the medians)")
+    args = p.parse_args(argv)
+    if args.rounds < 1 or args.repeats < 1:
+        p.error("--rounds and --repeats must be at least 1")
+    if args.texts is not None:
+        texts = json.loads(args.texts.read_text(encoding="utf-8"))
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            p.error(f"{args.texts} is not a JSON list of strings")
+    else:
+        if not args.chunks_of.is_dir():
+            p.error(f"{args.chunks_of} is not a directory")
+        try:
+            texts = chunk_texts(
+                args.chunks_of.resolve(), args.index_dir.resolve() if args.index_dir else None
+            )
+        except PlaitError as exc:
+            p.error(str(exc))
+    if args.index_dir is not None and args.chunks_of is None:
+        p.error("--index-dir goes with --chunks-of")
+    texts = texts[: args.limit] if args.limit else texts
+    if not texts:
+        p.error("no texts to embed")
+    compare = args.compare.resolve() if args.compare else None
+    with tempfile.TemporaryDirectory(prefix="encoder-cache-") as tmp:
+        cache = args.cache_dir.resolve() if args.cache_dir else Path(tmp)
+        data = run(texts, args.rounds, args.repeats, args.backend, compare, cache)
+    if args.json:
+        print(json.dumps(data, indent=1))
+        return 0
+    for name in data["trees"]:
+        d = data[name]
+        print(
+            f"{name}: {d['median_chunks_per_s']:.1f} chunks/s (median of {args.rounds} runs), {d['model_id']}"
+        )
+    if "this_over_compare" in data:
+        print(f"this / compare: {data['this_over_compare']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
