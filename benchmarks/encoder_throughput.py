@@ -7,11 +7,14 @@ it, then times ``--repeats`` passes of ``embed_documents`` over all the texts; a
 best pass. With ``--compare TREE`` the two trees alternate run by run (ABBA), each with its own model
 cache under ``--cache-dir`` (made on the first run, outside the timing), and the ratio of the medians
 is reported. The texts are a JSON list of strings (``--texts``) or the chunks of a workspace plait has
-indexed (``--chunks-of ROOT``, read from its index).
+indexed (``--chunks-of ROOT``, read from its index, ordered by path and line), then ``--min-chars``
+and ``--limit`` choose among them.
 
     plait index /tmp/peerbench-cache/repos/tokio/root --tier fast
     python -m benchmarks encoder-throughput --chunks-of /tmp/peerbench-cache/repos/tokio/root \\
         --limit 1000 --compare /tmp/issue-tree --cache-dir /tmp/encoder-cache --json
+    python -m benchmarks encoder-throughput --chunks-of /tmp/peerbench-cache/repos/tokio/root \\
+        --min-chars 1400 --limit 200 --compare /tmp/issue-tree --cache-dir /tmp/encoder-cache --json
 """
 
 from __future__ import annotations
@@ -49,16 +52,17 @@ print(json.dumps({"model_id": embedder.model_id, "passes": passes}))
 
 
 def chunk_texts(root: Path, index_dir: Path | None = None) -> list[str]:
-    """The chunk texts of ``root``'s plait index (its own, or the one in ``index_dir``), in the chunks
-    table's order."""
+    """The chunk texts of ``root``'s plait index (its own, or the one in ``index_dir``), by path and
+    line: the same list from any build of the same files (a table's row order is the build's)."""
     from indexer import Index, load_settings
 
     overrides = {"index_dir": str(index_dir)} if index_dir is not None else {}
     index = Index(load_settings(root, env={}, overrides=overrides))
     if not index.exists():
         raise PlaitError(f"{root} has no plait index; run plait index {root} --tier fast first")
-    texts: list[str] = index.store.read("chunks", ["text"]).column("text").to_pylist()
-    return texts
+    table = index.store.read("chunks", ["path", "start_line", "text"]).to_pydict()
+    rows = sorted(zip(table["path"], table["start_line"], table["text"], strict=True))
+    return [text for _, _, text in rows]
 
 
 def one_run(tree: Path, texts_file: Path, backend: str, cache: Path, repeats: int) -> dict[str, Any]:
@@ -116,7 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--index-dir", type=Path, help="with --chunks-of: the index is here, not in its default place"
     )
-    p.add_argument("--limit", type=int, help="only the first N texts")
+    p.add_argument("--min-chars", type=int, default=0, help="only texts of at least N characters")
+    p.add_argument("--limit", type=int, help="only the first N texts (after --min-chars)")
     p.add_argument("--rounds", type=int, default=2, help="runs per tree, alternated (default 2)")
     p.add_argument("--repeats", type=int, default=2, help="timed passes per run, the best counts (default 2)")
     p.add_argument("--backend", default="auto", help="model.backend of both trees (default auto)")
@@ -141,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
     if args.index_dir is not None and args.chunks_of is None:
         p.error("--index-dir goes with --chunks-of")
+    texts = [t for t in texts if len(t) >= args.min_chars]
     texts = texts[: args.limit] if args.limit else texts
     if not texts:
         p.error("no texts to embed")
