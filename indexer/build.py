@@ -272,6 +272,8 @@ class Builder:
         # Nor has an empty manifest a row to update: its rows are added, not merged (a merge of each
         # batch's 300 rows into the manifest took 7.2 s of CPU over the Linux tree, adding them 1.3 s).
         self._new_manifest = self.store.count("files") == 0
+        if self._replacing:
+            self._sweep_orphans(manifest)
         self._rows_in_workers = len(plan.changed) >= ROWS_IN_WORKERS_FILES
         try:
             queued: deque[tuple[list[WorkspaceFile], Iterator[tuple[str, object]]]] = deque()
@@ -336,7 +338,7 @@ class Builder:
             elif kind == "parsed" and isinstance(value, (Parsed, ParsedRows)):
                 parsed.append(value)
             self.progress.advance()
-        self._commit_batch(parsed, report)
+        self._commit_batch(parsed, report, manifest)
         if touched:
             self._touch(touched)
 
@@ -387,13 +389,37 @@ class Builder:
         for job in jobs[done:]:
             yield read_and_parse(job, self.settings)
 
-    def _commit_batch(self, parsed: list[Parsed | ParsedRows], report: BuildReport) -> None:
+    def _sweep_orphans(self, manifest: Manifest) -> None:
+        """Delete the rows of files the manifest does not hold, once, before the batches: a build
+        stopped between a batch's rows and its manifest rows left them. After this a file new to the
+        manifest has no row, so a batch deletes the rows of the files the manifest holds only: each
+        delete reads its whole table, and a build resumed on the Linux tree spent most of its parsing
+        phase deleting the rows of new files that had none (BENCHMARKS §9, "Thirty-ninth session")."""
+        import pyarrow.compute as pc
+
+        for name in ("symbols", "chunks"):
+            if not self.store.has(name):
+                continue
+            paths = pc.unique(self.store.read(name, ["path"]).column("path")).to_pylist()
+            orphans = [p for p in paths if p not in manifest]
+            if orphans:
+                log.info(
+                    "%d files' %s rows were not in the manifest (a stopped build); deleted",
+                    len(orphans),
+                    name,
+                )
+                self.store.delete_in(name, "path", orphans)
+
+    def _commit_batch(
+        self, parsed: list[Parsed | ParsedRows], report: BuildReport, manifest: Manifest
+    ) -> None:
         if not parsed:
             return
         paths = [p.record.path for p in parsed]
-        if self._replacing:
-            self.store.delete_in("symbols", "path", paths)
-            self.store.delete_in("chunks", "path", paths)
+        if self._replacing:  # only a file the manifest holds has rows (see _sweep_orphans)
+            known = [path for path in paths if path in manifest]
+            self.store.delete_in("symbols", "path", known)
+            self.store.delete_in("chunks", "path", known)
         symbols, chunks = batch_tables(parsed)
         self.store.add("symbols", symbols, SYMBOLS_SCHEMA)
         self.store.add("chunks", chunks, CHUNKS_SCHEMA)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -245,9 +246,58 @@ def test_a_first_build_stopped_between_its_rows_and_its_manifest_leaves_no_dupli
         Index(settings).build()
     monkeypatch.setattr(Store, "add", add)
     resumed = Index(settings)
-    assert 0 < len(resumed.manifest()) < 700
+    kept = set(resumed.manifest())
+    assert 0 < len(kept) < 700
+    orphans = {p for (p,) in rows(resumed, "chunks", "path") if p not in kept}
+    assert orphans  # the second batch's rows, with no manifest row
+    deleted: list[tuple[str, set[str]]] = []
+    delete_in = Store.delete_in
+
+    def recording(self: Store, name: str, column: str, values: Iterable[str]) -> None:
+        values = list(values)
+        if values:
+            deleted.append((name, set(values)))
+        delete_in(self, name, column, values)
+
+    monkeypatch.setattr(Store, "delete_in", recording)
     report = resumed.build()
     assert report.changed == 700 - 300
+    assert_consistent(resumed)
+    clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
+    clean.build()
+    assert symbol_rows(resumed) == symbol_rows(clean)
+    assert rows(resumed, "chunks", "chunk_id") == rows(clean, "chunks", "chunk_id")
+    # Those rows are deleted once, before the batches; the batches' new files had none to delete.
+    assert deleted == [("symbols", orphans), ("chunks", orphans)]
+
+
+def test_a_build_stopped_between_its_symbols_and_its_chunks_leaves_no_duplicate_when_resumed(
+    make_repo, settings_for, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(700)}
+    root = make_repo(files)
+    settings = settings_for(root)
+    Index(settings).build()
+    for i in range(0, 700, 2):  # half the files change: their rows are replaced batch by batch
+        (root / f"pkg/mod{i}.py").write_text(f"def g{i}():\n    return {i}\n")
+    for i in range(700, 1100):  # and new files come
+        (root / f"pkg/mod{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    calls = {"chunks": 0}
+    add = Store.add
+
+    def failing(self: Store, name: str, *args: object, **kwargs: object) -> None:
+        if name == "chunks":
+            calls["chunks"] += 1
+            if calls["chunks"] == 3:  # the third batch's symbols are in, its chunks and manifest not
+                raise OSError("disk full")
+        add(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "add", failing)
+    with pytest.raises(OSError, match="disk full"):
+        Index(settings).build()
+    monkeypatch.setattr(Store, "add", add)
+    resumed = Index(settings)
+    resumed.build()
     assert_consistent(resumed)
     clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
     clean.build()
