@@ -184,7 +184,6 @@ class Builder:
         self.ahead = ahead
         self._pool_broken = False  # a worker pool failed: parse in-process from then on
         self._replacing = True  # a batch's files may have rows already: deleted before it is added
-        self._new_manifest = False  # the manifest holds no row: each batch's rows are added
         self._rows_in_workers = False  # parse workers make the rows of their groups of files
         self._emptied = False  # the tables were emptied (a full build): their old versions go too
 
@@ -269,9 +268,6 @@ class Builder:
         # Tables that hold no row yet (a first build, or one that emptied them) have nothing to delete
         # before a batch is added: each file is committed once, so no batch can meet an earlier one's.
         self._replacing = self.store.count("chunks") > 0 or self.store.count("symbols") > 0
-        # Nor has an empty manifest a row to update: its rows are added, not merged (a merge of each
-        # batch's 300 rows into the manifest took 7.2 s of CPU over the Linux tree, adding them 1.3 s).
-        self._new_manifest = self.store.count("files") == 0
         if self._replacing:
             self._sweep_orphans(manifest)
         self._rows_in_workers = len(plan.changed) >= ROWS_IN_WORKERS_FILES
@@ -415,19 +411,20 @@ class Builder:
     ) -> None:
         if not parsed:
             return
-        paths = [p.record.path for p in parsed]
-        if self._replacing:  # only a file the manifest holds has rows (see _sweep_orphans)
-            known = [path for path in paths if path in manifest]
+        # Only a file the manifest holds has rows (see _sweep_orphans) and a manifest row to update.
+        known = [path for path in [p.record.path for p in parsed] if path in manifest]
+        if self._replacing:
             self.store.delete_in("symbols", "path", known)
             self.store.delete_in("chunks", "path", known)
         symbols, chunks = batch_tables(parsed)
         self.store.add("symbols", symbols, SYMBOLS_SCHEMA)
         self.store.add("chunks", chunks, CHUNKS_SCHEMA)
         records = files_table([p.record for p in parsed])
-        if self._new_manifest:
-            self.store.add("files", records, FILES_SCHEMA)
-        else:
+        if known:
             self.store.upsert("files", "path", records, FILES_SCHEMA)
+        else:  # new files' rows are added, not merged (a merge of each batch's 300 rows into the
+            # manifest took 7.2 s of CPU over the Linux tree, adding them 1.3 s)
+            self.store.add("files", records, FILES_SCHEMA)
         report.changed += len(parsed)
         report.symbols += symbols.num_rows
         report.chunks += chunks.num_rows

@@ -51,6 +51,8 @@ def assert_consistent(index: Index) -> None:
     chunk_ids = [r[0] for r in rows(index, "chunks", "chunk_id")]
     assert len(chunk_ids) == len(set(chunk_ids)), "duplicate chunks"
     manifest = index.manifest()
+    files = rows(index, "files", "path")
+    assert len(files) == len(set(files)) == len(manifest), "duplicate manifest rows"
     assert {r[0] for r in rows(index, "chunks", "path")} <= set(manifest)
     assert {r[0] for r in syms} <= set(manifest)
     counts = Counter(r[0] for r in rows(index, "chunks", "chunk_id", "path") for r in [r[1:]])
