@@ -184,6 +184,7 @@ class Builder:
         self.ahead = ahead
         self._pool_broken = False  # a worker pool failed: parse in-process from then on
         self._replacing = True  # a batch's files may have rows already: deleted before it is added
+        self._swept = False  # rows of files the manifest lacks were deleted before the batches
         self._rows_in_workers = False  # parse workers make the rows of their groups of files
         self._emptied = False  # the tables were emptied (a full build): their old versions go too
 
@@ -268,7 +269,11 @@ class Builder:
         # Tables that hold no row yet (a first build, or one that emptied them) have nothing to delete
         # before a batch is added: each file is committed once, so no batch can meet an earlier one's.
         self._replacing = self.store.count("chunks") > 0 or self.store.count("symbols") > 0
-        if self._replacing:
+        # A delete reads its whole table: with more than a batch of files new to the manifest (a stopped
+        # build resumed), one sweep for the rows a stop may have left beats every batch deleting theirs.
+        new = sum(1 for f in plan.changed if f.path not in manifest)
+        self._swept = self._replacing and new > FILE_BATCH
+        if self._swept:
             self._sweep_orphans(manifest)
         self._rows_in_workers = len(plan.changed) >= ROWS_IN_WORKERS_FILES
         try:
@@ -390,7 +395,8 @@ class Builder:
         stopped between a batch's rows and its manifest rows left them. After this a file new to the
         manifest has no row, so a batch deletes the rows of the files the manifest holds only: each
         delete reads its whole table, and a build resumed on the Linux tree spent most of its parsing
-        phase deleting the rows of new files that had none (BENCHMARKS §9, "Thirty-ninth session")."""
+        phase deleting the rows of new files that had none (BENCHMARKS §9, "Thirty-ninth session").
+        A build with fewer new files deletes each batch's as before, and reads no column for them."""
         import pyarrow.compute as pc
 
         for name in ("symbols", "chunks"):
@@ -411,11 +417,12 @@ class Builder:
     ) -> None:
         if not parsed:
             return
-        # Only a file the manifest holds has rows (see _sweep_orphans) and a manifest row to update.
-        known = [path for path in [p.record.path for p in parsed] if path in manifest]
-        if self._replacing:
-            self.store.delete_in("symbols", "path", known)
-            self.store.delete_in("chunks", "path", known)
+        paths = [p.record.path for p in parsed]
+        known = [path for path in paths if path in manifest]  # only these have a manifest row to update
+        if self._replacing:  # after a sweep only a file the manifest holds has rows
+            doomed = known if self._swept else paths
+            self.store.delete_in("symbols", "path", doomed)
+            self.store.delete_in("chunks", "path", doomed)
         symbols, chunks = batch_tables(parsed)
         self.store.add("symbols", symbols, SYMBOLS_SCHEMA)
         self.store.add("chunks", chunks, CHUNKS_SCHEMA)

@@ -4,9 +4,9 @@ The first use exports the model's transformer with its pooling and L2 normalisat
 the graph (``torch.onnx.export`` of the Hugging Face ``AutoModel``), and for int8 quantizes the
 weights dynamically, per channel (``onnxruntime.quantization.quantize_dynamic``). The int8 model
 runs one text at a time (see :class:`OnnxEncoder`), so it is made from a graph for one unpadded
-text: no attention mask, a plain mean over the tokens; the fp32 model keeps the mask for batches. Files are
-written to a temporary name and renamed into the export directory, so a killed export never
-leaves a half-written model and concurrent exports are harmless. After that, loading needs
+text: no attention mask, a plain mean over the tokens; the fp32 model keeps the mask for batches.
+Files are written to a temporary name and renamed into the export directory, so a killed export
+never leaves a half-written model and concurrent exports are harmless. After that, loading needs
 neither torch nor transformers: only ``onnxruntime`` and ``tokenizers``, which start fast.
 """
 
@@ -80,11 +80,11 @@ class OnnxEncoder:
     (cosine ~0.99 to itself embedded alone). One text at a time keeps vectors a function of the
     text, and costs nothing measurable on CPU, where padding is saved instead, and so is the
     attention mask: the int8 graph is exported for one unpadded text (7 % of a 256-token text's
-    time was the mask's addition to the attention scores, all zeros without padding). The texts of a batch
-    then run side by side, one per thread (``threads`` of them), each on one core: onnxruntime's
-    own intra-op threads gave a single text no speed-up here (41–45 chunks/s with two, 42–52 with
-    one, tokio chunks of 256 tokens), while two texts at once on two cores embed 1.7–2.0× as many
-    per second (BENCHMARKS §9, "Transformer throughput").
+    time was the mask's addition to the attention scores, all zeros without padding). The texts
+    of a batch then run side by side, one per thread (``threads`` of them), each on one core:
+    onnxruntime's own intra-op threads gave a single text no speed-up here (41–45 chunks/s with
+    two, 42–52 with one, tokio chunks of 256 tokens), while two texts at once on two cores embed
+    1.7–2.0× as many per second (BENCHMARKS §9, "Transformer throughput").
 
     Raises:
         ModelError: ``tokenizer.json`` is missing, or onnxruntime cannot load the model.

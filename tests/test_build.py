@@ -273,6 +273,46 @@ def test_a_first_build_stopped_between_its_rows_and_its_manifest_leaves_no_dupli
     assert deleted == [("symbols", orphans), ("chunks", orphans)]
 
 
+def test_a_few_new_files_whose_rows_a_stopped_build_left_are_replaced_batch_by_batch(
+    make_repo, settings_for, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Too few new files for a sweep: their batch deletes their rows before adding them, orphans or not.
+    root = make_repo({f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)})
+    settings = settings_for(root)
+    Index(settings).build()
+    for i in range(20, 25):
+        (root / f"pkg/mod{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    add = Store.add
+
+    def failing(self: Store, name: str, *args: object, **kwargs: object) -> None:
+        if name == "files":
+            raise OSError("disk full")
+        add(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "add", failing)
+    with pytest.raises(OSError, match="disk full"):
+        Index(settings).build()
+    monkeypatch.setattr(Store, "add", add)
+    deleted: list[tuple[str, set[str]]] = []
+    delete_in = Store.delete_in
+
+    def recording(self: Store, name: str, column: str, values: Iterable[str]) -> None:
+        values = list(values)
+        deleted.append((name, set(values)))
+        delete_in(self, name, column, values)
+
+    monkeypatch.setattr(Store, "delete_in", recording)
+    resumed = Index(settings)
+    new = {f"pkg/mod{i}.py" for i in range(20, 25)}
+    assert new <= {p for (p,) in rows(resumed, "chunks", "path")} and not new & set(resumed.manifest())
+    assert resumed.build().changed == 5
+    assert deleted == [("symbols", new), ("chunks", new)]
+    assert_consistent(resumed)
+    clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
+    clean.build()
+    assert symbol_rows(resumed) == symbol_rows(clean)
+
+
 def test_a_build_stopped_between_its_symbols_and_its_chunks_leaves_no_duplicate_when_resumed(
     make_repo, settings_for, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
