@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import Index, IndexLockedError, IndexState
+from indexer import Index, IndexLockedError, IndexState, Settings
 from indexer.lock import writer_lock
 from indexer.store import Store
 
@@ -225,35 +225,28 @@ def test_killed_build_leaves_a_usable_index_and_the_next_build_completes_it(
     assert symbol_rows(reader) == symbol_rows(clean)
 
 
-def test_a_first_build_stopped_between_its_rows_and_its_manifest_leaves_no_duplicate_when_resumed(
-    make_repo, settings_for, tmp_path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A first build deletes nothing before adding a batch (its tables hold no row); the build that
-    # resumes it finds rows, so it does, and a batch whose manifest was never written is not doubled.
-    files = {f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(700)}
-    root = make_repo(files)
-    settings = settings_for(root)
-    calls = {"files": 0}
-    add = Store.add  # a first build adds its manifest's rows (it has none to update)
+STORE_ADD, STORE_DELETE_IN = Store.add, Store.delete_in
+
+
+def stop_at_add(monkeypatch: pytest.MonkeyPatch, table: str, nth: int) -> None:
+    """Make the ``nth`` addition of rows to ``table`` fail as a full disk would (undo: :func:`resume`)."""
+    add, calls = STORE_ADD, {"n": 0}
 
     def failing(self: Store, name: str, *args: object, **kwargs: object) -> None:
-        if name == "files":
-            calls["files"] += 1
-            if calls["files"] == 2:  # the second batch's symbols and chunks are in, its manifest not
+        if name == table:
+            calls["n"] += 1
+            if calls["n"] == nth:
                 raise OSError("disk full")
         add(self, name, *args, **kwargs)
 
     monkeypatch.setattr(Store, "add", failing)
-    with pytest.raises(OSError, match="disk full"):
-        Index(settings).build()
-    monkeypatch.setattr(Store, "add", add)
-    resumed = Index(settings)
-    kept = set(resumed.manifest())
-    assert 0 < len(kept) < 700
-    orphans = {p for (p,) in rows(resumed, "chunks", "path") if p not in kept}
-    assert orphans  # the second batch's rows, with no manifest row
+
+
+def resume(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, set[str]]]:
+    """Undo :func:`stop_at_add`; from now on record each delete of rows (table, paths)."""
+    monkeypatch.setattr(Store, "add", STORE_ADD)
     deleted: list[tuple[str, set[str]]] = []
-    delete_in = Store.delete_in
+    delete_in = STORE_DELETE_IN
 
     def recording(self: Store, name: str, column: str, values: Iterable[str]) -> None:
         values = list(values)
@@ -262,13 +255,62 @@ def test_a_first_build_stopped_between_its_rows_and_its_manifest_leaves_no_dupli
         delete_in(self, name, column, values)
 
     monkeypatch.setattr(Store, "delete_in", recording)
-    report = resumed.build()
-    assert report.changed == 700 - 300
-    assert_consistent(resumed)
+    return deleted
+
+
+def assert_as_clean(index: Index, root: Path, settings_for, tmp_path: Path) -> None:
+    """``index`` is consistent and holds the rows of a build from scratch of ``root``."""
+    assert_consistent(index)
     clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
     clean.build()
-    assert symbol_rows(resumed) == symbol_rows(clean)
-    assert rows(resumed, "chunks", "chunk_id") == rows(clean, "chunks", "chunk_id")
+    assert symbol_rows(index) == symbol_rows(clean)
+    assert rows(index, "chunks", "chunk_id") == rows(clean, "chunks", "chunk_id")
+
+
+def numbered_files(numbers: range, name: str = "f") -> dict[str, str]:
+    return {f"pkg/mod{i}.py": f"def {name}{i}():\n    return {i}\n" for i in numbers}
+
+
+def stopped_update(
+    make_repo,
+    settings_for,
+    monkeypatch: pytest.MonkeyPatch,
+    first: range,
+    update: dict[str, str],
+    stop: tuple[str, int],
+) -> tuple[Path, Settings, list[tuple[str, set[str]]]]:
+    """Index ``first``'s files, write ``update``, stop the next build at ``stop`` (:func:`stop_at_add`);
+    the root, its settings and the deletes recorded from then on (:func:`resume`)."""
+    root = make_repo(numbered_files(first))
+    settings = settings_for(root)
+    Index(settings).build()
+    for rel, text in update.items():
+        (root / rel).write_text(text)
+    stop_at_add(monkeypatch, *stop)
+    with pytest.raises(OSError, match="disk full"):
+        Index(settings).build()
+    return root, settings, resume(monkeypatch)
+
+
+def test_a_first_build_stopped_between_its_rows_and_its_manifest_leaves_no_duplicate_when_resumed(
+    make_repo, settings_for, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first build deletes nothing before adding a batch (its tables hold no row); the build that
+    # resumes it finds rows, so it does, and a batch whose manifest was never written is not doubled.
+    root = make_repo(numbered_files(range(700)))
+    settings = settings_for(root)
+    stop_at_add(monkeypatch, "files", 2)  # the second batch's symbols and chunks are in, its manifest not
+    with pytest.raises(OSError, match="disk full"):
+        Index(settings).build()
+    deleted = resume(monkeypatch)
+    resumed = Index(settings)
+    kept = set(resumed.manifest())
+    assert 0 < len(kept) < 700
+    orphans = {p for (p,) in rows(resumed, "chunks", "path") if p not in kept}
+    assert orphans  # the second batch's rows, with no manifest row
+    report = resumed.build()
+    assert report.changed == 700 - 300
+    assert_as_clean(resumed, root, settings_for, tmp_path)
     # Those rows are deleted once, before the batches; the batches' new files had none to delete.
     assert deleted == [("symbols", orphans), ("chunks", orphans)]
 
@@ -277,74 +319,30 @@ def test_a_few_new_files_whose_rows_a_stopped_build_left_are_replaced_batch_by_b
     make_repo, settings_for, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Too few new files for a sweep: their batch deletes their rows before adding them, orphans or not.
-    root = make_repo({f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)})
-    settings = settings_for(root)
-    Index(settings).build()
-    for i in range(20, 25):
-        (root / f"pkg/mod{i}.py").write_text(f"def f{i}():\n    return {i}\n")
-    add = Store.add
-
-    def failing(self: Store, name: str, *args: object, **kwargs: object) -> None:
-        if name == "files":
-            raise OSError("disk full")
-        add(self, name, *args, **kwargs)
-
-    monkeypatch.setattr(Store, "add", failing)
-    with pytest.raises(OSError, match="disk full"):
-        Index(settings).build()
-    monkeypatch.setattr(Store, "add", add)
-    deleted: list[tuple[str, set[str]]] = []
-    delete_in = Store.delete_in
-
-    def recording(self: Store, name: str, column: str, values: Iterable[str]) -> None:
-        values = list(values)
-        deleted.append((name, set(values)))
-        delete_in(self, name, column, values)
-
-    monkeypatch.setattr(Store, "delete_in", recording)
+    new_files = numbered_files(range(20, 25))
+    root, settings, deleted = stopped_update(
+        make_repo, settings_for, monkeypatch, range(20), new_files, ("files", 1)
+    )
     resumed = Index(settings)
-    new = {f"pkg/mod{i}.py" for i in range(20, 25)}
+    new = set(new_files)
     assert new <= {p for (p,) in rows(resumed, "chunks", "path")} and not new & set(resumed.manifest())
     assert resumed.build().changed == 5
     assert deleted == [("symbols", new), ("chunks", new)]
-    assert_consistent(resumed)
-    clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
-    clean.build()
-    assert symbol_rows(resumed) == symbol_rows(clean)
+    assert_as_clean(resumed, root, settings_for, tmp_path)
 
 
 def test_a_build_stopped_between_its_symbols_and_its_chunks_leaves_no_duplicate_when_resumed(
     make_repo, settings_for, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = {f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(700)}
-    root = make_repo(files)
-    settings = settings_for(root)
-    Index(settings).build()
-    for i in range(0, 700, 2):  # half the files change: their rows are replaced batch by batch
-        (root / f"pkg/mod{i}.py").write_text(f"def g{i}():\n    return {i}\n")
-    for i in range(700, 1100):  # and new files come
-        (root / f"pkg/mod{i}.py").write_text(f"def f{i}():\n    return {i}\n")
-    calls = {"chunks": 0}
-    add = Store.add
-
-    def failing(self: Store, name: str, *args: object, **kwargs: object) -> None:
-        if name == "chunks":
-            calls["chunks"] += 1
-            if calls["chunks"] == 3:  # the third batch's symbols are in, its chunks and manifest not
-                raise OSError("disk full")
-        add(self, name, *args, **kwargs)
-
-    monkeypatch.setattr(Store, "add", failing)
-    with pytest.raises(OSError, match="disk full"):
-        Index(settings).build()
-    monkeypatch.setattr(Store, "add", add)
+    # Half the files change (their rows are replaced batch by batch) and 400 new ones come; the third
+    # batch's symbols are in, its chunks and manifest rows not.
+    update = numbered_files(range(0, 700, 2), "g") | numbered_files(range(700, 1100))
+    root, settings, _ = stopped_update(
+        make_repo, settings_for, monkeypatch, range(700), update, ("chunks", 3)
+    )
     resumed = Index(settings)
     resumed.build()
-    assert_consistent(resumed)
-    clean = Index(settings_for(root, index_dir=str(tmp_path / "clean")))
-    clean.build()
-    assert symbol_rows(resumed) == symbol_rows(clean)
-    assert rows(resumed, "chunks", "chunk_id") == rows(clean, "chunks", "chunk_id")
+    assert_as_clean(resumed, root, settings_for, tmp_path)
 
 
 def test_search_through_an_ann_index_returns_as_many_hits_as_asked(make_repo, settings_for) -> None:
