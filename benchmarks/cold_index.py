@@ -192,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 p.error(f"--keep {keep} is not empty; name a new folder")
             keep.mkdir(parents=True, exist_ok=True)
         data = run_suite(suite_roots(args.suite.resolve()), args.rounds, args.tier, compare, keep)
-        _print(data, args.json, lambda name, d: (
+        print_compared(data, args.json, lambda name, d: (
             f"{name}: {data['repositories']} repositories, plait index {d['median_index_s_sum']:.1f} s "
             f"in all (median of {data['rounds']} rounds), all fresh: {d['all_fresh']}"
         ))  # fmt: skip
@@ -200,14 +200,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.root.is_dir():
         p.error(f"{args.root} is not a directory")
     data = run(args.root.resolve(), args.rounds, args.tier, compare)
-    _print(data, args.json, lambda name, d: (
+    print_compared(data, args.json, lambda name, d: (
         f"{name}: median {d['median_total_s']:.2f} s (index {d['median_index_s']:.2f}, "
         f"status {d['median_status_s']:.2f}), all fresh: {d['all_fresh']}"
     ))  # fmt: skip
     return 0
 
 
-def _print(data: dict[str, Any], as_json: bool, line: Callable[[str, dict[str, Any]], str]) -> None:
+def print_compared(data: dict[str, Any], as_json: bool, line: Callable[[str, dict[str, Any]], str]) -> None:
     """``data`` as one JSON object, or a ``line`` per tree and the ratio of the two where compared."""
     if as_json:
         print(json.dumps(data, indent=1))

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cold_index import print_compared
 from models import PlaitError
 
 HERE = Path(__file__).resolve().parent.parent  # this checkout of plait
@@ -65,8 +66,11 @@ def chunk_texts(root: Path, index_dir: Path | None = None) -> list[str]:
     return [text for _, _, text in rows]
 
 
-def one_run(tree: Path, texts_file: Path, backend: str, cache: Path, repeats: int) -> dict[str, Any]:
-    """One process of ``tree``'s plait embedding the texts ``repeats`` times; its best pass."""
+def one_run(
+    tree: Path, texts_file: Path, count: int, backend: str, cache: Path, repeats: int
+) -> dict[str, Any]:
+    """One process of ``tree``'s plait embedding the ``count`` texts of ``texts_file`` ``repeats``
+    times; its best pass."""
     env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(
         [sys.executable, "-c", _RUN, str(texts_file), backend, str(cache), str(repeats)],
@@ -76,7 +80,6 @@ def one_run(tree: Path, texts_file: Path, backend: str, cache: Path, repeats: in
         raise SystemExit(f"embedding failed in {tree}:\n{done.stderr[-2000:]}")
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     if out["passes"]:
-        count = len(json.loads(texts_file.read_text(encoding="utf-8")))
         out["chunks_per_s"] = round(count / max(min(p[0] for p in out["passes"]), 1e-9), 2)
     return out
 
@@ -90,11 +93,13 @@ def run(
         texts_file = Path(tmp) / "texts.json"
         texts_file.write_text(json.dumps(list(texts)), encoding="utf-8")
         for name, tree in trees.items():  # exports made here, outside the timed runs
-            one_run(tree, texts_file, backend, cache / name, 0)
+            one_run(tree, texts_file, len(texts), backend, cache / name, 0)
         for r in range(rounds):
             order = list(trees) if r % 2 == 0 else list(reversed(trees))
             for name in order:
-                runs[name].append(one_run(trees[name], texts_file, backend, cache / name, repeats))
+                runs[name].append(
+                    one_run(trees[name], texts_file, len(texts), backend, cache / name, repeats)
+                )
     out: dict[str, Any] = {"texts": len(texts), "rounds": rounds, "repeats": repeats, "trees": list(trees)}
     for name, tree in trees.items():
         out[name] = {
@@ -131,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.rounds < 1 or args.repeats < 1:
         p.error("--rounds and --repeats must be at least 1")
+    if args.index_dir is not None and args.chunks_of is None:
+        p.error("--index-dir goes with --chunks-of")
     if args.texts is not None:
         texts = json.loads(args.texts.read_text(encoding="utf-8"))
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
@@ -144,8 +151,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         except PlaitError as exc:
             p.error(str(exc))
-    if args.index_dir is not None and args.chunks_of is None:
-        p.error("--index-dir goes with --chunks-of")
     texts = [t for t in texts if len(t) >= args.min_chars]
     texts = texts[: args.limit] if args.limit else texts
     if not texts:
@@ -154,16 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="encoder-cache-") as tmp:
         cache = args.cache_dir.resolve() if args.cache_dir else Path(tmp)
         data = run(texts, args.rounds, args.repeats, args.backend, compare, cache)
-    if args.json:
-        print(json.dumps(data, indent=1))
-        return 0
-    for name in data["trees"]:
-        d = data[name]
-        print(
-            f"{name}: {d['median_chunks_per_s']:.1f} chunks/s (median of {args.rounds} runs), {d['model_id']}"
-        )
-    if "this_over_compare" in data:
-        print(f"this / compare: {data['this_over_compare']:.3f}")
+    print_compared(data, args.json, lambda name, d: (
+        f"{name}: {d['median_chunks_per_s']:.1f} chunks/s (median of {args.rounds} runs), {d['model_id']}"
+    ))  # fmt: skip
     return 0
 
 

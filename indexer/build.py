@@ -271,8 +271,7 @@ class Builder:
         self._replacing = self.store.count("chunks") > 0 or self.store.count("symbols") > 0
         # A delete reads its whole table: with more than a batch of files new to the manifest (a stopped
         # build resumed), one sweep for the rows a stop may have left beats every batch deleting theirs.
-        new = sum(1 for f in plan.changed if f.path not in manifest)
-        self._swept = self._replacing and new > FILE_BATCH
+        self._swept = self._replacing and sum(1 for f in plan.changed if f.path not in manifest) > FILE_BATCH
         if self._swept:
             self._sweep_orphans(manifest)
         self._rows_in_workers = len(plan.changed) >= ROWS_IN_WORKERS_FILES
