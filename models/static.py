@@ -46,7 +46,7 @@ import tempfile
 import time
 import unicodedata
 from collections.abc import Iterator, Sequence
-from itertools import chain
+from itertools import chain, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +56,7 @@ from models.ahead import one_ahead
 from models.base import Vectors
 from models.errors import ModelError
 from models.tokenize import encode_texts
-from models.word_pieces import WordPieces, in_stretches
+from models.word_pieces import WordPieces, in_stretches, runs
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor  # not imported by a search's one query (it imports logging)
@@ -79,8 +79,8 @@ _INFO_FILE = "recipe.json"
 _BATCH = 512
 #: Texts tokenised at once when many are embedded (:meth:`StaticEncoder.encode`).
 _PART = 1024
-#: Rows gathered at once to sum texts of one length (a few MB: they stay in the CPU's cache).
-_SUMMED_ROWS = 4096
+#: Texts of one length summed at once, a token at a time (a row each: 512 KB, in the CPU's cache).
+_SUMMED_TEXTS = 512
 #: Characters kept before tokenising: far more than STATIC_MAX_TOKENS tokens need, and it spares the
 #: tokenizer the rest of a long chunk.
 _CHARS_PER_TOKEN_BOUND = 8
@@ -313,33 +313,33 @@ class StaticEncoder:
                 self.pool = None  # a worker died: this process reads the rest
         return np.concatenate([self._means(ids) for ids in one_ahead(self._ids, parts, "plait-static")])
 
-    def _ids(self, texts: Sequence[str]) -> list[list[int]]:
-        return token_ids(self._tokenizer, texts, self._max_chars, self.twin() if len(texts) > 1 else None)
-
-    def _means(self, per_text: Sequence[Sequence[int]]) -> Vectors:
-        """The mean of each text's rows. Texts of one token count are summed together, a few thousand
-        rows at a time (most chunks hold the truncation's 128 tokens): numpy adds each text's rows in
-        order either way, so the sums are the same, bit for bit, as one text's alone."""
-        lengths = [len(ids) for ids in per_text]
-        out = np.zeros((len(per_text), self.dimension), dtype=np.float32)
-        order = sorted(range(len(per_text)), key=lengths.__getitem__)
-        flat = np.fromiter(
-            chain.from_iterable(per_text[k] for k in order), dtype=np.int64, count=sum(lengths)
+    def _ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        return flat_token_ids(
+            self._tokenizer, texts, self._max_chars, self.twin() if len(texts) > 1 else None
         )
-        start = first = 0
-        while first < len(order):
-            n = lengths[order[first]]
-            end = first
-            while end < len(order) and lengths[order[end]] == n:
-                end += 1
-            if n:
-                step = max(1, _SUMMED_ROWS // n)
-                for a in range(first, end, step):
-                    b = min(end, a + step)
-                    rows = self._table[flat[start + (a - first) * n : start + (b - first) * n]]
-                    out[order[a:b]] = rows.reshape(b - a, n, -1).sum(axis=1) / n
-            start += (end - first) * n
-            first = end
+
+    def _means(self, read: tuple[np.ndarray, np.ndarray]) -> Vectors:
+        """The mean of each text's rows (``read``: all the texts' ids in order, and each one's count).
+        Texts of one token count are summed together, :data:`_SUMMED_TEXTS` at a time, a token at a
+        time (most chunks hold the truncation's 128 tokens): each text's rows are added in order, as
+        for one text alone, so the sums are the same, bit for bit."""
+        ids, counts = read
+        out = np.zeros((len(counts), self.dimension), dtype=np.float32)
+        if not len(ids):
+            return out
+        starts = np.cumsum(counts) - counts
+        order = np.argsort(counts, kind="stable")
+        ordered = counts[order]
+        edges = [0, *(np.flatnonzero(ordered[1:] != ordered[:-1]) + 1).tolist(), len(order)]
+        for first, end in pairwise(edges):
+            n = int(ordered[first])
+            for a in range(first, end, _SUMMED_TEXTS) if n else ():
+                texts = order[a : min(end, a + _SUMMED_TEXTS)]
+                columns = ids[starts[texts][:, None] + np.arange(n)]  # a text a row, a token a column
+                summed = self._table[columns[:, 0]]
+                for j in range(1, n):
+                    summed += self._table[columns[:, j]]
+                out[texts] = summed / n
         return out
 
 
@@ -444,7 +444,15 @@ def _encode(tokenizer: Any, twin: Twin | None, texts: Sequence[str]) -> list[lis
 
 def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Twin | None = None) -> list[list[int]]:
     """The ids whose rows a text's static vector averages (its first ``chars`` characters,
-    without special tokens), per text; the trained recipe fits on exactly these.
+    without special tokens), per text; the trained recipe fits on exactly these (:func:`flat_token_ids`)."""
+    ids, counts = flat_token_ids(tokenizer, texts, chars, twin)
+    return [part.tolist() for part in np.split(ids, np.cumsum(counts)[:-1])] if len(texts) else []
+
+
+def flat_token_ids(
+    tokenizer: Any, texts: Sequence[str], chars: int, twin: Twin | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`token_ids` as all the texts' ids in order, one array, and how many each text has.
 
     Most of a chunk's first ``chars`` characters lie past its first 128 tokens, and the tokenizer's
     time goes by characters. Where the tokenizer splits words at whitespace and normalises each
@@ -458,24 +466,35 @@ def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Twin | Non
     cut = [t[:chars] for t in texts]
     limit = _prefix_exact_limit(tokenizer)
     if limit is None:
-        return _encode(tokenizer, twin, cut)
-    ids: list[list[int]] = [[] for _ in cut]
+        return _flat(_encode(tokenizer, twin, cut))
     pieces = twin.pieces if twin is not None else None
     own: list[int] = []  # read by their word pieces
     rest: list[int] = []  # read by the tokenizer
     for k, text in enumerate(cut):
         (own if pieces is not None and twin is not None and twin.reads(text) else rest).append(k)
+    read: list[tuple[list[int], np.ndarray, np.ndarray]] = []  # texts, their ids, counts
     if pieces is not None and twin is not None and own:
-        got = pieces.ids([twin.normalised(cut[k]) for k in own], limit, _CHARS_PER_TOKEN_FIRST)
-        for k, text_ids in zip(own, got, strict=True):
-            ids[k] = text_ids
+        read.append(
+            (own, *pieces.flat_ids([twin.normalised(cut[k]) for k in own], limit, _CHARS_PER_TOKEN_FIRST))
+        )
     if rest:
         got = in_stretches(
             [cut[k] for k in rest], limit, _CHARS_PER_TOKEN_FIRST, lambda s, _: _encode(tokenizer, twin, s)
         )
-        for k, text_ids in zip(rest, got, strict=True):
-            ids[k] = text_ids
-    return ids
+        read.append((rest, *_flat(got)))
+    if len(read) == 1:
+        return read[0][1], read[0][2]
+    # Both: each text's ids back in its place.
+    owners = np.concatenate([np.asarray(r[0], np.int64) for r in read])
+    counts = np.concatenate([r[2] for r in read])
+    order = np.argsort(owners, kind="stable")
+    ids, in_order = runs(np.concatenate([r[1] for r in read]), np.cumsum(counts) - counts, counts, order)
+    return ids, in_order
+
+
+def _flat(per_text: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    counts = np.fromiter(map(len, per_text), np.int64, len(per_text))
+    return np.fromiter(chain.from_iterable(per_text), np.int64, int(counts.sum())), counts
 
 
 def _prefix_exact_limit(tokenizer: Any) -> int | None:

@@ -13,14 +13,22 @@ WordPiece model, and only for texts of the characters it is told of: each is put
 once to learn whether it is whitespace, punctuation or part of a word. The ids are the tokenizer's, so
 a text it reads gets the same vector (tests compare them over punctuation, whitespace runs, words of
 more than WordPiece's 100 characters, and a table that is full).
+
+Many texts are read as arrays (:meth:`WordPieces.flat_ids`): Arrow cuts them at whitespace into words
+and numbers the distinct ones; only each distinct word is cut further, at its punctuation, and only each
+distinct piece is looked up in the table, in Python. A part of a thousand chunks holds about three
+times as many words as distinct ones, and its pieces repeat more: its ids are read in about half the
+time of a piece-by-piece read in Python (BENCHMARKS §9, "Fortieth session"), and come as one array that
+the static tier sums without making a list per text.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, islice
 from typing import Any
+
+import numpy as np
 
 from models.tokenize import encode_texts
 
@@ -28,16 +36,22 @@ from models.tokenize import encode_texts
 #: by the tokenizer each time. The first 600 characters of the Linux tree's ~1.2 million chunk-sized
 #: stretches hold ~780,000 distinct pieces, most of them met once (hexadecimal constants, numbers).
 CAPACITY = 1 << 19
+#: The whitespace Arrow's ``ascii_split_whitespace`` cuts at; a reader is made only for a tokenizer whose
+#: pre-tokenizer cuts at exactly these among the characters it is told of.
+_ASCII_SPACES = frozenset(" \t\n\r\v\f")
 
 
 class WordPieces:
     """The ids of texts made of known characters, read piece by piece (see the module docstring)."""
 
-    def __init__(self, tokenizer: Any, split: re.Pattern[str], capacity: int = CAPACITY) -> None:
+    def __init__(self, tokenizer: Any, marks: str, capacity: int = CAPACITY) -> None:
+        """``marks``: the characters the pre-tokenizer sets apart as pieces of their own (punctuation);
+        it cuts at ASCII whitespace, and every other character is part of a word."""
         self.tokenizer = tokenizer
-        self._split = split
         self._capacity = capacity
         self._table: dict[str, list[int]] = {}
+        # Each mark with a space either side: the pieces are then what remains between whitespace.
+        self._marked = "([" + "".join(f"\\x{{{ord(c):x}}}" for c in marks) + "])" if marks else None
 
     @classmethod
     def of(cls, tokenizer: Any, chars: Iterable[str], capacity: int = CAPACITY) -> WordPieces | None:
@@ -52,40 +66,93 @@ class WordPieces:
             or type(getattr(tokenizer, "model", None)).__name__ != "WordPiece"
         ):
             return None
-        spaces: list[str] = []
         marks: list[str] = []
         for c in dict.fromkeys(chars):
             pieces = [p for p, _ in pre.pre_tokenize_str(f"a{c}a")]
-            if pieces == ["a", "a"]:
-                spaces.append(c)
-            elif pieces == ["a", c, "a"]:
+            if (pieces == ["a", "a"]) != (c in _ASCII_SPACES):
+                return None  # a space that Arrow would not cut at, or the other way round
+            if pieces == ["a", c, "a"]:
                 marks.append(c)
-            elif pieces != [f"a{c}a"]:
+            elif pieces not in (["a", "a"], [f"a{c}a"]):
                 return None
-        between = re.escape("".join(spaces) + "".join(marks))
-        alone = f"[{re.escape(''.join(marks))}]" if marks else "(?!)"
         reader = type(tokenizer).from_str(tokenizer.to_str())  # a piece is read whole: no truncation
         reader.no_truncation()
         reader.no_padding()
-        return cls(reader, re.compile(f"[^{between}]+|{alone}" if between else ".+", re.DOTALL), capacity)
+        return cls(reader, "".join(marks), capacity)
 
     def ids(self, texts: Sequence[str], limit: int, chars_per_token: int) -> list[list[int]]:
-        """The first ``limit`` ids of each of ``texts``, normalised and made of the characters this reader
-        was made for (any other counts as a word's), read as :func:`in_stretches` reads them."""
-        return in_stretches(texts, limit, chars_per_token, self._stretch_ids)
+        """The first ``limit`` ids of each of ``texts`` (see :meth:`flat_ids`), a list per text."""
+        ids, counts = self.flat_ids(texts, limit, chars_per_token)
+        return [part.tolist() for part in np.split(ids, np.cumsum(counts)[:-1])] if len(texts) else []
 
-    def _stretch_ids(self, stretches: Sequence[str], missing: Sequence[int]) -> list[list[int]]:
-        """The ids of each stretch, at most as many as it misses; the pieces of all of them not met yet
-        asked of the tokenizer at once."""
-        words = [self._split.findall(stretch) for stretch in stretches]
-        met: set[str] = set()
-        for found in words:
-            met.update(found)
-        pieces = self._learn(met.difference(self._table))
-        return [
-            list(islice(chain.from_iterable(map(pieces, found)), n))
-            for found, n in zip(words, missing, strict=True)
-        ]
+    def flat_ids(
+        self, texts: Sequence[str], limit: int, chars_per_token: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The first ``limit`` ids of each of ``texts``, normalised and made of the characters this reader
+        was made for (any other counts as a word's), read as :func:`in_stretches` reads them: all the
+        texts' ids in order as one array, and how many each text has."""
+        n = len(texts)
+        done = [0] * n  # characters of each text read so far
+        have = np.zeros(n, np.int64)
+        reads: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per round: texts, their ids, counts
+        todo = [k for k, t in enumerate(texts) if t]
+        while todo:
+            missing = limit - have[todo]
+            stretches = [
+                before_space(texts[k][done[k] :], int(m) * chars_per_token)
+                for k, m in zip(todo, missing, strict=True)
+            ]
+            ids, counts = self._stretch_ids(stretches, missing)
+            reads.append((np.asarray(todo, np.int64), ids, counts))
+            have[todo] += counts
+            for k, stretch in zip(todo, stretches, strict=True):
+                done[k] += len(stretch)
+            todo = [k for k in todo if done[k] < len(texts[k]) and have[k] < limit]
+        if not reads:
+            return np.zeros(0, np.int64), have
+        if len(reads) == 1 and len(reads[0][0]) == n:
+            return reads[0][1], have
+        # The rounds' ids put back in text order: each text's first stretch, then its next ones.
+        owners = np.concatenate([r[0] for r in reads])
+        counts = np.concatenate([r[2] for r in reads])
+        starts = np.cumsum(counts) - counts
+        order = np.argsort(owners, kind="stable")
+        return runs(np.concatenate([r[1] for r in reads]), starts, counts, order)[0], have
+
+    def _stretch_ids(self, stretches: Sequence[str], missing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of each stretch, at most as many as it misses, as one array and a count per stretch:
+        its words (cut at whitespace by Arrow) numbered, each distinct word cut at its marks, each
+        distinct piece looked up (those not met yet asked of the tokenizer at once)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        words = pc.ascii_split_whitespace(pa.array(stretches, pa.string()))
+        per_stretch = pc.list_value_length(words).to_numpy()
+        numbered = pc.dictionary_encode(pc.list_flatten(words))
+        distinct = numbered.dictionary
+        if self._marked is not None:
+            distinct = pc.replace_substring_regex(distinct, pattern=self._marked, replacement=" \\1 ")
+        pieces = pc.ascii_split_whitespace(distinct)
+        per_word = pc.list_value_length(pieces).to_numpy()
+        pieces_numbered = pc.dictionary_encode(pc.list_flatten(pieces))
+        names = pieces_numbered.dictionary.to_pylist()
+        lookup = self._learn({p for p in names if p}.difference(self._table))
+        got = [lookup(p) if p else [] for p in names]  # "": what a cut at the edge of a text leaves
+        piece_counts = np.fromiter(map(len, got), np.int64, len(got))
+        piece_ids = np.fromiter(chain.from_iterable(got), np.int64, int(piece_counts.sum()))
+        # Each distinct word's ids: its pieces' ids in order; then each word's, in order.
+        of_pieces, per_piece = runs(piece_ids, np.cumsum(piece_counts) - piece_counts, piece_counts,
+                                    pieces_numbered.indices.to_numpy())  # fmt: skip
+        word_counts = _sums(per_piece, per_word)
+        ids, per_occurrence = runs(of_pieces, np.cumsum(word_counts) - word_counts, word_counts,
+                                   numbered.indices.to_numpy())  # fmt: skip
+        counts = _sums(per_occurrence, per_stretch)
+        if not len(ids) or int(counts.max()) <= int(np.min(missing)):
+            return ids, counts
+        kept = np.minimum(counts, missing)
+        owner = np.repeat(np.arange(len(counts)), counts)
+        within = np.arange(len(ids)) - (np.cumsum(counts) - counts)[owner]
+        return ids[within < kept[owner]], kept
 
     def _learn(self, new: set[str]) -> Any:
         """The lookup of a piece's ids, with ``new``'s ids asked of the tokenizer (kept while there is room)."""
@@ -101,6 +168,26 @@ class WordPieces:
         self._table.update(islice(found.items(), max(room, 0)))
         table = self._table
         return lambda w: table[w] if w in table else found[w]
+
+
+def runs(
+    values: np.ndarray, starts: np.ndarray, counts: np.ndarray, take: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The runs ``values[starts[i] : starts[i] + counts[i]]`` for each ``i`` of ``take``, one after the
+    other, and each one's length."""
+    lengths = counts[take]
+    total = int(lengths.sum())
+    if not total:
+        return values[:0], lengths
+    ends = np.cumsum(lengths)
+    return values[np.repeat(starts[take] - (ends - lengths), lengths) + np.arange(total)], lengths
+
+
+def _sums(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """The sums of consecutive groups of ``values``, ``groups[i]`` of them in the ``i``-th (none: 0)."""
+    totals = np.concatenate(([0], np.cumsum(values)))
+    ends = np.cumsum(groups)
+    return totals[ends] - totals[ends - groups]
 
 
 def in_stretches(

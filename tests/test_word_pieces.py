@@ -96,6 +96,8 @@ def test_word_pieces_are_made_only_for_a_bert_wordpiece_tokenizer_without_a_norm
     ascii_chars = "".join(map(chr, range(0x20, 0x7F)))
     assert WordPieces.of(twin.tokenizer, ascii_chars) is not None
     assert WordPieces.of(_encoder(fast)._tokenizer, ascii_chars) is None  # it has BERT's normaliser
+    # A space the pre-tokenizer cuts at and Arrow's whitespace split would not (an ideographic space).
+    assert WordPieces.of(twin.tokenizer, ascii_chars + "\u3000") is None
     other = Tokenizer.from_str(twin.tokenizer.to_str())
     other.pre_tokenizer = pre_tokenizers.Whitespace()
     assert WordPieces.of(other, ascii_chars) is None
