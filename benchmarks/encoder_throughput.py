@@ -1,8 +1,10 @@
 """``python -m benchmarks encoder-throughput``: the transformer tier's chunks per second, this checkout
-of plait against another on the same chunk texts (issue 16's target: ≥ 2× the issue's encoder).
+of plait against another on the same chunk texts (issue 16's target: ≥ 2× the issue's encoder), or
+with ``--tier fast`` the fast tier's.
 
 Each run is a fresh process that loads the tree's embedder as plait's build does (``load_embedder``
-with the given backend, ``auto`` by default: ONNX int8 on a CPU), embeds a few texts to load and warm
+with the given backend, ``auto`` by default: ONNX int8 on a CPU; with ``--tier fast`` the static model
+reading a text's first ``STATIC_MAX_TOKENS`` tokens, in this one process), embeds a few texts to load and warm
 it, then times ``--repeats`` passes of ``embed_documents`` over all the texts; a run's figure is its
 best pass. With ``--compare TREE`` the two trees alternate run by run (ABBA), each with its own model
 cache under ``--cache-dir`` (made on the first run, outside the timing), and the ratio of the medians
@@ -38,10 +40,14 @@ HERE = Path(__file__).resolve().parent.parent  # this checkout of plait
 # Runs in the other process, with the tree's packages first on sys.path: only models' public names.
 _RUN = """
 import json, sys, time
-from models import ModelConfig, load_embedder
+from models import STATIC_MAX_TOKENS, ModelConfig, load_embedder
 texts_file, backend, cache, repeats = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 texts = json.load(open(texts_file, encoding="utf-8"))
-embedder = load_embedder(ModelConfig(backend=backend, cache_dir=cache))
+if backend == "fast-tier":  # what indexer.embedding.tier_config makes of the default model
+    config = ModelConfig(backend="static", device="cpu", max_seq_length=STATIC_MAX_TOKENS, cache_dir=cache)
+else:
+    config = ModelConfig(backend=backend, cache_dir=cache)
+embedder = load_embedder(config)
 embedder.embed_documents(texts[:8])
 passes = []
 for _ in range(repeats):
@@ -130,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=2, help="runs per tree, alternated (default 2)")
     p.add_argument("--repeats", type=int, default=2, help="timed passes per run, the best counts (default 2)")
     p.add_argument("--backend", default="auto", help="model.backend of both trees (default auto)")
+    p.add_argument(
+        "--tier", choices=("full", "fast"), default="full",
+        help="the tier whose model runs (default full: the transformer, of --backend)",
+    )  # fmt: skip
     p.add_argument("--compare", type=Path, help="another checkout of plait, run alternated with this one")
     p.add_argument("--cache-dir", type=Path, help="model caches, one per tree (default: temporary)")
     p.add_argument("--json", action="store_true", help="print one JSON object (else the medians)")
@@ -138,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("--rounds and --repeats must be at least 1")
     if args.index_dir is not None and args.chunks_of is None:
         p.error("--index-dir goes with --chunks-of")
+    if args.tier == "fast" and args.backend != "auto":
+        p.error("--backend chooses the full tier's model; the fast tier's is the static one")
     if args.texts is not None:
         texts = json.loads(args.texts.read_text(encoding="utf-8"))
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
@@ -158,7 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     compare = args.compare.resolve() if args.compare else None
     with tempfile.TemporaryDirectory(prefix="encoder-cache-") as tmp:
         cache = args.cache_dir.resolve() if args.cache_dir else Path(tmp)
-        data = run(texts, args.rounds, args.repeats, args.backend, compare, cache)
+        backend = "fast-tier" if args.tier == "fast" else args.backend
+        data = run(texts, args.rounds, args.repeats, backend, compare, cache)
     print_compared(data, args.json, lambda name, d: (
         f"{name}: {d['median_chunks_per_s']:.1f} chunks/s (median of {args.rounds} runs), {d['model_id']}"
     ))  # fmt: skip

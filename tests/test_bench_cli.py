@@ -305,17 +305,21 @@ def test_encoder_throughput_times_fresh_processes_of_two_trees_on_an_index_s_chu
     repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from indexer import Index, load_settings
+    from indexer.embedding import tier_config
+    from models import ModelConfig, load_embedder
 
     index_dir = tmp_path / "index"
     Index(load_settings(repo, env=os.environ, overrides={"index_dir": str(index_dir)})).build()
     here = Path(__file__).resolve().parent.parent  # this checkout stands in for the other tree too
     data = run_json(
-        capsys, "encoder-throughput", "--chunks-of", str(repo), "--index-dir", str(index_dir), "--backend",
-        "static", "--rounds", "2", "--repeats", "2", "--compare", str(here), "--cache-dir", str(tmp_path / "models"),
+        capsys, "encoder-throughput", "--chunks-of", str(repo), "--index-dir", str(index_dir), "--tier",
+        "fast", "--rounds", "2", "--repeats", "2", "--compare", str(here), "--cache-dir", str(tmp_path / "models"),
     )  # fmt: skip
     chunks = (
         Index(load_settings(repo, env=os.environ, overrides={"index_dir": str(index_dir)})).status().chunks
     )
+    fast_tier = load_embedder(tier_config(ModelConfig(), "fast")).model_id
+    assert "/static-" in fast_tier
     assert data["texts"] == chunks > 0
     for name in ("this", "compare"):
         runs = data[name]["runs"]
@@ -323,7 +327,7 @@ def test_encoder_throughput_times_fresh_processes_of_two_trees_on_an_index_s_chu
         assert [r["chunks_per_s"] for r in runs] == [
             round(chunks / min(p[0] for p in r["passes"]), 2) for r in runs
         ]
-        assert "/static-" in data[name]["model_id"]
+        assert data[name]["model_id"] == fast_tier  # the static model as the fast tier reads texts
     assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["compare", "this"]
     assert data["this_over_compare"] == round(
         data["this"]["median_chunks_per_s"] / data["compare"]["median_chunks_per_s"], 3
