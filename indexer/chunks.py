@@ -98,10 +98,16 @@ def _pieces(node: _Node, lines: Sequence[str], cfg: ChunkSettings) -> list[_Piec
         ]
     out: list[_Piece] = []
     cursor = node.start
+    max_lines = cfg.max_lines
     for child in node.children:
         if child.start > cursor:
             out.extend(_gap(cursor, child.start - 1, name, kind, lines, cfg))
-        out.extend(_pieces(child, lines, cfg))
+        child_symbol = child.symbol
+        if child_symbol is not None and child.end - child.start < max_lines:
+            # what _pieces makes of a definition that fits (most of them: no call for each)
+            out.append(_Piece(child.start, child.end, child_symbol.qualified_name, child_symbol.kind))
+        else:
+            out.extend(_pieces(child, lines, cfg))
         cursor = child.end + 1
     if cursor <= node.end:
         out.extend(_gap(cursor, node.end, name, kind, lines, cfg))
@@ -150,6 +156,8 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
