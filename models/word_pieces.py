@@ -17,9 +17,10 @@ more than WordPiece's 100 characters, and a table that is full).
 Many texts are read as arrays (:meth:`WordPieces.flat_ids`): Arrow cuts them at whitespace into words
 and numbers the distinct ones; only each distinct word is cut further, at its punctuation, and only each
 distinct piece is looked up in the table, in Python. A part of a thousand chunks holds about three
-times as many words as distinct ones, and its pieces repeat more: its ids are read in about half the
+times as many words as distinct ones, and its pieces repeat more: its ids are read in two thirds of the
 time of a piece-by-piece read in Python (BENCHMARKS §9, "Fortieth session"), and come as one array that
-the static tier sums without making a list per text.
+the static tier sums without making a list per text. Only a pre-tokenizer that cuts at exactly the
+ASCII whitespace among the characters is read so (what Arrow's split cuts at).
 """
 
 from __future__ import annotations
