@@ -1,6 +1,7 @@
 """``python -m benchmarks encoder-throughput``: the transformer tier's chunks per second, this checkout
 of plait against another on the same chunk texts (issue 16's target: ≥ 2× the issue's encoder), or
-with ``--tier fast`` the fast tier's.
+with ``--tier fast`` the fast tier's; ``--device cuda`` times the transformer on a GPU (torch), and is
+skipped, saying so, on a machine without one.
 
 Each run is a fresh process that loads the tree's embedder as plait's build does (``load_embedder``
 with the given backend, ``auto`` by default: ONNX int8 on a CPU; with ``--tier fast`` the static model
@@ -41,12 +42,12 @@ HERE = Path(__file__).resolve().parent.parent  # this checkout of plait
 _RUN = """
 import json, sys, time
 from models import STATIC_MAX_TOKENS, ModelConfig, load_embedder
-texts_file, backend, cache, repeats = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+texts_file, backend, cache, repeats, device = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 texts = json.load(open(texts_file, encoding="utf-8"))
 if backend == "fast-tier":  # what indexer.embedding.tier_config makes of the default model
     config = ModelConfig(backend="static", device="cpu", max_seq_length=STATIC_MAX_TOKENS, cache_dir=cache)
 else:
-    config = ModelConfig(backend=backend, cache_dir=cache)
+    config = ModelConfig(backend=backend, device=device, cache_dir=cache)
 embedder = load_embedder(config)
 embedder.embed_documents(texts[:8])
 passes = []
@@ -54,7 +55,7 @@ for _ in range(repeats):
     cpu, wall = time.process_time(), time.perf_counter()
     embedder.embed_documents(texts)
     passes.append([round(time.perf_counter() - wall, 4), round(time.process_time() - cpu, 4)])
-print(json.dumps({"model_id": embedder.model_id, "passes": passes}))
+print(json.dumps({"model_id": embedder.model_id, "device": embedder.device, "passes": passes}))
 """
 
 
@@ -73,13 +74,13 @@ def chunk_texts(root: Path, index_dir: Path | None = None) -> list[str]:
 
 
 def one_run(
-    tree: Path, texts_file: Path, count: int, backend: str, cache: Path, repeats: int
+    tree: Path, texts_file: Path, count: int, backend: str, cache: Path, repeats: int, device: str = "cpu"
 ) -> dict[str, Any]:
     """One process of ``tree``'s plait embedding the ``count`` texts of ``texts_file`` ``repeats``
     times; its best pass."""
     env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", _RUN, str(texts_file), backend, str(cache), str(repeats)],
+        [sys.executable, "-c", _RUN, str(texts_file), backend, str(cache), str(repeats), device],
         capture_output=True, text=True, env=env, cwd=tree, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -91,7 +92,13 @@ def one_run(
 
 
 def run(
-    texts: Sequence[str], rounds: int, repeats: int, backend: str, compare: Path | None, cache: Path
+    texts: Sequence[str],
+    rounds: int,
+    repeats: int,
+    backend: str,
+    compare: Path | None,
+    cache: Path,
+    device: str = "cpu",
 ) -> dict[str, Any]:
     trees = {"this": HERE} if compare is None else {"this": HERE, "compare": compare}
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
@@ -99,18 +106,19 @@ def run(
         texts_file = Path(tmp) / "texts.json"
         texts_file.write_text(json.dumps(list(texts)), encoding="utf-8")
         for name, tree in trees.items():  # exports made here, outside the timed runs
-            one_run(tree, texts_file, len(texts), backend, cache / name, 0)
+            one_run(tree, texts_file, len(texts), backend, cache / name, 0, device)
         for r in range(rounds):
             order = list(trees) if r % 2 == 0 else list(reversed(trees))
             for name in order:
                 runs[name].append(
-                    one_run(trees[name], texts_file, len(texts), backend, cache / name, repeats)
+                    one_run(trees[name], texts_file, len(texts), backend, cache / name, repeats, device)
                 )
     out: dict[str, Any] = {"texts": len(texts), "rounds": rounds, "repeats": repeats, "trees": list(trees)}
     for name, tree in trees.items():
         out[name] = {
             "tree": str(tree),
             "model_id": runs[name][0]["model_id"],
+            "device": runs[name][0]["device"],
             "runs": runs[name],
             "median_chunks_per_s": round(statistics.median(r["chunks_per_s"] for r in runs[name]), 2),
         }
@@ -137,6 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=2, help="timed passes per run, the best counts (default 2)")
     p.add_argument("--backend", default="auto", help="model.backend of both trees (default auto)")
     p.add_argument(
+        "--device", choices=("cpu", "cuda", "auto"), default="cpu",
+        help="model.device of the full tier (default cpu); cuda is skipped, with a message, without a GPU",
+    )  # fmt: skip
+    p.add_argument(
         "--tier", choices=("full", "fast"), default="full",
         help="the tier whose model runs (default full: the transformer, of --backend)",
     )  # fmt: skip
@@ -148,8 +160,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error("--rounds and --repeats must be at least 1")
     if args.index_dir is not None and args.chunks_of is None:
         p.error("--index-dir goes with --chunks-of")
-    if args.tier == "fast" and args.backend != "auto":
-        p.error("--backend chooses the full tier's model; the fast tier's is the static one")
+    if args.tier == "fast" and (args.backend != "auto" or args.device != "cpu"):
+        p.error(
+            "--backend and --device choose the full tier's model; the fast tier's is the static one, on the CPU"
+        )
+    if args.device == "cuda" and not _cuda_found():
+        skipped = "no CUDA device here (torch.cuda.is_available() is False): nothing to time"
+        print(json.dumps({"device": "cuda", "skipped": skipped}) if args.json else f"skipped: {skipped}")
+        return 0
     if args.texts is not None:
         texts = json.loads(args.texts.read_text(encoding="utf-8"))
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
@@ -171,11 +189,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="encoder-cache-") as tmp:
         cache = args.cache_dir.resolve() if args.cache_dir else Path(tmp)
         backend = "fast-tier" if args.tier == "fast" else args.backend
-        data = run(texts, args.rounds, args.repeats, backend, compare, cache)
+        data = run(texts, args.rounds, args.repeats, backend, compare, cache, args.device)
     print_compared(data, args.json, lambda name, d: (
         f"{name}: {d['median_chunks_per_s']:.1f} chunks/s (median of {args.rounds} runs), {d['model_id']}"
+        f" on {d['device']}"
     ))  # fmt: skip
     return 0
+
+
+def _cuda_found() -> bool:
+    """Whether torch finds a CUDA device here (a CUDA run is skipped where it does not)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
 
 
 if __name__ == "__main__":

@@ -124,6 +124,12 @@ class LazyEmbedder:
         return self._resolved().backend
 
     @property
+    def device(self) -> str:
+        """Where the model runs: ``cpu``, or ``cuda`` (``auto`` on a machine whose torch finds a GPU;
+        the static and onnx backends always run on the CPU)."""
+        return self._resolved().device
+
+    @property
     def dimension(self) -> int:
         plan = self._resolved()
         return plan.dimension if plan.dimension is not None else self.load().dimension

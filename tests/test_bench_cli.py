@@ -334,6 +334,29 @@ def test_encoder_throughput_times_fresh_processes_of_two_trees_on_an_index_s_chu
     )
 
 
+def test_encoder_throughput_on_cuda_times_the_gpu_where_one_is_found_else_says_it_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import torch
+
+    texts = tmp_path / "texts.json"
+    texts.write_text(json.dumps(["def retry_upload(session):\n    return session.send()"] * 40))
+    data = run_json(
+        capsys, "encoder-throughput", "--texts", str(texts), "--device", "cuda", "--rounds", "1", "--repeats", "1",
+        "--cache-dir", str(tmp_path / "models"),
+    )  # fmt: skip
+    if torch.cuda.is_available():
+        assert data["this"]["device"] == "cuda" and data["this"]["median_chunks_per_s"] > 0
+    else:
+        assert data == {"device": "cuda", "skipped": data["skipped"]} and "no CUDA device" in data["skipped"]
+        assert not (tmp_path / "models").exists()  # nothing loaded, nothing exported
+    cpu = ["--backend", "static", "--rounds", "1", "--repeats", "1", "--cache-dir", str(tmp_path / "cpu")]
+    assert main(["encoder-throughput", "--texts", str(texts), *cpu]) == 0  # the CPU, as before
+    assert "on cpu" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["encoder-throughput", "--texts", str(texts), "--tier", "fast", "--device", "cuda"])
+
+
 def test_cold_index_over_a_suite_sums_one_cold_plait_index_per_repository(repo: Path, tmp_path: Path) -> None:
     from benchmarks import cold_index
 

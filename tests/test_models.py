@@ -293,6 +293,18 @@ def test_auto_backend_on_cpu_is_the_benchmarked_default() -> None:
     assert load_embedder(ModelConfig(backend="auto", device="cpu")).backend == AUTO_CPU_BACKEND
 
 
+def test_auto_device_takes_torch_on_a_gpu_where_one_is_found_else_the_cpu() -> None:
+    import torch
+
+    auto = load_embedder(ModelConfig(backend="auto", device="auto"))
+    if torch.cuda.is_available():
+        assert (auto.device, auto.backend) == ("cuda", "torch")
+    else:
+        assert (auto.device, auto.backend) == ("cpu", AUTO_CPU_BACKEND)
+    static = load_embedder(ModelConfig(backend="static", device="auto"))
+    assert static.device == "cpu"  # a table lookup: nothing to gain from a GPU
+
+
 # --- the real model ---------------------------------------------------------------------------
 
 
