@@ -56,7 +56,7 @@ from models.ahead import one_ahead
 from models.base import Vectors
 from models.errors import ModelError
 from models.tokenize import encode_texts
-from models.word_pieces import WordPieces, in_stretches, runs
+from models.word_pieces import WordPieces, in_stretches, in_text_order, per_text
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor  # not imported by a search's one query (it imports logging)
@@ -445,8 +445,7 @@ def _encode(tokenizer: Any, twin: Twin | None, texts: Sequence[str]) -> list[lis
 def token_ids(tokenizer: Any, texts: Sequence[str], chars: int, twin: Twin | None = None) -> list[list[int]]:
     """The ids whose rows a text's static vector averages (its first ``chars`` characters,
     without special tokens), per text; the trained recipe fits on exactly these (:func:`flat_token_ids`)."""
-    ids, counts = flat_token_ids(tokenizer, texts, chars, twin)
-    return [part.tolist() for part in np.split(ids, np.cumsum(counts)[:-1])] if len(texts) else []
+    return per_text(*flat_token_ids(tokenizer, texts, chars, twin))
 
 
 def flat_token_ids(
@@ -482,14 +481,7 @@ def flat_token_ids(
             [cut[k] for k in rest], limit, _CHARS_PER_TOKEN_FIRST, lambda s, _: _encode(tokenizer, twin, s)
         )
         read.append((rest, *_flat(got)))
-    if len(read) == 1:
-        return read[0][1], read[0][2]
-    # Both: each text's ids back in its place.
-    owners = np.concatenate([np.asarray(r[0], np.int64) for r in read])
-    counts = np.concatenate([r[2] for r in read])
-    order = np.argsort(owners, kind="stable")
-    ids, in_order = runs(np.concatenate([r[1] for r in read]), np.cumsum(counts) - counts, counts, order)
-    return ids, in_order
+    return in_text_order(len(cut), read)
 
 
 def _flat(per_text: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:

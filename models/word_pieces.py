@@ -83,8 +83,7 @@ class WordPieces:
 
     def ids(self, texts: Sequence[str], limit: int, chars_per_token: int) -> list[list[int]]:
         """The first ``limit`` ids of each of ``texts`` (see :meth:`flat_ids`), a list per text."""
-        ids, counts = self.flat_ids(texts, limit, chars_per_token)
-        return [part.tolist() for part in np.split(ids, np.cumsum(counts)[:-1])] if len(texts) else []
+        return per_text(*self.flat_ids(texts, limit, chars_per_token))
 
     def flat_ids(
         self, texts: Sequence[str], limit: int, chars_per_token: int
@@ -109,16 +108,7 @@ class WordPieces:
             for k, stretch in zip(todo, stretches, strict=True):
                 done[k] += len(stretch)
             todo = [k for k in todo if done[k] < len(texts[k]) and have[k] < limit]
-        if not reads:
-            return np.zeros(0, np.int64), have
-        if len(reads) == 1 and len(reads[0][0]) == n:
-            return reads[0][1], have
-        # The rounds' ids put back in text order: each text's first stretch, then its next ones.
-        owners = np.concatenate([r[0] for r in reads])
-        counts = np.concatenate([r[2] for r in reads])
-        starts = np.cumsum(counts) - counts
-        order = np.argsort(owners, kind="stable")
-        return runs(np.concatenate([r[1] for r in reads]), starts, counts, order)[0], have
+        return in_text_order(n, reads)  # each text's first stretch, then its next ones
 
     def _stretch_ids(self, stretches: Sequence[str], missing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ids of each stretch, at most as many as it misses, as one array and a count per stretch:
@@ -169,6 +159,29 @@ class WordPieces:
         self._table.update(islice(found.items(), max(room, 0)))
         table = self._table
         return lambda w: table[w] if w in table else found[w]
+
+
+def in_text_order(
+    count: int, reads: Sequence[tuple[Sequence[int] | np.ndarray, np.ndarray, np.ndarray]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` texts' ids from ``reads`` of some of them (each: the texts it read, in ascending order,
+    their ids one text after the other, and how many each got), put back in text order, a text read
+    more than once with its reads in order; and how many ids each text has (none: 0)."""
+    if not reads:
+        return np.zeros(0, np.int64), np.zeros(count, np.int64)
+    owners = np.concatenate([np.asarray(r[0], np.int64) for r in reads])
+    counts = np.concatenate([r[2] for r in reads])
+    totals = np.zeros(count, np.int64)
+    np.add.at(totals, owners, counts)
+    if len(reads) == 1 and len(owners) == count:  # one read of every text: in order already
+        return reads[0][1], totals
+    order = np.argsort(owners, kind="stable")
+    return runs(np.concatenate([r[1] for r in reads]), np.cumsum(counts) - counts, counts, order)[0], totals
+
+
+def per_text(ids: np.ndarray, counts: np.ndarray) -> list[list[int]]:
+    """``ids`` (texts' ids one text after the other) as a list per text, ``counts[i]`` in the ``i``-th."""
+    return [part.tolist() for part in np.split(ids, np.cumsum(counts)[:-1])] if len(counts) else []
 
 
 def runs(

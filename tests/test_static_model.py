@@ -169,6 +169,9 @@ def test_texts_the_twin_reads_without_a_normaliser_give_the_ids_of_the_tokenizer
     assert sum(twin.reads(t) for t in texts) > 100 and sum(not twin.reads(t) for t in texts) > 100
     want = [tokenizer.encode(t[:chars], add_special_tokens=False).ids for t in texts]
     assert models.static.token_ids(tokenizer, texts, chars, twin) == want
+    assert (
+        models.static.token_ids(tokenizer, [], chars, twin) == []
+    )  # no texts: no ids (the trainer's empty corpus)
     for k in range(0, len(texts), 32):  # as a build calls it: a batch at a time, all read by one or mixed
         assert models.static.token_ids(tokenizer, texts[k : k + 32], chars, twin) == want[k : k + 32]
 

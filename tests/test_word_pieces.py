@@ -72,6 +72,7 @@ def test_word_pieces_give_the_ids_of_the_tokenizer(fast: LazyEmbedder) -> None:
     for chars_per_token in (4, 1, 50):  # whatever the stretches
         assert pieces.ids(texts, STATIC_MAX_TOKENS, chars_per_token) == want
     assert pieces.ids(texts, 5, 4) == [w[:5] for w in want]
+    assert pieces.ids([], STATIC_MAX_TOKENS, 4) == [] and pieces.ids([""], STATIC_MAX_TOKENS, 4) == [[]]
 
 
 def test_a_full_table_of_pieces_still_gives_the_ids_of_the_tokenizer(fast: LazyEmbedder) -> None:
