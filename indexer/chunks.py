@@ -103,7 +103,7 @@ def _pieces(node: _Node, lines: Sequence[str], cfg: ChunkSettings) -> list[_Piec
         if child.start > cursor:
             out.extend(_gap(cursor, child.start - 1, name, kind, lines, cfg))
         child_symbol = child.symbol
-        if child_symbol is not None and child.end - child.start < max_lines:
+        if child_symbol is not None and child.end - child.start + 1 <= max_lines:
             # what _pieces makes of a definition that fits (most of them: no call for each)
             out.append(_Piece(child.start, child.end, child_symbol.qualified_name, child_symbol.kind))
         else:
