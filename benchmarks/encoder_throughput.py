@@ -202,12 +202,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _cuda_found() -> bool:
-    """Whether torch finds a CUDA device here (a CUDA run is skipped where it does not)."""
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
+    """Whether the transformer would run on CUDA here with ``model.device = "auto"`` (the loader's own
+    resolution: torch finds a GPU); a CUDA run is skipped where it would not."""
+    from models import ModelConfig, load_embedder
+
+    return load_embedder(ModelConfig(backend="torch", device="auto")).device == "cuda"
 
 
 if __name__ == "__main__":
