@@ -1128,15 +1128,17 @@ def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() 
     assert ranked[0].score == pytest.approx(0.040 + 0.5 * 0.050)
     assert ranked[0].steps == [("name words", "+0.0250")]
     assert all(r.steps == [] for r in ranked[1:])
-    date = [fused("arrow.py", 1, 0.02, symbol="Arrow.date", kind="method"), fused("a.py", 1, 0.03)]
+    # a one-part name gains half: +0.5 × 0.03 × 0.5
+    date = [fused("arrow.py", 1, 0.025, symbol="Arrow.date", kind="method"), fused("a.py", 1, 0.03)]
     lifted = rank(date, analyse("Returns a ``date`` object with the same year."), _only(name_words=0.5))
     assert paths(lifted)[0] == ("arrow.py", 1)  # one part, not the opening verb, four letters
-    seek = [fused("io.py", 1, 0.02, symbol="Spooled.seek", kind="method"), fused("b.py", 1, 0.03)]
+    assert lifted[0].score == pytest.approx(0.025 + 0.5 * 0.03 * 0.5)
+    seek = [fused("io.py", 1, 0.025, symbol="Spooled.seek", kind="method"), fused("b.py", 1, 0.03)]
     moved = rank(seek, analyse("Seek to a specific point in a file."), _only(name_words=0.5))
     assert paths(moved)[0] == ("io.py", 1)  # the opening verb, not one documentation opens with
     # "accepts" says what a named definition does ("Listener accepts …"), yet "Accept …" still spells
     # the method it documents
-    accept = [fused("net.py", 1, 0.02, symbol="Listener.accept", kind="method"), fused("c.py", 1, 0.03)]
+    accept = [fused("net.py", 1, 0.025, symbol="Listener.accept", kind="method"), fused("c.py", 1, 0.03)]
     assert paths(rank(accept, analyse("Accept an incoming connection."), _only(name_words=0.5)))[0] == (
         "net.py",
         1,
@@ -1151,22 +1153,58 @@ def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -
         fused("decorators.py", 1, 0.060, symbol="help_option", kind="function"),
         fused("core.py", 40, 0.050, symbol="Command.is_help_option", kind="method"),
     ]
-    # "Returns …" spells ``get``: both names are spelled, each +0.5 × 0.063, so the getter keeps its
-    # lead (without the prefix only ``help_option`` gained and went first); the predicate is not
-    # spelled ("is" is not among the words)
+    # "Returns …" spells ``get``: the getter gains +0.5 × 0.063 (without the prefix only ``help_option``
+    # gained and went first), and ``help_option``, spelled only as a part of it, nothing; the predicate
+    # is not spelled ("is" is not among the words)
     getter = rank(cands, analyse("Returns the help option object."), _only(name_words=0.5))
     assert paths(getter) == [("core.py", 20), ("decorators.py", 1), ("core.py", 40)]
     assert getter[0].score == pytest.approx(0.063 + 0.5 * 0.063)
-    assert getter[2].steps == []
-    # "Return True if …" spells ``is`` and ``has``, not ``get``
+    assert getter[1].steps == [] and getter[2].steps == []
+    # "Return True if …" spells ``is`` and ``has``, not ``get``: the predicate gains, 0.050 + 0.0315
     predicate = rank(cands, analyse("Return True if it names the help option."), _only(name_words=0.5))
-    assert paths(predicate) == [("decorators.py", 1), ("core.py", 40), ("core.py", 20)]
-    assert predicate[1].score == pytest.approx(0.050 + 0.5 * 0.063)
+    assert paths(predicate) == [("core.py", 40), ("core.py", 20), ("decorators.py", 1)]
+    assert predicate[0].score == pytest.approx(0.050 + 0.5 * 0.063)
+    assert predicate[1].steps == [] and predicate[2].steps == []
     whether = rank(cands, analyse("Returns whether the help option is set."), _only(name_words=0.5))
     assert not any(r.fused.label.symbol == "Command.get_help_option" and r.steps for r in whether)
     # another opening verb spells no prefix
     other = rank(cands, analyse("Builds the help option object."), _only(name_words=0.5))
     assert [r.fused.label.symbol for r in other if r.steps] == ["help_option"]
+
+
+def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() -> None:
+    cands = [
+        fused("command.js", 1988, 0.061, symbol="Command.unknownOption", kind="method"),
+        fused("command.js", 777, 0.060, symbol="Command.requiredOption", kind="method"),
+        fused("option.js", 1, 0.030, symbol="Option.allow", kind="method"),
+    ]
+    held = {("command.js", 777): ["Command.requiredOption", "Command.allowUnknownOption"]}
+
+    def within(path: str, start: int, end: int) -> list[str]:
+        return held.get((path, start), [])
+
+    query = analyse("Allow unknown options on the command line.")
+    ranked = rank(cands, query, _only(name_words=0.5), functions_within=within)
+    # allowUnknownOption's parts are all among the words, and unknownOption's and allow's are all
+    # within it: only the chunk holding the longer name gains, +0.5 × 0.061
+    assert paths(ranked) == [("command.js", 777), ("command.js", 1988), ("option.js", 1)]
+    assert ranked[0].score == pytest.approx(0.060 + 0.5 * 0.061)
+    assert ranked[0].steps == [("name words", "+0.0305")]
+    assert ranked[1].steps == [] and ranked[2].steps == []
+    # without the longer name among the candidates both shorter ones gain as before
+    alone = rank(cands, query, _only(name_words=0.5))
+    gained = {r.fused.label.symbol: r.score - r.fused.score for r in alone if r.steps}
+    assert gained == {
+        "Command.unknownOption": pytest.approx(0.5 * 0.061),
+        "Option.allow": pytest.approx(0.5 * 0.061 * 0.5),  # one part: half
+    }
+    # names of equal parts are not within each other: both gain
+    equal = [
+        fused("a.py", 1, 0.05, symbol="help_get", kind="function"),
+        fused("b.py", 1, 0.04, symbol="get_help", kind="function"),
+    ]
+    both = rank(equal, analyse("Get the help of the command."), _only(name_words=0.5))
+    assert all(r.steps == [("name words", "+0.0250")] for r in both)
 
 
 def test_name_words_read_the_functions_a_chunk_holds_after_its_first() -> None:

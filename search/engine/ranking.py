@@ -35,7 +35,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    verb is one documentation opens with ("Returns a ``date`` object …": ``date``; "Seek to a specific
    point": ``seek``; "Get the event loop": not ``get``). A getter's opening spells ``get`` ("Returns
    the help option object.": ``get_help_option``) and a predicate's ``is`` and ``has`` ("Return True
-   if …", "Returns whether …"). A function is usually named with the words its documentation uses.
+   if …", "Returns whether …"). A function is usually named with the words its documentation uses. A
+   name spelled only as a part of a longer one spelled gains nothing ("Allow unknown options on the
+   command line": ``allowUnknownOption``, not ``unknownOption``), and a one-part name half as much:
+   the more of a name the words spell, the less likely by chance.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -143,7 +146,9 @@ class RankingConfig:
     )
     agreed_top: int = 2  # a function sentence's text first within this dense rank keeps its role (0: off)
     named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
-    name_words: float = 0.05  # a function sentence's plain words spell a function's name (0: off)
+    name_words: float = (
+        0.1  # a function sentence's plain words spell a function's name (0: off; one part: half)
+    )
     undefined_penalty: float = 0.5  # a function sentence's candidates that define nothing
     relative_penalty: float = 0.5  # a function sentence's one candidate defining the name it compares with
     phrase_rule: bool = True
@@ -569,12 +574,14 @@ def _name_words(
     # "Seek to a specific point in a file" names ``seek``; "Get the event loop" does not name ``get``
     opener = stem_words(words[:1])[0] if is_doc_verb(words[0]) else None
     gain = config.name_words * top
+    found: list[tuple[Ranked, list[frozenset[str]]]] = []
     for r in ranked:
         label = r.fused.label
         names = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
         if functions_within is not None:
             span = r.fused.span
             names += functions_within(span.path, span.start_line, span.end_line)
+        own: list[frozenset[str]] = []
         for name in dict.fromkeys(names):
             parts = _name_parts(name) if name else None
             if not parts:
@@ -584,9 +591,20 @@ def _name_words(
             # alone counts when it has four letters or more and is not the sentence's opening verb,
             # when that is one of the common verbs of documentation
             if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
-                r.score += gain
-                r.steps.append(("name words", f"+{gain:.4f}"))
-                break  # one gain a chunk, however many of its functions the words spell
+                own.append(stems)
+        if own:
+            found.append((r, own))
+    # "Allow unknown options on the command line" spells ``allowUnknownOption``, and ``unknownOption``
+    # only as a part of it: a name whose parts all belong to a longer name spelled gains nothing
+    spelled_names = {stems for _, own in found for stems in own}
+    for r, own in found:
+        kept = [stems for stems in own if not any(stems < longer for longer in spelled_names)]
+        if not kept:
+            continue
+        # a sentence spells a one-part name (``command``, ``invoke``) with any plain word of it: half
+        share = 1.0 if any(len(stems) > 1 for stems in kept) else 0.5
+        r.score += gain * share
+        r.steps.append(("name words", f"+{gain * share:.4f}"))
 
 
 # "Returns the help option object." documents ``get_help_option``; "Return True if the cookie should be
