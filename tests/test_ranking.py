@@ -1155,21 +1155,26 @@ def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -
     ]
     # "Returns …" spells ``get``: the getter gains +0.5 × 0.063 (without the prefix only ``help_option``
     # gained and went first), and ``help_option``, spelled only as a part of it, nothing; the predicate
-    # is not spelled ("is" is not among the words)
+    # is not spelled whole ("is" is not among the words), two of its three parts: half, +0.0158
     getter = rank(cands, analyse("Returns the help option object."), _only(name_words=0.5))
-    assert paths(getter) == [("core.py", 20), ("decorators.py", 1), ("core.py", 40)]
+    assert paths(getter) == [("core.py", 20), ("core.py", 40), ("decorators.py", 1)]
     assert getter[0].score == pytest.approx(0.063 + 0.5 * 0.063)
-    assert getter[1].steps == [] and getter[2].steps == []
+    assert getter[1].steps == [("name words (most of it)", "+0.0158")]
+    assert getter[2].steps == []
     # "Return True if …" spells ``is`` and ``has``, not ``get``: the predicate gains, 0.050 + 0.0315
     predicate = rank(cands, analyse("Return True if it names the help option."), _only(name_words=0.5))
     assert paths(predicate) == [("core.py", 40), ("core.py", 20), ("decorators.py", 1)]
     assert predicate[0].score == pytest.approx(0.050 + 0.5 * 0.063)
-    assert predicate[1].steps == [] and predicate[2].steps == []
+    assert predicate[1].steps == [("name words (most of it)", "+0.0158")]  # the getter: 2 of 3
+    assert predicate[2].steps == []
     whether = rank(cands, analyse("Returns whether the help option is set."), _only(name_words=0.5))
-    assert not any(r.fused.label.symbol == "Command.get_help_option" and r.steps for r in whether)
+    steps = {r.fused.label.symbol: r.steps for r in whether}
+    assert steps["Command.is_help_option"] == [("name words", "+0.0315")]
+    assert steps["Command.get_help_option"] == [("name words (most of it)", "+0.0158")]  # not whole
     # another opening verb spells no prefix
     other = rank(cands, analyse("Builds the help option object."), _only(name_words=0.5))
-    assert [r.fused.label.symbol for r in other if r.steps] == ["help_option"]
+    assert [r.fused.label.symbol for r in other if r.steps == [("name words", "+0.0315")]] == ["help_option"]
+    assert paths(other)[0] == ("decorators.py", 1)  # the accessors gain half: two of their three parts
 
 
 def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() -> None:
@@ -1205,6 +1210,35 @@ def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() 
     ]
     both = rank(equal, analyse("Get the help of the command."), _only(name_words=0.5))
     assert all(r.steps == [("name words", "+0.0250")] for r in both)
+
+
+def test_a_long_name_two_thirds_spelled_gains_as_a_one_part_name() -> None:
+    cands = [
+        fused("command.js", 1944, 0.052, symbol="Command._conflictingOption", kind="method"),
+        fused("command.js", 1621, 0.050, symbol="Command._checkForConflictingLocalOptions", kind="method"),
+        fused("command.js", 1700, 0.049, symbol="Command.checkLocal", kind="method"),  # 1 of 2 parts
+        fused("help.js", 1, 0.048, symbol="Help.displayErrorMessageOnce", kind="method"),
+    ]
+    query = analyse("Display an error message if conflicting options are used in this command.")
+    ranked = rank(cands, query, _only(name_words=0.5))
+    gained = {r.fused.label.symbol: (r.score - r.fused.score, r.steps) for r in ranked if r.steps}
+    # _conflictingOption: spelled whole, +0.5 × 0.052; _checkForConflictingLocalOptions: check, for,
+    # local not among the words, conflicting and options are: 2 of 5, no gain; displayErrorMessageOnce:
+    # 3 of 4 parts (two thirds or more), +0.5 × 0.052 × 0.5; checkLocal: 0 of 2
+    assert gained == {
+        "Command._conflictingOption": (pytest.approx(0.026), [("name words", "+0.0260")]),
+        "Help.displayErrorMessageOnce": (pytest.approx(0.013), [("name words (most of it)", "+0.0130")]),
+    }
+    # "… for local conflicting options …" spells 4 of its 5 parts (check is not among the words)
+    local = analyse("Display an error message for local conflicting options used in this command.")
+    steps = {r.fused.label.symbol: r.steps for r in rank(cands, local, _only(name_words=0.5)) if r.steps}
+    assert steps["Command._checkForConflictingLocalOptions"] == [("name words (most of it)", "+0.0130")]
+    # a chunk that gains for a name spelled whole gains once, not again for one it mostly spells
+    held = {("command.js", 1944): ["Command._conflictingOption", "Command.displayErrorMessageTwice"]}
+    both = rank(cands, query, _only(name_words=0.5), functions_within=lambda p, s, e: held.get((p, s), []))
+    assert [r.steps for r in both if r.fused.label.symbol == "Command._conflictingOption"] == [
+        [("name words", "+0.0260")]
+    ]
 
 
 def test_name_words_read_the_functions_a_chunk_holds_after_its_first() -> None:

@@ -37,8 +37,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    the help option object.": ``get_help_option``) and a predicate's ``is`` and ``has`` ("Return True
    if …", "Returns whether …"). A function is usually named with the words its documentation uses. A
    name spelled only as a part of a longer one spelled gains nothing ("Allow unknown options on the
-   command line": ``allowUnknownOption``, not ``unknownOption``), and a one-part name half as much:
-   the more of a name the words spell, the less likely by chance.
+   command line": ``allowUnknownOption``, not ``unknownOption``), and a one-part name half as much,
+   as does a name of three parts or more of which the words spell two thirds ("Display an error
+   message if conflicting options are used …": ``_checkForConflictingLocalOptions``) where the
+   chunk has no name spelled whole: the more of a name the words spell, the less likely by chance.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -575,6 +577,7 @@ def _name_words(
     opener = stem_words(words[:1])[0] if is_doc_verb(words[0]) else None
     gain = config.name_words * top
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
+    partly: list[Ranked] = []  # a long name of which the words spell all but a few parts
     for r in ranked:
         label = r.fused.label
         names = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
@@ -592,6 +595,8 @@ def _name_words(
             # when that is one of the common verbs of documentation
             if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
                 own.append(stems)
+            elif single is None and _mostly_spelled(whole, stems, spelled):
+                partly.append(r)
         if own:
             found.append((r, own))
     # "Allow unknown options on the command line" spells ``allowUnknownOption``, and ``unknownOption``
@@ -605,6 +610,15 @@ def _name_words(
         share = 1.0 if any(len(stems) > 1 for stems in kept) else 0.5
         r.score += gain * share
         r.steps.append(("name words", f"+{gain * share:.4f}"))
+    # "Display an error message if conflicting options are used together in this." documents
+    # ``_checkForConflictingLocalOptions``: a long name carries words its documentation leaves out, and
+    # two thirds of its parts spelled are as rare by chance as a one-part name spelled
+    spelling = {id(r) for r, _ in found}
+    for r in partly:
+        if id(r) not in spelling:
+            spelling.add(id(r))  # one gain a chunk
+            r.score += gain * 0.5
+            r.steps.append(("name words (most of it)", f"+{gain * 0.5:.4f}"))
 
 
 # "Returns the help option object." documents ``get_help_option``; "Return True if the cookie should be
@@ -623,6 +637,13 @@ def _accessor_words(words: list[str]) -> frozenset[str]:
     if rest[:1] in _PREDICATE_OPENINGS or rest in _PREDICATE_OPENINGS:
         return frozenset({"is", "has"})
     return frozenset({"get"})
+
+
+def _mostly_spelled(whole: frozenset[str], stems: frozenset[str], spelled: frozenset[str]) -> bool:
+    """Two parts of a name or more, and two thirds of its parts, among the words (as written or as
+    stems): a name of three parts or more that the words spell all but a third of."""
+    found = max(len(whole & spelled), len(stems & spelled))
+    return found >= 2 and 3 * found >= 2 * len(stems)
 
 
 @lru_cache(maxsize=1 << 14)
