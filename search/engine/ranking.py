@@ -595,7 +595,7 @@ def _name_words(
             # when that is one of the common verbs of documentation
             if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
                 own.append(stems)
-            elif single is None and _mostly_spelled(whole, stems, spelled):
+            elif len(stems) > 2 and _mostly_spelled(whole, stems, spelled):  # two parts: spelled or not
                 partly.append(r)
         if own:
             found.append((r, own))
