@@ -477,10 +477,12 @@ def flat_token_ids(
             (own, *pieces.flat_ids([twin.normalised(cut[k]) for k in own], limit, _CHARS_PER_TOKEN_FIRST))
         )
     if rest:
-        got = in_stretches(
-            [cut[k] for k in rest], limit, _CHARS_PER_TOKEN_FIRST, lambda s, _: _encode(tokenizer, twin, s)
-        )
-        read.append((rest, *_flat(got)))
+
+        def encoded(stretches: Sequence[str], missing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            got = _encode(tokenizer, twin, stretches)
+            return _flat([ids[:m] for ids, m in zip(got, missing.tolist(), strict=True)])
+
+        read.append((rest, *in_stretches([cut[k] for k in rest], limit, _CHARS_PER_TOKEN_FIRST, encoded)))
     return in_text_order(len(cut), read)
 
 

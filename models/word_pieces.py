@@ -91,24 +91,7 @@ class WordPieces:
         """The first ``limit`` ids of each of ``texts``, normalised and made of the characters this reader
         was made for (any other counts as a word's), read as :func:`in_stretches` reads them: all the
         texts' ids in order as one array, and how many each text has."""
-        n = len(texts)
-        done = [0] * n  # characters of each text read so far
-        have = np.zeros(n, np.int64)
-        reads: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per round: texts, their ids, counts
-        todo = [k for k, t in enumerate(texts) if t]
-        while todo:
-            missing = limit - have[todo]
-            stretches = [
-                before_space(texts[k][done[k] :], int(m) * chars_per_token)
-                for k, m in zip(todo, missing, strict=True)
-            ]
-            ids, counts = self._stretch_ids(stretches, missing)
-            reads.append((np.asarray(todo, np.int64), ids, counts))
-            have[todo] += counts
-            for k, stretch in zip(todo, stretches, strict=True):
-                done[k] += len(stretch)
-            todo = [k for k in todo if done[k] < len(texts[k]) and have[k] < limit]
-        return in_text_order(n, reads)  # each text's first stretch, then its next ones
+        return in_stretches(texts, limit, chars_per_token, self._stretch_ids)
 
     def _stretch_ids(self, stretches: Sequence[str], missing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ids of each stretch, at most as many as it misses, as one array and a count per stretch:
@@ -208,26 +191,32 @@ def in_stretches(
     texts: Sequence[str],
     limit: int,
     chars_per_token: int,
-    read: Callable[[Sequence[str], Sequence[int]], Sequence[list[int]]],
-) -> list[list[int]]:
+    read: Callable[[Sequence[str], np.ndarray], tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
     """The first ``limit`` ids of each of ``texts``, each text read a stretch at a time: each cut before a
     whitespace (where BERT's tokenizer cuts words: the ids of the stretches, in order, are the ids of the
     whole), ``chars_per_token`` characters for each token still missing, the next stretch only for a text
-    still short of ``limit``. ``read(stretches, missing)``: the ids of each stretch (those past the
-    tokens it misses may be left out)."""
-    ids: list[list[int]] = [[] for _ in texts]
-    done = [0] * len(texts)  # characters of each text read so far
+    still short of ``limit``. ``read(stretches, missing)``: the ids of the stretches, one after the
+    other, at most ``missing[i]`` of the ``i``-th, and how many each has. Returns all the texts' ids in
+    order as one array, and how many each text has."""
+    n = len(texts)
+    done = [0] * n  # characters of each text read so far
+    have = np.zeros(n, np.int64)
+    reads: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per round: texts, their ids, counts
     todo = [k for k, t in enumerate(texts) if t]
     while todo:
-        missing = [limit - len(ids[k]) for k in todo]
+        missing = limit - have[todo]
         stretches = [
-            before_space(texts[k][done[k] :], n * chars_per_token) for k, n in zip(todo, missing, strict=True)
+            before_space(texts[k][done[k] :], int(m) * chars_per_token)
+            for k, m in zip(todo, missing, strict=True)
         ]
-        for k, stretch, got in zip(todo, stretches, read(stretches, missing), strict=True):
+        ids, counts = read(stretches, missing)
+        reads.append((np.asarray(todo, np.int64), ids, counts))
+        have[todo] += counts
+        for k, stretch in zip(todo, stretches, strict=True):
             done[k] += len(stretch)
-            ids[k] = ids[k] + got if ids[k] else got
-        todo = [k for k in todo if done[k] < len(texts[k]) and len(ids[k]) < limit]
-    return [got[:limit] if len(got) > limit else got for got in ids]
+        todo = [k for k in todo if done[k] < len(texts[k]) and have[k] < limit]
+    return in_text_order(n, reads)  # each text's first stretch, then its next ones
 
 
 def before_space(text: str, chars: int) -> str:
