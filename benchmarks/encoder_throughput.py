@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.cold_index import print_compared
-from models import PlaitError
+from models import ModelConfig, PlaitError
 
 HERE = Path(__file__).resolve().parent.parent  # this checkout of plait
 
@@ -44,12 +44,13 @@ _RUN = """
 import json, sys, time
 from models import ModelConfig, load_embedder
 texts_file, backend, cache, repeats, device = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+batch_size = int(sys.argv[6])
 texts = json.load(open(texts_file, encoding="utf-8"))
 if backend == "fast-tier":  # what indexer.embedding.tier_config makes of the default model
     from models import STATIC_MAX_TOKENS  # a tree from before the fast tier has none: it fails here
     config = ModelConfig(backend="static", device="cpu", max_seq_length=STATIC_MAX_TOKENS, cache_dir=cache)
 else:
-    config = ModelConfig(backend=backend, device=device, cache_dir=cache)
+    config = ModelConfig(backend=backend, device=device, cache_dir=cache, batch_size=batch_size)
 embedder = load_embedder(config)
 embedder.embed_documents(texts[:8])
 passes = []
@@ -59,7 +60,7 @@ for _ in range(repeats):
     passes.append([round(time.perf_counter() - wall, 4), round(time.process_time() - cpu, 4)])
 # an older tree's embedder does not say its device: the one asked for
 where = getattr(embedder, "device", config.device)
-print(json.dumps({"model_id": embedder.model_id, "device": where, "passes": passes}))
+print(json.dumps({"model_id": embedder.model_id, "device": where, "batch_size": batch_size, "passes": passes}))
 """
 
 
@@ -78,13 +79,20 @@ def chunk_texts(root: Path, index_dir: Path | None = None) -> list[str]:
 
 
 def one_run(
-    tree: Path, texts_file: Path, count: int, backend: str, cache: Path, repeats: int, device: str = "cpu"
+    tree: Path,
+    texts_file: Path,
+    count: int,
+    backend: str,
+    cache: Path,
+    repeats: int,
+    device: str = "cpu",
+    batch_size: int = 32,
 ) -> dict[str, Any]:
     """One process of ``tree``'s plait embedding the ``count`` texts of ``texts_file`` ``repeats``
-    times; its best pass."""
+    times, ``batch_size`` texts a forward pass; its best pass."""
     env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", _RUN, str(texts_file), backend, str(cache), str(repeats), device],
+        [sys.executable, "-c", _RUN, str(texts_file), backend, str(cache), str(repeats), device, str(batch_size)],
         capture_output=True, text=True, env=env, cwd=tree, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -103,6 +111,7 @@ def run(
     compare: Path | None,
     cache: Path,
     device: str = "cpu",
+    batch_size: int = 32,
 ) -> dict[str, Any]:
     trees = {"this": HERE} if compare is None else {"this": HERE, "compare": compare}
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
@@ -110,14 +119,25 @@ def run(
         texts_file = Path(tmp) / "texts.json"
         texts_file.write_text(json.dumps(list(texts)), encoding="utf-8")
         for name, tree in trees.items():  # exports made here, outside the timed runs
-            one_run(tree, texts_file, len(texts), backend, cache / name, 0, device)
+            one_run(tree, texts_file, len(texts), backend, cache / name, 0, device, batch_size)
         for r in range(rounds):
             order = list(trees) if r % 2 == 0 else list(reversed(trees))
             for name in order:
                 runs[name].append(
-                    one_run(trees[name], texts_file, len(texts), backend, cache / name, repeats, device)
+                    one_run(
+                        trees[name],
+                        texts_file,
+                        len(texts),
+                        backend,
+                        cache / name,
+                        repeats,
+                        device,
+                        batch_size,
+                    )
                 )
-    out: dict[str, Any] = {"texts": len(texts), "rounds": rounds, "repeats": repeats, "trees": list(trees)}
+    out: dict[str, Any] = {
+        "texts": len(texts), "rounds": rounds, "repeats": repeats, "batch_size": batch_size, "trees": list(trees),
+    }  # fmt: skip
     for name, tree in trees.items():
         out[name] = {
             "tree": str(tree),
@@ -156,17 +176,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--tier", choices=("full", "fast"), default="full",
         help="the tier whose model runs (default full: the transformer, of --backend)",
     )  # fmt: skip
+    p.add_argument(
+        "--batch-size", type=int, default=ModelConfig().batch_size,
+        help="model.batch_size of the full tier, texts a forward pass (default: plait's, %(default)s)",
+    )  # fmt: skip
     p.add_argument("--compare", type=Path, help="another checkout of plait, run alternated with this one")
     p.add_argument("--cache-dir", type=Path, help="model caches, one per tree (default: temporary)")
     p.add_argument("--json", action="store_true", help="print one JSON object (else the medians)")
     args = p.parse_args(argv)
-    if args.rounds < 1 or args.repeats < 1:
-        p.error("--rounds and --repeats must be at least 1")
+    if args.rounds < 1 or args.repeats < 1 or args.batch_size < 1:
+        p.error("--rounds, --repeats and --batch-size must be at least 1")
     if args.index_dir is not None and args.chunks_of is None:
         p.error("--index-dir goes with --chunks-of")
-    if args.tier == "fast" and (args.backend != "auto" or args.device != "cpu"):
+    if args.tier == "fast" and (
+        args.backend != "auto" or args.device != "cpu" or args.batch_size != ModelConfig().batch_size
+    ):
         p.error(
-            "--backend and --device choose the full tier's model; the fast tier's is the static one, on the CPU"
+            "--backend, --device and --batch-size choose the full tier's model; the fast tier's is the static"
+            " one, on the CPU, reading a batch in parts itself"
         )
     if args.device == "cuda" and not _cuda_found():
         skipped = "no CUDA device here (torch.cuda.is_available() is False): nothing to time"
@@ -193,10 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="encoder-cache-") as tmp:
         cache = args.cache_dir.resolve() if args.cache_dir else Path(tmp)
         backend = "fast-tier" if args.tier == "fast" else args.backend
-        data = run(texts, args.rounds, args.repeats, backend, compare, cache, args.device)
+        data = run(texts, args.rounds, args.repeats, backend, compare, cache, args.device, args.batch_size)
     print_compared(data, args.json, lambda name, d: (
         f"{name}: {d['median_chunks_per_s']:.1f} chunks/s (median of {args.rounds} runs), {d['model_id']}"
-        f" on {d['device']}"
+        f" on {d['device']}, batches of {args.batch_size}"
     ))  # fmt: skip
     return 0
 

@@ -20,8 +20,8 @@ class ModelConfig:
 
     ``name`` is ``all-MiniLM-L6-v2`` (the packaged offline default), any sentence-transformers
     model name available in the local Hugging Face cache, or a local directory. ``backend`` is
-    ``torch`` (sentence-transformers, fp32), ``torch-bf16`` (the same under bf16 autocast: faster
-    only on CPUs with AMX/AVX512-BF16), ``onnx`` (fp32 ONNX exported locally, run by onnxruntime),
+    ``torch`` (sentence-transformers, fp32), ``torch-bf16`` (the same under bf16 autocast on its
+    device, the CPU or a GPU: on a CPU faster only with AMX/AVX512-BF16), ``onnx`` (fp32 ONNX exported locally, run by onnxruntime),
     ``onnx-int8`` (the export dynamically quantized to int8), ``static`` (a token table distilled from
     the model once, :mod:`models.static`: no transformer runs at embedding time), or ``auto`` (the fastest of these
     whose retrieval quality matches fp32 torch, as measured by ``python -m benchmarks embed``;

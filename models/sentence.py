@@ -1,4 +1,4 @@
-"""The sentence-transformers (torch) backend: fp32, or bf16 autocast on CPU.
+"""The sentence-transformers (torch) backend: fp32, or bf16 autocast on the CPU or the GPU.
 
 torch and sentence-transformers are imported when an encoder is built, never at module import.
 The model is always loaded from a local directory with ``local_files_only``, so it never
@@ -21,7 +21,7 @@ class SentenceEncoder:
     """Runs one sentence-transformers model on batches of texts.
 
     ``device`` is ``cpu`` or ``cuda`` (already resolved), ``threads`` the torch intra-op threads
-    on CPU, ``bf16`` runs the forward pass under bf16 autocast (CPU only). Texts longer than
+    on CPU, ``bf16`` runs the forward pass under bf16 autocast on that device. Texts longer than
     ``max_seq_length`` tokens are truncated.
 
     Raises:
@@ -75,7 +75,7 @@ class SentenceEncoder:
         """
         torch = self._torch
         autocast: Any = (
-            torch.autocast("cpu", dtype=torch.bfloat16) if self._bf16 else contextlib.nullcontext()
+            torch.autocast(self._device, dtype=torch.bfloat16) if self._bf16 else contextlib.nullcontext()
         )
         try:
             with torch.inference_mode(), autocast:

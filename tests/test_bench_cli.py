@@ -352,9 +352,17 @@ def test_encoder_throughput_on_cuda_times_the_gpu_where_one_is_found_else_says_i
         assert not (tmp_path / "models").exists()  # nothing loaded, nothing exported
     cpu = ["--backend", "static", "--rounds", "1", "--repeats", "1", "--cache-dir", str(tmp_path / "cpu")]
     assert main(["encoder-throughput", "--texts", str(texts), *cpu]) == 0  # the CPU, as before
-    assert "on cpu" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        main(["encoder-throughput", "--texts", str(texts), "--tier", "fast", "--device", "cuda"])
+    assert "on cpu, batches of 32" in capsys.readouterr().out
+    torch_cpu = ["--backend", "torch", "--batch-size", "8", *cpu[2:]]
+    data = run_json(capsys, "encoder-throughput", "--texts", str(texts), *torch_cpu)
+    assert data["batch_size"] == 8 and [r["batch_size"] for r in data["this"]["runs"]] == [8]
+    for wrong in (
+        ["--tier", "fast", "--device", "cuda"],
+        ["--tier", "fast", "--batch-size", "8"],
+        ["--batch-size", "0"],
+    ):
+        with pytest.raises(SystemExit):
+            main(["encoder-throughput", "--texts", str(texts), *wrong])
 
 
 def test_cold_index_over_a_suite_sums_one_cold_plait_index_per_repository(repo: Path, tmp_path: Path) -> None:

@@ -496,6 +496,13 @@ def test_dropped_punctuation_embeds_the_text_without_it_for_documents_and_querie
 
 
 @pytest.mark.model
-def test_torch_bf16_stays_close_to_fp32(torch_embedder: LazyEmbedder) -> None:
-    bf16 = load_embedder(ModelConfig(backend="torch-bf16"))
-    assert _cosines(bf16.embed_documents(QUERIES), torch_embedder.embed_documents(QUERIES)).min() > 0.999
+def test_torch_bf16_runs_under_autocast_on_its_device_and_stays_close_to_fp32() -> None:
+    import torch
+
+    for device in ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]:
+        fp32 = load_embedder(ModelConfig(backend="torch", device=device)).embed_documents(CODE + QUERIES)
+        bf16 = load_embedder(ModelConfig(backend="torch-bf16", device=device)).embed_documents(CODE + QUERIES)
+        assert _cosines(bf16, fp32).min() > 0.999, device
+        assert not np.array_equal(bf16, fp32), (
+            device
+        )  # the pass ran in bf16 (on a GPU too, not fp32 unawares)
