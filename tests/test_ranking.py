@@ -1422,6 +1422,32 @@ def test_the_pool_is_shallower_where_the_verifier_decides_the_first_places() -> 
     assert pool_depth(usages, RankingConfig(usage_pool=80)) == 80
 
 
+def test_a_place_of_the_words_a_definition_was_asked_in_below_the_pool_keeps_its_place(tmp_path) -> None:
+    """luxon's "Zone is an abstract class" is read as the search for the class ``Zone``: the text
+    retriever's ranking of the name alone leaves the one place that holds the words (an error's
+    message) below the 30 hits a search reads, and appends it after them, marked; the ranking still
+    puts it right after the definition, for a search that reads 30 hits as for one that reads 90."""
+    from indexer import load_settings
+    from search.engine.engine import Engine
+
+    engine = Engine(load_settings(tmp_path, env={}, overrides={"index_dir": str(tmp_path / "index")}))
+    try:
+        query = as_definition(
+            analyse("Zone is an abstract class"), NameRequest("Zone", frozenset({"class", "struct"}), False)
+        )
+        text = [Hit(Span(f"src/zones/z{i:02}.js", 1, 9), 9.0 - i / 10) for i in range(40)]
+        message = Hit(Span("src/errors.js", 54, 61), 0.0, "ZoneIsAbstractError", "class", asked=2)
+        defined = Hit(Span("src/zone.js", 3, 42), 1.0, "Zone", "class", exact=True)
+        for limit in (10, 30):
+            ranked = engine.order(query, {"text": [*text, message], "symbol": [defined]}, limit=limit)
+            assert paths(ranked)[:2] == [("src/zone.js", 3), ("src/errors.js", 54)], limit
+            assert ("phrase", "after the definitions (the words as asked)") in ranked[1].steps
+        unmarked = engine.order(query, {"text": [*text, replace(message, asked=0)], "symbol": [defined]})
+        assert ("src/errors.js", 54) not in paths(unmarked)  # below the pool, unmarked: not read
+    finally:
+        engine.close()
+
+
 def test_deeper_rankings_are_ranked_as_a_search_asks_for_them(tmp_path) -> None:
     """A replay of rankings recorded deeper than the pool orders exactly what a search would fetch:
     here, text hits below the 30th would lift ``b.py`` by coherence if they were read."""

@@ -176,6 +176,13 @@ def pool_depth(
     return min(config.pool, config.verified_pool) if verified else config.pool
 
 
+def _first(hits: Sequence[Hit], depth: int) -> list[Hit]:
+    """A retriever's first ``depth`` hits, and after them the places of the words a definition was asked
+    in that its ranking left further down: the text retriever appends those it did not rank (a few at
+    most), found verbatim, for the ranking to keep after the definitions whatever their rank."""
+    return [*hits[:depth], *(h for h in hits[depth:] if h.asked)]
+
+
 def _found_verbatim(rankings: Mapping[str, Sequence[Hit]]) -> bool:
     """The text retriever's first hits hold the query itself (a sentence pasted from the code)."""
     return any(h.exact for h in rankings.get("text", ())[:COVERAGE_HITS])
@@ -576,7 +583,7 @@ class Engine:
         config = config or self.ranking
         # what search asks of each retriever: deeper recorded rankings replay as a search ranks them
         depth = max(limit * 3, pool_depth(query, config, rankings))
-        rankings = {name: hits[:depth] for name, hits in rankings.items()}
+        rankings = {name: _first(hits, depth) for name, hits in rankings.items()}
         if config.enabled and mode == "hybrid":
             named = [h.symbol for h in rankings.get("symbol", ())[:NAMING_HITS] if h.symbol]
             query = named_in_sentence(query, named)
