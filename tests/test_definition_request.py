@@ -35,6 +35,8 @@ CLASS = frozenset({"class", "struct"})
         ("python class Console", "Console", CLASS, False),  # the language: not a second name
         ("class Live", "Live", CLASS, False),  # a capital past the first word: a name, not "live"
         ("where is the Type enum defined", "Type", KIND_WORDS["enum"], False),
+        ("what is the Zone class", "Zone", CLASS, False),  # asked: the name after its copula
+        ("where Console is defined", "Console", frozenset(), False),
         # modifiers before the keyword, and Go's receiver: the method of its type
         ("pub fn spawn", "spawn", FUNCTION, True),
         ("pub(crate) async fn spawn_inner", "spawn_inner", FUNCTION, True),
@@ -66,6 +68,8 @@ def test_a_request_for_one_definition_is_read_as_its_name(
         "def initialize(app, logger = nil)",  # pasted with its parameters: the phrase rule finds it
         "public API function",  # a modifier only before a keyword or another modifier
         "fun facts about parsing",
+        "Zone is an abstract class",  # says what Zone is (luxon's error message): the phrase rule finds it
+        "Router is a struct",
     ],
 )
 def test_a_sentence_about_code_is_no_request(text: str) -> None:

@@ -525,6 +525,8 @@ _REQUEST_FILLERS = frozenset(
     " bash shell".split()
 )
 MAX_REQUEST_WORDS = 8
+# A name that opens the words and is followed by one of these is a statement about it, not a request.
+_COPULAS = frozenset({"is", "are", "was"})
 # Modifiers a declaration opens with ("pub fn spawn", "export default function App", "public static class
 # Config"): no name where another modifier or a keyword follows them.
 _MODIFIERS = frozenset(
@@ -556,7 +558,8 @@ def definition_request(text: str) -> NameRequest | None:
     (at most :data:`MAX_REQUEST_WORDS` words), modifiers before a keyword included ("pub async fn
     connect", "export default function App"), and Go's "func (s *Server) Serve" as the method
     ``Server.Serve``; a declaration pasted with its parameters ("def initialize(app, logger = nil)") is
-    no request: the phrase rule finds it as written. The name is ``certain`` when it is written as code
+    no request: the phrase rule finds it as written, and so is a statement that opens with the name
+    ("Zone is an abstract class", an error's message). The name is ``certain`` when it is written as code
     (an identifier-like token, ``pkg.Type``, or after ``def``, ``func`` or ``fn``). A plain word ("Console
     class", "render function", "where is compose defined") is a name only where the symbol index
     defines it, of the kind asked for (:meth:`search.engine.engine.Engine.analyse`): "class loader"
@@ -592,6 +595,9 @@ def definition_request(text: str) -> NameRequest | None:
             after_keyword = n > 0 and lows[n - 1] in _CODE_KEYWORDS
     if name is None or not (kinds or defined):
         return None
+    at = bares.index(name)
+    if at == 0 and len(lows) > 1 and lows[1] in _COPULAS:
+        return None  # "Zone is an abstract class" says what Zone is (a message, a doc's sentence): no request
     return NameRequest(name, frozenset(kinds), after_keyword or looks_like_identifier(name))
 
 
