@@ -304,6 +304,29 @@ def test_the_words_a_definition_was_asked_in_keep_their_one_place_on_the_page(in
     assert engine.search(Query("WidgetFrame constructor.", mode="text")).results[0].path == "src/setup.py"
 
 
+def test_usages_asked_for_in_words_the_code_holds_put_that_place_first(indexed_engine) -> None:
+    """ "getSchema is called" reads as the usages of ``getSchema``; the code holds those words once,
+    a test's message (fastify's), which is pasted from there: that place, itself a use of the name,
+    comes first, above the uses in real code that the ranking otherwise lists before a test's.
+    Asked in words nobody writes in code ("who calls getSchema"), the uses in real code come first."""
+    files = {
+        "src/schemas.js": "export function getSchema (id) {\n  return store[id]\n}\n",
+        "test/schemas.test.js": "test('controller', (t) => {\n  const c = {\n    getSchema (id) {\n"
+        "      t.pass('getSchema is called')\n      return null\n    }\n  }\n})\n",
+    }
+    for i in range(6):  # uses in real code
+        files[f"src/use{i}.js"] = f"export function load{i} (id) {{\n  return getSchema(id)\n}}\n"
+    engine = indexed_engine(files)
+    asked = engine.analyse("getSchema is called", index=engine.index)
+    assert (asked.usages, asked.literal, asked.asked) == (True, "getSchema", "getSchema is called")
+    results = engine.search(Query("getSchema is called", explain=True)).results
+    assert (results[0].path, results[0].start_line) == ("test/schemas.test.js", 1)
+    assert {"rule": "phrase", "effect": "first (the words as asked)"} in results[0].explain["rules"]
+    assert {r.path for r in results[1:7]} == {f"src/use{i}.js" for i in range(6)}
+    plain = engine.search(Query("who calls getSchema")).results
+    assert {r.path for r in plain[:6]} == {f"src/use{i}.js" for i in range(6)}
+
+
 STORE = """class Store
   def save
     write(false)

@@ -71,6 +71,21 @@ def test_a_search_for_a_name_shows_the_chunk_that_holds_its_definition() -> None
     assert fuse({"text": text, "symbol": symbol, "vector": vector})[0].span == tail  # the best hit's
 
 
+def test_a_result_shows_the_chunk_that_holds_the_query_not_an_overlapping_neighbour() -> None:
+    """fastify's "getSchema is called": the dense retriever ranks the chunk after the one holding the
+    test's message higher than the text retriever ranks that one; the two overlap, so they are one
+    result, which shows the chunk that holds the words (line 1577), not its neighbour (1590-1639)."""
+    holder, after = Span("schema.test.js", 1550, 1599), Span("schema.test.js", 1590, 1639)
+    vector = [Hit(Span("a.js", 1, 9), 0.9), Hit(after, 0.8)]
+    for marked in (Hit(holder, 2.0, exact=True), Hit(holder, 0.0, asked=2)):
+        text = [Hit(Span(f"b{i}.js", 1, 9), 3.0) for i in range(3)] + [marked]
+        (shown,) = [f for f in fuse({"text": text, "vector": vector}) if f.span.path == "schema.test.js"]
+        assert shown.span == holder and shown.hit is marked and shown.ranks == {"text": 4, "vector": 2}
+    unmarked = [Hit(Span(f"b{i}.js", 1, 9), 3.0) for i in range(3)] + [Hit(holder, 2.0)]
+    (shown,) = [f for f in fuse({"text": unmarked, "vector": vector}) if f.span.path == "schema.test.js"]
+    assert shown.span == after  # holding nothing verbatim: the best-ranked hit's, as before
+
+
 def test_a_result_is_as_loose_as_its_closest_member_that_holds_the_query() -> None:
     """The text retriever grades how a place holds a phrase (``Hit.loose``: within a line, only across
     a line break, only as a format string it fills); a merged result takes its closest member's grade,

@@ -18,6 +18,7 @@ from search.types import Hit, Span
 
 DEFAULT_K = 60
 SYMBOL = "symbol"  # the retriever whose hits are definitions (see Fused.defines)
+TEXT = "text"  # the retriever whose exact hits hold the query verbatim
 
 
 def rrf(rankings: Iterable[Sequence[Span]], *, k: int = DEFAULT_K) -> list[tuple[Span, float]]:
@@ -66,7 +67,8 @@ def fuse(
     show_definitions: bool = False,
 ) -> list[Fused]:
     """Weighted RRF with overlapping spans merged; ties broken by span for a stable order. A merged
-    result shows the span of its best-ranked hit; with ``show_definitions`` (a search for a name), the
+    result shows the span of its best-ranked hit, or of its first that holds the query verbatim (the
+    text retriever's ``exact`` hit, or one that holds the words a name was asked in); with ``show_definitions`` (a search for a name), the
     chunk holding the first line of the definition the symbol retriever found there (chunks overlap: a
     class's signature in one, the end of its docstring in the next, which the text retriever may rank
     as high)."""
@@ -100,6 +102,15 @@ def fuse(
                 group.append(cluster)
                 order.append(cluster)
             joined[span] = cluster
+        # A chunk the text retriever found the query in (or the words a name was asked for in) is what
+        # the result shows, not an overlapping neighbour another retriever ranked first, which may not
+        # hold that line; a search for a name shows its definition instead (below).
+        if name == TEXT and (hit.asked or (hit.exact and not show_definitions)) and not cluster.verified:
+            cluster.verified = True
+            if cluster.span != span and not (show_definitions and cluster.definition is not None):
+                cluster.span, cluster.hit = span, hit
+                cluster.start = min(cluster.start, span.start_line)
+                cluster.end = max(cluster.end, span.end_line)
         ranks = cluster.ranks
         if name not in ranks:
             ranks[name] = rank
@@ -153,3 +164,4 @@ class _Cluster:
     exact_case: bool = False
     loose: int = 1 << 30  # the closest Hit.loose of its exact members
     asked: int = 0
+    verified: bool = False  # it shows a member that holds the query (or the words a name was asked in)

@@ -63,7 +63,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
 7. **tiers** — results that hold the query itself come first: for literal and regex queries the
-   chunks ripgrep verified (for a request for a name's usages, those that define it after the rest); for identifiers the definitions of that exact name (those in files of a
+   chunks ripgrep verified (for a request for a name's usages, those that define it after the rest,
+   and a few that hold the request's words verbatim, "getSchema is called", before it); for identifiers the definitions of that exact name (those in files of a
    demoted role after the others, where a definition in a package's ``__init__.py`` is real code as
    in rule 4, then those of another kind than a request asks for, "class
    Console", then those in a file named after it first, and a macro that shares the name with a
@@ -975,7 +976,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 r.tier = 1
                 r.lead = (-1, 0, r.fused.loose, r.fused.ranks.get("text") or unranked)
                 r.steps.append(("phrase", "first"))
-        if query.asked and not query.usages:
+        if query.asked:
             _asked_places(ranked, query, config)
         return
     if not config.phrase_rule or not _pasted(query.phrase):
@@ -1037,16 +1038,26 @@ def _asked_places(ranked: list[Ranked], query: AnalysedQuery, config: RankingCon
     """A definition asked for in words ("HTTPSConnection constructor.") is searched for by its name
     alone; the places that hold those words verbatim (``Fused.asked``), when they are few, follow
     the definitions, in the text retriever's order: what the phrase rule would put first had the query
-    not been read as a definition request, kept on the page. Rarity and case as the phrase rule has
-    them: a query with a capital letter is rare if it is rare as written, those places first."""
+    not been read as a definition request, kept on the page. The usages of a name asked for in words
+    that the code holds ("getSchema is called", a test's message) put those places first: they are
+    uses of the name too, and a page of many uses would push them off it. Rarity and case as the
+    phrase rule has them: a query with a capital letter is rare if it is rare as written, those places
+    first."""
     if not config.phrase_rule:
         return
     cased = any(c.isupper() for c in query.asked)
     as_written = [lambda r: r.fused.asked == 2] if cased else []
     for r in _rare([r for r in ranked if r.fused.asked], config, as_written):
+        differs = cased and r.fused.asked != 2
+        if query.usages:
+            # "getSchema is called" held by the code (a test's message) is pasted from it: that place,
+            # itself a use of the name, before the other uses
+            r.tier = 1
+            r.lead = (-1, int(differs), 0, r.fused.ranks.get("text") or 10**6)
+            r.steps.append(("phrase", "first (the words as asked" + (", case differs)" if differs else ")")))
+            continue
         if r.tier:
             continue  # a definition that holds the words too stays a definition
-        differs = cased and r.fused.asked != 2
         r.tier = 1
         r.lead = (_AFTER_DEFINITIONS, int(differs), 0, r.fused.ranks.get("text") or 10**6)
         r.steps.append(

@@ -130,9 +130,13 @@ class TextRetriever:
                 word=query.usages,
                 max_count=ripgrep.MAX_COUNT_PER_FILE,
             )
+            # a request for usages in words the code holds ("getSchema is called", a test's message)
+            phrase = " ".join(query.asked.split()) if query.usages else ""
+            asked = self._spawn([phrase], [], scope, cap=False) if len(phrase.split()) >= 2 else None
             matches = ripgrep.run_rg(self.settings, command, timeout=self.timeout).lines
             hits = self._rank_counts(matches, self._mapper(index, matches), limit, code_first=query.usages)
-            return [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
+            hits = [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
+            return hits if asked is None else self._marked_asked(phrase, self._collect([asked]), hits, index)
         return self._search_sentence(query, scope, index, limit)
 
     def _search_sentence(
@@ -218,7 +222,13 @@ class TextRetriever:
         jobs = [] if read is not None else [self._spawn([phrase], [], _narrowed(scope, holders), cap=False)]
         if changes.changed:
             jobs.append(self._spawn([phrase], [], _narrowed(scope, changes.changed), cap=False))
-        lines = (read or []) + self._collect(jobs)
+        return self._marked_asked(phrase, (read or []) + self._collect(jobs), out, index)
+
+    def _marked_asked(self, phrase: str, lines: list[RgLine], out: list[Hit], index: Index | None) -> list[Hit]:
+        """``out`` with the chunks of ``lines`` (ripgrep's, case-insensitive, of ``phrase``) marked
+        ``asked`` (2 where a line holds it as written), those it does not hold appended in the
+        workspace's order; none where more than :data:`MAX_ASKED` chunks hold it in any case and as
+        written."""
         mapper = self._mapper(index, lines)
         level: dict[Span, int] = {}
         meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
