@@ -224,7 +224,9 @@ class TextRetriever:
             jobs.append(self._spawn([phrase], [], _narrowed(scope, changes.changed), cap=False))
         return self._marked_asked(phrase, (read or []) + self._collect(jobs), out, index)
 
-    def _marked_asked(self, phrase: str, lines: list[RgLine], out: list[Hit], index: Index | None) -> list[Hit]:
+    def _marked_asked(
+        self, phrase: str, lines: list[RgLine], out: list[Hit], index: Index | None
+    ) -> list[Hit]:
         """``out`` with the chunks of ``lines`` (ripgrep's, case-insensitive, of ``phrase``) marked
         ``asked`` (2 where a line holds it as written), those it does not hold appended in the
         workspace's order; none where more than :data:`MAX_ASKED` chunks hold it in any case and as
