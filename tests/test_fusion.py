@@ -81,6 +81,14 @@ def test_a_result_shows_the_chunk_that_holds_the_query_not_an_overlapping_neighb
         text = [Hit(Span(f"b{i}.js", 1, 9), 3.0) for i in range(3)] + [marked]
         (shown,) = [f for f in fuse({"text": text, "vector": vector}) if f.span.path == "schema.test.js"]
         assert shown.span == holder and shown.hit is marked and shown.ranks == {"text": 4, "vector": 2}
+    # "getSchemas is called" as usages: the text retriever's first hit uses the name (1510-1559); the
+    # chunk that holds the words, overlapping it, is what the result shows
+    usage, words = (
+        Hit(Span("schema.test.js", 1510, 1559), 3.0, exact=True),
+        Hit(holder, 0.0, exact=True, asked=2),
+    )
+    (shown,) = fuse({"text": [usage, words]})
+    assert shown.span == holder and shown.asked == 2 and shown.ranks == {"text": 1}
     unmarked = [Hit(Span(f"b{i}.js", 1, 9), 3.0) for i in range(3)] + [Hit(holder, 2.0)]
     (shown,) = [f for f in fuse({"text": unmarked, "vector": vector}) if f.span.path == "schema.test.js"]
     assert shown.span == after  # holding nothing verbatim: the best-ranked hit's, as before

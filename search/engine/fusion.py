@@ -102,11 +102,13 @@ def fuse(
                 group.append(cluster)
                 order.append(cluster)
             joined[span] = cluster
-        # A chunk the text retriever found the query in (or the words a name was asked for in) is what
-        # the result shows, not an overlapping neighbour another retriever ranked first, which may not
-        # hold that line; a search for a name shows its definition instead (below).
-        if name == TEXT and (hit.asked or (hit.exact and not show_definitions)) and not cluster.verified:
-            cluster.verified = True
+        # A chunk the text retriever found the query in is what the result shows, not an overlapping
+        # neighbour another retriever ranked first, which may not hold that line; one that holds the
+        # words a name was asked in ("getSchemas is called") before one that holds the name alone; a
+        # search for a name shows its definition instead (below).
+        held = 0 if name != TEXT else 2 if hit.asked else int(hit.exact and not show_definitions)
+        if held > cluster.held:
+            cluster.held = held
             if cluster.span != span and not (show_definitions and cluster.definition is not None):
                 cluster.span, cluster.hit = span, hit
                 cluster.start = min(cluster.start, span.start_line)
@@ -164,4 +166,4 @@ class _Cluster:
     exact_case: bool = False
     loose: int = 1 << 30  # the closest Hit.loose of its exact members
     asked: int = 0
-    verified: bool = False  # it shows a member that holds the query (or the words a name was asked in)
+    held: int = 0  # what its shown member holds: 2 the words a name was asked in, 1 the query, 0 neither
