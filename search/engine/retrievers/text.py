@@ -22,6 +22,7 @@ import bisect
 import concurrent.futures as cf
 import logging
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
@@ -99,6 +100,18 @@ class SpanMapper:
 _COMMENT_LEADERS = ("#", "//", "/*", "*", "--", ";", '"""', "'''", "<!--", ">>>", "...")
 
 
+def _holding(phrase: str, lines: Iterable[RgLine]) -> list[RgLine]:
+    """Those of ``lines`` (ripgrep's json output, with their text) that hold ``phrase`` as its
+    verbatim search reads it (:func:`phrase_pattern`, any case), each with the text that holds it."""
+    pattern = re.compile(phrase_pattern(phrase), re.IGNORECASE)
+    found = []
+    for line in lines:
+        match = pattern.search(line.text)
+        if match is not None:
+            found.append(line._replace(submatches=(match.group(),)))
+    return found
+
+
 class TextRetriever:
     name = "text"
 
@@ -130,13 +143,15 @@ class TextRetriever:
                 word=query.usages,
                 max_count=ripgrep.MAX_COUNT_PER_FILE,
             )
-            # a request for usages in words the code holds ("getSchema is called", a test's message)
-            phrase = " ".join(query.asked.split()) if query.usages else ""
-            asked = self._spawn([phrase], [], scope, cap=False) if len(phrase.split()) >= 2 else None
             matches = ripgrep.run_rg(self.settings, command, timeout=self.timeout).lines
             hits = self._rank_counts(matches, self._mapper(index, matches), limit, code_first=query.usages)
             hits = [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
-            return hits if asked is None else self._marked_asked(phrase, self._collect([asked]), hits, index)
+            phrase = " ".join(query.asked.split()) if query.usages else ""
+            if len(phrase.split()) >= 2:
+                # usages asked for in words the code may hold ("getSchema is called", a test's message):
+                # those words hold the name, so the lines ripgrep found it on are where they can be
+                hits = self._marked_asked(phrase, _holding(phrase, matches), hits, index)
+            return hits
         return self._search_sentence(query, scope, index, limit)
 
     def _search_sentence(
