@@ -177,9 +177,9 @@ def pool_depth(
 
 
 def _first(hits: Sequence[Hit], depth: int) -> list[Hit]:
-    """A retriever's first ``depth`` hits, and after them the places of the words a definition was asked
-    in that its ranking left further down: the text retriever appends those it did not rank (a few at
-    most), found verbatim, for the ranking to keep after the definitions whatever their rank."""
+    """A retriever's first ``depth`` hits, and after them the places of the words a name was asked for
+    in (its definition or its usages) that its ranking left further down: the text retriever appends
+    those it did not rank (a few at most), found verbatim, for the ranking to keep whatever their rank."""
     return [*hits[:depth], *(h for h in hits[depth:] if h.asked)]
 
 
