@@ -1567,6 +1567,12 @@ def test_a_members_declaration_leads_an_identifier_query_unless_a_file_is_named_
     ranked = rank([field, module], analyse("Args"), _only())
     assert paths(ranked)[0] == ("cli/args.go", 1)
     assert not any(step[0] == "exact" for r in ranked for step in r.steps)
+    # mux's `routes`: the field Router.routes, and route.go, whose stem is the name's by the stemmer
+    # only (a plural field is not the module of its singular): the field leads
+    module = fused("route.go", 1, 0.03)
+    field = _member("mux.go", 57, 0.02, "Router.routes")
+    ranked = rank([module, field], analyse("routes"), _only())
+    assert paths(ranked)[0] == ("mux.go", 57) and ("exact", "first") in ranked[0].steps
     # cobra's `commands`: the field of command.go's `Command`, declared in the file named after it,
     # before that file's other chunks
     method = fused("cli/command.go", 1400, 0.04)

@@ -355,10 +355,12 @@ def _stems(parts: frozenset[str]) -> frozenset[str]:
     return frozenset(stem_words(list(parts)))
 
 
-def _stem_is(path: str, name: str) -> bool:
+def _stem_is(path: str, name: str, *, loose: bool = True) -> bool:
+    """``path``'s file is named after ``name``: its stem as written, less separators or a plural "s",
+    or (``loose``) the lexical stemmer's stem of a one-word name."""
     bare = name.rsplit(".", 1)[-1].rsplit("::", 1)[-1].rsplit("->", 1)[-1].lstrip("$").lower()
     forms = _stem_forms(path)
-    return bare in forms or (bare.isalpha() and _stem(bare) == forms[-1])
+    return bare in forms or (loose and bare.isalpha() and _stem(bare) == forms[-1])
 
 
 @lru_cache(maxsize=1 << 16)
@@ -878,11 +880,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         # the name, a field, variant or variable of that name does not go before it, unless it is
         # declared in that file (cobra's `commands`, the field of command.go's `Command`), where it goes
         # as a definition elsewhere would: that file is its owner's module, not its own (flask's
-        # `Request.blueprint` before `BlueprintSetupState.blueprint` of blueprints.py)
+        # `Request.blueprint` before `BlueprintSetupState.blueprint` of blueprints.py). Named after it
+        # as written (a plural file's stem less its "s" too), not by the stemmer alone: mux's field
+        # `routes` is not route.go's module
         named_file = (
             query.shape == "identifier"
             and any(r.fused.exact and _defines_data(r) for r in ranked)  # the files' names only then
-            and any(_stem_is(r.fused.span.path, n) for r in ranked for n in query.names)
+            and any(_stem_is(r.fused.span.path, n, loose=False) for r in ranked for n in query.names)
         )
         # `sk_buff.len`: the `len` of `sk_buff` before the other `len`s, nearer the root or not, and a
         # member so named before a file named after its last part (`task_struct.pid`, not pid.c); a name
