@@ -410,6 +410,10 @@ def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> Non
         ("app/mock_db.py", ("fixture",)),
         ("store/db_mock.go", ("fixture",)),
         ("Lib/unittest/mock.py", ()),  # a mocking library's own code
+        ("mock/mock.go", ()),  # …and its package (testify's mock, undici's lib/mock/): not doubles
+        ("lib/mock/mock-agent.js", ()),
+        ("internal/mocks/store.go", ("fixture",)),  # a folder of doubles
+        ("src/__mocks__/fs.js", ("fixture",)),
         ("vendor/github.com/x/y.go", ("vendored",)),
         ("api/v1/service_pb2.py", ("generated",)),
         ("docs/guide.md", ("docs",)),

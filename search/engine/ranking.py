@@ -229,7 +229,9 @@ _TEST_FILE = re.compile(
 )
 _TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/", re.IGNORECASE)
 _FIXTURE_DIR = re.compile(
-    r"(?:^|/)(?:fixtures?|__fixtures__|testdata|test-data|__snapshots__|__mocks__|mocks?)/"
+    r"(?:^|/)(?:fixtures?|__fixtures__|testdata|test-data|__snapshots__|__mocks__|mocks)/"
+    # (a folder of doubles is plural, mocks/ or __mocks__/: a singular mock/ is a mocking library's own
+    # package, testify's mock or undici's lib/mock/, MockAgent)
     # a file of test doubles (mocks.rs, mock_db.py, db_mock.go; not a mocking library's own mock.py)
     r"|(?:^|/)(?:mocks\.|mock_)[^/]+$|[^/]_mocks?\.[^/]+$"
     r"|\.stub$",  # scaffolding templates a generator copies (Laravel's make:controller stubs)
