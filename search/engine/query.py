@@ -595,8 +595,7 @@ def definition_request(text: str) -> NameRequest | None:
             after_keyword = n > 0 and lows[n - 1] in _CODE_KEYWORDS
     if name is None or not (kinds or defined):
         return None
-    at = bares.index(name)
-    if at == 0 and len(lows) > 1 and lows[1] in _COPULAS:
+    if bares[0] == name and lows[1] in _COPULAS:  # two words at least (above)
         return None  # "Zone is an abstract class" says what Zone is (a message, a doc's sentence): no request
     return NameRequest(name, frozenset(kinds), after_keyword or looks_like_identifier(name))
 

@@ -1053,22 +1053,16 @@ def _asked_places(ranked: list[Ranked], query: AnalysedQuery, config: RankingCon
         return
     cased = any(c.isupper() for c in query.asked)
     as_written = [lambda r: r.fused.asked == 2] if cased else []
+    # "getSchema is called" held by the code (a test's message) is pasted from it: for a request for
+    # usages, that place, itself a use of the name, goes before the other uses
+    lead, where = (-1, "first") if query.usages else (_AFTER_DEFINITIONS, "after the definitions")
     for r in _rare([r for r in ranked if r.fused.asked], config, as_written):
-        differs = cased and r.fused.asked != 2
-        if query.usages:
-            # "getSchema is called" held by the code (a test's message) is pasted from it: that place,
-            # itself a use of the name, before the other uses
-            r.tier = 1
-            r.lead = (-1, int(differs), 0, r.fused.ranks.get("text") or 10**6)
-            r.steps.append(("phrase", "first (the words as asked" + (", case differs)" if differs else ")")))
-            continue
-        if r.tier:
+        if r.tier and not query.usages:
             continue  # a definition that holds the words too stays a definition
+        differs = cased and r.fused.asked != 2
         r.tier = 1
-        r.lead = (_AFTER_DEFINITIONS, int(differs), 0, r.fused.ranks.get("text") or 10**6)
-        r.steps.append(
-            ("phrase", "after the definitions (the words as asked" + (", case differs)" if differs else ")"))
-        )
+        r.lead = (lead, int(differs), 0, r.fused.ranks.get("text") or 10**6)
+        r.steps.append(("phrase", f"{where} (the words as asked" + (", case differs)" if differs else ")")))
 
 
 def _defines_literal(r: Ranked, query: AnalysedQuery) -> bool:

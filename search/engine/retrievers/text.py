@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 AVG_CHUNK_LINES = 30.0
 NAME_BOOST = 0.6  # a term in the definition's own name counts for more than a mention in its body
 MAX_TARGETS = 500  # a narrowed search names at most this many files; more: search the whole scope
-MAX_ASKED = 32  # places of the words a definition was asked in that are marked; more: not rare, none
+MAX_ASKED = 32  # places of the words a name was asked for in that are marked; more: not rare, none
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="plait-text")
 
 
