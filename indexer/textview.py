@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,9 @@ from indexer.config import Settings
 from indexer.types import ChunkSpan, sha256_hex
 
 if TYPE_CHECKING:
+    from indexer.index import Index
     from indexer.lexical import LexicalIndex
+    from indexer.lookup import SymbolMatch, SymbolRow
 
 VIEW_FILE = "published.json"
 VIEW_FORMAT = 1
@@ -131,7 +133,11 @@ def file_is_stale(root: Path, path: str, manifest: Mapping[str, tuple[str, int, 
 class TextView:
     """The reads of :class:`indexer.Index` that a text search makes (``exists``, ``pinned``,
     ``lexical``, ``chunk_spans``, ``whole_manifest``, ``manifest_for``, ``is_stale`` and
-    ``snapshot().count``), answered from the saved files of one published snapshot."""
+    ``snapshot().count``), answered from the saved files of one published snapshot; and the two
+    symbol reads a sentence found in a declaration file's doc comment makes (``lookup_many``,
+    ``symbols_in_file``: :mod:`search.engine.retrievers.declared`), which the view holds no table for,
+    answered by the index that ``index`` opens then (the text retriever reads that sentence alike in
+    every process, whether it had opened the index or not)."""
 
     def __init__(
         self,
@@ -139,12 +145,28 @@ class TextView:
         lexical: LexicalIndex,
         manifest: dict[str, tuple[str, int, int]],
         meta: int | None = None,
+        index: Callable[[], Index] | None = None,
     ) -> None:
         self.settings = settings
         self.meta = meta  # the meta version it belongs to
         self._lexical = lexical
         self._manifest = manifest
         self._spans: dict[str, list[ChunkSpan]] = {}  # read from the mapped arrays per file, once
+        self._index = index
+
+    def _symbols(self) -> Index:
+        if self._index is None:
+            from indexer.index import Index
+
+            opened = Index(self.settings)
+            self._index = lambda: opened
+        return self._index()
+
+    def lookup_many(self, names: Sequence[tuple[str, bool]], **kwargs: Any) -> list[list[SymbolMatch]]:
+        return self._symbols().lookup_many(names, **kwargs)
+
+    def symbols_in_file(self, path: str) -> list[SymbolRow]:
+        return self._symbols().symbols_in_file(path)
 
     def is_current(self) -> bool:
         """Whether nothing was published since this view was opened (a directory listing)."""
@@ -219,9 +241,10 @@ def read_status_view(location: Path) -> tuple[dict[str, Any], dict[str, tuple[st
     return (status, manifest) if meta_version(location) == data["meta"] else None
 
 
-def open_view(settings: Settings) -> TextView | None:
+def open_view(settings: Settings, index: Callable[[], Index] | None = None) -> TextView | None:
     """The saved view of the published snapshot, or ``None`` when there is none, it is not the
-    current one, or it cannot be read (the caller then opens the index itself)."""
+    current one, or it cannot be read (the caller then opens the index itself). ``index`` gives the
+    index its few symbol reads go to (one of the settings' own, opened then, without it)."""
     if not settings.index_is_local:
         return None
     location = Path(settings.index_dir)
@@ -239,4 +262,4 @@ def open_view(settings: Settings) -> TextView | None:
         return None
     # The view was written after the snapshot was read, so a meta version still current then is
     # current now only if no publish came between: check once more, after reading everything.
-    return TextView(settings, lexical, manifest, meta) if meta_version(location) == meta else None
+    return TextView(settings, lexical, manifest, meta, index) if meta_version(location) == meta else None

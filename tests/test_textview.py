@@ -153,3 +153,36 @@ def test_a_full_rebuild_is_what_every_text_search_reads_after_it(
         finally:
             engine.close()
     assert fresh_view._index is None  # the fresh text search read the saved view
+
+
+def test_a_sentence_of_a_declaration_file_s_doc_comment_reads_the_symbols_through_the_view(
+    make_repo: Callable[..., Path], settings_for: Callable[..., Settings]
+) -> None:
+    """The view holds no symbol table: the one text search that reads it (a sentence found in a ``.d.ts``
+    doc comment names the code it declares, search.engine.retrievers.declared) opens the index then, and
+    answers as a process that had opened it does (it failed the text search before)."""
+    root = make_repo(
+        {
+            "lib/command.js": "class Command {\n  allowUnknownOption(flag) {\n    return flag;\n  }\n}\n",
+            "typings/index.d.ts": (
+                "export class Command {\n  /**\n   * Allow unknown options on the command line.\n   */\n"
+                "  allowUnknownOption(allowUnknown?: boolean): this;\n}\n"
+            ),
+        }
+    )
+    settings = settings_for(root)
+    Index(settings).build(vectors=False)
+    sentence = Query("Allow unknown options on the command line.", mode="text")
+    engine = Engine(settings)
+    try:
+        response = engine.search(sentence)
+        assert engine._view is not None  # the text search read the view, and the symbols through the index
+        found = [(r.path, r.start_line) for r in response.results]
+        assert not response.degraded and set(found) == {("lib/command.js", 1), ("typings/index.d.ts", 1)}, found
+    finally:
+        engine.close()
+    opened = Engine(settings, index=Index(settings))
+    try:
+        assert [(r.path, r.start_line) for r in opened.search(sentence).results] == found
+    finally:
+        opened.close()

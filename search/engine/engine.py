@@ -263,7 +263,7 @@ class Engine:
 
         view = self._view
         if view is None or not view.is_current():  # a long-lived process reads it again after a publish
-            view = self._view = open_view(self.settings)
+            view = self._view = open_view(self.settings, lambda: self.index)
         # A TextView answers every read a text search makes of an Index (see indexer.textview).
         return cast("Index | None", view)
 
