@@ -255,6 +255,16 @@ def test_language_edge_cases(language: str, source: str, expected: list[tuple[st
             [("A.type", "field", 2), ("A.s", "field", 3)],
         ),
         (
+            # so does an object type the alias intersects with another (undici's `BuildOptions`) or a
+            # variant of a union, the first of four included; a parameter's object type is no member,
+            # nor are a member's own type's members
+            "typescript",
+            "type O = (A | B) & {\n  port?: number\n}\n"
+            "type U = { w: 1 } | { x: 2 } | { y: { no: 3 } } | { z: 4 }\n"
+            "type F = (a: { no: 1 } & B) => void\n",
+            [("O.port", "field", 2), ("U.w", "field", 4), ("U.x", "field", 4), ("U.y", "field", 4), ("U.z", "field", 4)],
+        ),
+        (
             "java",
             "class A {\n  /** doc */\n  private int x = 1, y;\n  static final int MAX = 3;\n  enum E { ONE }\n}\n",
             [("A.x", "field", 2), ("A.y", "field", 3), ("A.E.ONE", "variant", 5)],
