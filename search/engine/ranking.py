@@ -150,7 +150,7 @@ class RankingConfig:
     agreed_top: int = 2  # a function sentence's text first within this dense rank keeps its role (0: off)
     named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
     name_words: float = (
-        0.1  # a function sentence's plain words spell a function's name (0: off; one part: half)
+        0.2  # a function sentence's plain words spell a function's name (0: off; one part: half)
     )
     undefined_penalty: float = 0.5  # a function sentence's candidates that define nothing
     relative_penalty: float = 0.5  # a function sentence's one candidate defining the name it compares with
