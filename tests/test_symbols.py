@@ -262,7 +262,13 @@ def test_language_edge_cases(language: str, source: str, expected: list[tuple[st
             "type O = (A | B) & {\n  port?: number\n}\n"
             "type U = { w: 1 } | { x: 2 } | { y: { no: 3 } } | { z: 4 }\n"
             "type F = (a: { no: 1 } & B) => void\n",
-            [("O.port", "field", 2), ("U.w", "field", 4), ("U.x", "field", 4), ("U.y", "field", 4), ("U.z", "field", 4)],
+            [
+                ("O.port", "field", 2),
+                ("U.w", "field", 4),
+                ("U.x", "field", 4),
+                ("U.y", "field", 4),
+                ("U.z", "field", 4),
+            ],
         ),
         (
             "java",

@@ -178,7 +178,9 @@ def test_a_sentence_of_a_declaration_file_s_doc_comment_reads_the_symbols_throug
         response = engine.search(sentence)
         assert engine._view is not None  # the text search read the view, and the symbols through the index
         found = [(r.path, r.start_line) for r in response.results]
-        assert not response.degraded and set(found) == {("lib/command.js", 1), ("typings/index.d.ts", 1)}, found
+        assert not response.degraded and set(found) == {("lib/command.js", 1), ("typings/index.d.ts", 1)}, (
+            found
+        )
     finally:
         engine.close()
     opened = Engine(settings, index=Index(settings))
