@@ -18,14 +18,14 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from indexer.beneath import read_beneath
 from indexer.config import Settings
+from indexer.errors import IndexStoreError
 from indexer.types import ChunkSpan, sha256_hex
 
 if TYPE_CHECKING:
-    from indexer.index import Index
     from indexer.lexical import LexicalIndex
     from indexer.lookup import SymbolMatch, SymbolRow
 
@@ -130,6 +130,23 @@ def file_is_stale(root: Path, path: str, manifest: Mapping[str, tuple[str, int, 
         return True
 
 
+class SymbolReads(Protocol):
+    """The symbol reads of :class:`indexer.Index` that a text search may make."""
+
+    def lookup_many(
+        self,
+        names: Sequence[tuple[str, bool]],
+        *,
+        kinds: Iterable[str] | None = None,
+        language: str | None = None,
+        globs: Sequence[str] = (),
+        path_prefix: str | None = None,
+        limit: int = 50,
+    ) -> list[list[SymbolMatch]]: ...
+
+    def symbols_in_file(self, path: str) -> list[SymbolRow]: ...
+
+
 class TextView:
     """The reads of :class:`indexer.Index` that a text search makes (``exists``, ``pinned``,
     ``lexical``, ``chunk_spans``, ``whole_manifest``, ``manifest_for``, ``is_stale`` and
@@ -137,7 +154,8 @@ class TextView:
     symbol reads a sentence found in a declaration file's doc comment makes (``lookup_many``,
     ``symbols_in_file``: :mod:`search.engine.retrievers.declared`), which the view holds no table for,
     answered by the index that ``index`` opens then (the text retriever reads that sentence alike in
-    every process, whether it had opened the index or not)."""
+    every process, whether it had opened the index or not; without ``index`` they fail as a store
+    that cannot be read does, and the text search answers without them)."""
 
     def __init__(
         self,
@@ -145,7 +163,7 @@ class TextView:
         lexical: LexicalIndex,
         manifest: dict[str, tuple[str, int, int]],
         meta: int | None = None,
-        index: Callable[[], Index] | None = None,
+        index: Callable[[], SymbolReads] | None = None,
     ) -> None:
         self.settings = settings
         self.meta = meta  # the meta version it belongs to
@@ -154,16 +172,24 @@ class TextView:
         self._spans: dict[str, list[ChunkSpan]] = {}  # read from the mapped arrays per file, once
         self._index = index
 
-    def _symbols(self) -> Index:
+    def _symbols(self) -> SymbolReads:
         if self._index is None:
-            from indexer.index import Index
-
-            opened = Index(self.settings)
-            self._index = lambda: opened
+            raise IndexStoreError("a text view reads no symbols without the index to open for them")
         return self._index()
 
-    def lookup_many(self, names: Sequence[tuple[str, bool]], **kwargs: Any) -> list[list[SymbolMatch]]:
-        return self._symbols().lookup_many(names, **kwargs)
+    def lookup_many(
+        self,
+        names: Sequence[tuple[str, bool]],
+        *,
+        kinds: Iterable[str] | None = None,
+        language: str | None = None,
+        globs: Sequence[str] = (),
+        path_prefix: str | None = None,
+        limit: int = 50,
+    ) -> list[list[SymbolMatch]]:
+        return self._symbols().lookup_many(
+            names, kinds=kinds, language=language, globs=globs, path_prefix=path_prefix, limit=limit
+        )
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
         return self._symbols().symbols_in_file(path)
@@ -241,10 +267,10 @@ def read_status_view(location: Path) -> tuple[dict[str, Any], dict[str, tuple[st
     return (status, manifest) if meta_version(location) == data["meta"] else None
 
 
-def open_view(settings: Settings, index: Callable[[], Index] | None = None) -> TextView | None:
+def open_view(settings: Settings, index: Callable[[], SymbolReads] | None = None) -> TextView | None:
     """The saved view of the published snapshot, or ``None`` when there is none, it is not the
     current one, or it cannot be read (the caller then opens the index itself). ``index`` gives the
-    index its few symbol reads go to (one of the settings' own, opened then, without it)."""
+    index its few symbol reads go to (:class:`TextView`)."""
     if not settings.index_is_local:
         return None
     location = Path(settings.index_dir)

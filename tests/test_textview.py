@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from indexer import Index, Settings
+import pytest
+
+from indexer import Index, IndexStoreError, Settings
 from indexer.textview import open_view, view_path
 from search import Engine, Query, Scope
 
@@ -188,3 +190,9 @@ def test_a_sentence_of_a_declaration_file_s_doc_comment_reads_the_symbols_throug
         assert [(r.path, r.start_line) for r in opened.search(sentence).results] == found
     finally:
         opened.close()
+    # A view given no index to read symbols from fails them as an unreadable store does (the text
+    # retriever then answers without the declared code) rather than opening one of its own.
+    alone = open_view(settings)
+    assert alone is not None
+    with pytest.raises(IndexStoreError):
+        alone.symbols_in_file("typings/index.d.ts")
