@@ -8,7 +8,15 @@ import logging
 import pytest
 
 from search import Engine, Query
-from search.engine.query import _IDENT, KIND_WORDS, analyse, definition_request, usage_request
+from search.engine.query import (
+    _IDENT,
+    CONSTRUCTOR_KINDS,
+    KIND_WORDS,
+    analyse,
+    creation_request,
+    definition_request,
+    usage_request,
+)
 
 FUNCTION = frozenset({"function", "method"})
 CLASS = frozenset({"class", "struct"})
@@ -478,3 +486,75 @@ def test_a_sentence_opening_with_a_common_word_that_names_a_definition_finds_it(
     engine = indexed_engine({"mock/call.go": CALL, "mock/args.go": ARGS})
     top = engine.search(Query("Return specifies the return arguments for the expectation.")).results[0]
     assert (top.path, top.symbol) == ("mock/call.go", "mock.Call.Return")
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "certain"),
+    [
+        ("Create a new `Event`.", "Event", True),
+        ("Creates a Receiver instance.", "Receiver", False),  # a capitalised word: a name if defined
+        ("Initialize a Version object.", "Version", False),
+        ("Constructs the CommanderError class", "CommanderError", True),
+        ("Create a new [`Router`].", "Router", True),  # rustdoc's link
+        ("Initialize a new Rack::Builder instance.", "Rack::Builder", True),
+        ("Creates an empty JsonArray.", "JsonArray", True),
+        ("construct `cargo`", "cargo", True),  # as code: whatever its case
+    ],
+)
+def test_a_constructors_doc_that_says_only_what_it_makes_asks_for_that_constructor(
+    text: str, name: str, certain: bool
+) -> None:
+    request = creation_request(text)
+    assert request is not None
+    assert (request.name, request.kinds, request.certain) == (name, CONSTRUCTOR_KINDS, certain)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Create a DateTime in UTC",  # more than what it makes: luxon's factory, a sentence
+        "Create a local DateTime",  # an adjective of its own: DateTime.local, not the constructor
+        "Creates a new logger.",  # a factory's product in lower case
+        "Create a task group.",
+        "Create a TOML date.",
+        "Initialize a WebSocket client.",  # ws's initAsClient
+        "Create a new",
+        "Returns a new `Event`.",  # not a verb of making
+    ],
+)
+def test_a_sentence_that_says_more_than_what_it_makes_is_no_constructor_request(text: str) -> None:
+    assert creation_request(text) is None
+
+
+CONSTRUCTED = {
+    # a class long enough that its constructor is a chunk of its own
+    "lib/widget.js": "class Widget {\n  /** The widget's parts. */\n  static parts = [];\n"
+    + "".join(f"  part{i}() {{\n    return {i};\n  }}\n" for i in range(20))
+    + "  constructor(size) {\n    this.size = size;\n    this.drawn = false;\n  }\n\n"
+    + "".join(f"  draw{i}() {{\n    return this.size * {i};\n  }}\n" for i in range(20))
+    + "}\n\nmodule.exports = { Widget };\n",
+    "lib/gadget.js": "class Gadget {\n  spin() {\n    return 1;\n  }\n}\n\nmodule.exports = { Gadget };\n",
+    "src/frame.py": "class Frame:\n    kind = 'frame'\n"
+    + "".join(f"\n    def side{i}(self):\n        return {i}\n" for i in range(60))
+    + "\n    def __init__(self, width):\n        self.width = width\n",
+}
+
+
+def test_a_constructor_asked_for_is_the_types_own_constructor_else_the_type(indexed_engine) -> None:
+    """ "Create a new `Widget`." and "Widget constructor" find ``Widget``'s constructor, a chunk apart
+    from the class's first lines, before the class; Python's ``__init__`` likewise; a class that
+    declares no constructor is the answer itself. Every other class's constructor is left alone."""
+    engine = indexed_engine(CONSTRUCTED)
+    for text in ("Create a new `Widget`.", "Widget constructor", "Creates a Widget instance."):
+        top = engine.search(Query(text)).results[0]
+        assert (top.path, top.symbol, top.kind) == ("lib/widget.js", "Widget.constructor", "constructor"), (
+            text
+        )
+    top = engine.search(Query("Initialize a Frame object.")).results[0]
+    assert (top.path, top.symbol) == ("src/frame.py", "Frame.__init__")
+    top = engine.search(Query("Create a new `Gadget`.")).results[0]
+    assert (top.path, top.symbol, top.kind) == ("lib/gadget.js", "Gadget", "class")
+    notes = engine.search(Query("Create a new `Widget`.", explain=True)).notes
+    assert "read as a search for the constructor of Widget (or the type itself)" in notes
+    # a capitalised word defined nowhere stays a sentence
+    assert engine.analyse("Creates a Sprocket instance.", index=engine.index).shape == "natural"

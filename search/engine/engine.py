@@ -20,12 +20,14 @@ from indexer import DATA_KINDS, ConfigGlobs, IndexStoreError, Settings, TextView
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, Fused, fuse
 from search.engine.query import (
+    CONSTRUCTOR_KINDS,
     MARK_HINT,
     AnalysedQuery,
     NameRequest,
     analyse,
     as_definition,
     as_usages,
+    creation_request,
     definition_request,
     in_dialect,
     named_in_sentence,
@@ -356,6 +358,8 @@ class Engine:
             kinds = f" ({'an' if named[:1] in 'aeiou' else 'a'} {named})" if named else ""
             if analysed.usages:
                 notes.append(f"read as a search for the usages of {analysed.literal} (a whole word)")
+            elif analysed.kinds == CONSTRUCTOR_KINDS:
+                notes.append(f"read as a search for the constructor of {analysed.text} (or the type itself)")
             else:
                 notes.append(f"read as a search for the definition of {analysed.text}{kinds}")
         active = retrievers_for(query.mode, self.settings, index)
@@ -435,7 +439,9 @@ class Engine:
         definition by its name ("class Console", "where is parse_args defined"), read as the search for
         that name with the kinds it asks for (:func:`search.engine.query.definition_request`): always
         for a name written as code, and for a plain word ("Console", "compose") where ``index`` (the
-        snapshot the search reads, its symbol index) defines that name, of those kinds. A mode without
+        snapshot the search reads, its symbol index) defines that name, of those kinds; a constructor's
+        documentation that says only what it makes ("Create a new `Event`.") as the request for that
+        type's constructor (:func:`search.engine.query.creation_request`). A mode without
         the symbol retriever keeps the words as typed: ripgrep alone finds "class Console" as a
         phrase. Two lower-case words that spell exactly one defined name ("bind contextvars") are
         that name. A request for a name's usages ("who calls parse_args", "where is Console used") is read,
@@ -463,7 +469,7 @@ class Engine:
             return as_usages(analysed, used) if _named(used, index) else analysed
         if "symbol" not in MODE_RETRIEVERS.get(mode, ()):
             return analysed
-        request = definition_request(analysed.text)
+        request = definition_request(analysed.text) or creation_request(analysed.text)
         if request is None or not _named(request, index):
             return _spelled(analysed, index)
         return as_definition(analysed, request)

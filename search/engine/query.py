@@ -600,6 +600,44 @@ def definition_request(text: str) -> NameRequest | None:
     return NameRequest(name, frozenset(kinds), after_keyword or looks_like_identifier(name))
 
 
+# A constructor's documentation that names only what it makes: a verb of making, at most a determiner
+# and one of these adjectives, the name, and at most one of these nouns ("Create a new `Event`.",
+# "Creates a Receiver instance.", "Initialize a Version object.", "Constructs the CommanderError class").
+_MAKING = frozenset(
+    "create creates construct constructs initialize initializes initialise initialises instantiate instantiates".split()  # noqa: SIM905
+)
+_MADE_ADJECTIVES = frozenset({"new", "empty", "fresh"})
+_MADE_NOUNS = frozenset({"instance", "object", "class"})
+_DETERMINERS_OF_MADE = frozenset({"a", "an", "the"})
+#: What a request for a type's constructor accepts: the constructor (a method in the languages that name
+#: it ``__init__``, ``initialize`` or ``new``) and the type itself, which is the answer where it declares none.
+CONSTRUCTOR_KINDS = frozenset({"constructor", "method", "class", "struct"})
+
+
+def creation_request(text: str) -> NameRequest | None:
+    """``text`` as a constructor's documentation that says only what it makes ("Create a new `Event`.",
+    "Creates a Receiver instance.", "Initialize a Version object.", "Create a new [`Router`]."): a
+    request for that type's constructor, read as "Event constructor" is (:data:`CONSTRUCTOR_KINDS`).
+    The name is a type's: written as code (backticks, an identifier's shape: ``certain``) or a
+    capitalised word, which is a name only where the symbol index defines it. Anything more ("Create
+    a DateTime from an ISO 8601 string", "Create a task group.") is a sentence, and a factory's doc
+    that names its product in lower case ("Creates a new logger.") too."""
+    words = text.split()
+    if not 2 <= len(words) <= 5 or words[0].lower() not in _MAKING:
+        return None
+    rest = [w.strip(_EDGE).lower() for w in words[1:]]
+    at = 1 if rest[0] in _DETERMINERS_OF_MADE else 0
+    at += 1 if at < len(rest) and rest[at] in _MADE_ADJECTIVES else 0
+    tail = rest[at + 1 :]
+    if at >= len(rest) or tail not in ([], *([n] for n in _MADE_NOUNS)):
+        return None
+    written = words[1 + at]
+    name = written.strip(_EDGE + "`[]")
+    if not _IDENT.fullmatch(name) or not ("`" in written or name[:1].isupper()):
+        return None
+    return NameRequest(name, CONSTRUCTOR_KINDS, "`" in written or looks_like_identifier(name))
+
+
 def as_definition(query: AnalysedQuery, request: NameRequest) -> AnalysedQuery:
     """``query`` read as ``request``: the search for its name alone, with the kinds it asks for."""
     return replace(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from indexer import DATA_KINDS
-from search.engine.query import AnalysedQuery
+from search.engine.query import AnalysedQuery, bare_name
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.text import SpanMapper
 from search.types import Hit, Span
@@ -27,6 +27,12 @@ STRONG_MATCH = 0.8
 EXACT_MATCHES = frozenset({"exact", "qualified"})
 FOLDED_MATCHES = frozenset({"case", "normalised"})  # the name in another case or with other separators
 KEEP_RATIO = 0.8
+# What a type's constructor is named, in the languages the symbol index reads: JavaScript's and
+# TypeScript's ``constructor``, Python's ``__init__``, Ruby's ``initialize``, PHP's ``__construct``,
+# Swift's ``init``, Rust's ``new`` by convention, and the type's own name (Java, C#, C++, Kotlin).
+CONSTRUCTOR_NAMES = ("constructor", "__init__", "initialize", "__construct", "init", "new")
+# A constructor asked for goes before its type, which is the answer only where it declares none.
+CONSTRUCTOR_LIFT = 1.1
 
 
 class SymbolRetriever:
@@ -56,11 +62,24 @@ class SymbolRetriever:
         best: dict[tuple[str, int], tuple[float, Hit]] = {}
         found = []
         mark_exact = query.shape == "identifier"
+        made: list[tuple[str, bool]] = []
+        if query.shape == "identifier" and "constructor" in query.kinds:
+            # "WebSocket constructor", "Create a new `Event`.": the constructors of the type itself
+            made = [(f"{n}.{c}", True) for n in query.names for c in (*CONSTRUCTOR_NAMES, bare_name(n))]
         per_name = self.index.lookup_many(
-            names, language=scope.language, globs=scope.globs, path_prefix=path_prefix, limit=limit * 2
-        )
+            [*made, *names], language=scope.language, globs=scope.globs, path_prefix=path_prefix,
+            limit=limit * 2,
+        )  # fmt: skip
         for n, matches in enumerate(per_name):
-            weight = 1.0 / (1 + 0.15 * n)
+            if n < len(made):
+                # only the type's own: the lookup also offers every other ``__init__`` by its bare name
+                found += [
+                    (m, CONSTRUCTOR_LIFT)
+                    for m in matches
+                    if m.match == "qualified" and scope.allows(m.symbol.path)
+                ]
+                continue
+            weight = 1.0 / (1 + 0.15 * (n - len(made)))
             # A data member is found in a query that is a name (the symbol table matches one only as
             # written or qualified: `Tokenizer` is not the `tokenizer` attribute), not in a sentence: one
             # that mentions `path_router` is about the router, not the field that holds one (BENCHMARKS
