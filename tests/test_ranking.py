@@ -1151,6 +1151,27 @@ def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() 
     assert paths(off)[0] == ("locales.py", 1)
 
 
+def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
+    """ "Initialize a WebSocket client." documents ws's ``initAsClient``: "initialize" spells ``init``,
+    as "address" spells ``addr``; a short form spells no other word ("client" is no ``cli``)."""
+    cands = [
+        fused("websocket.js", 1, 0.050, symbol="WebSocket.setSocket", kind="method"),
+        fused("websocket.js", 90, 0.040, symbol="initAsClient", kind="function"),
+        fused("cli.js", 1, 0.045, symbol="cliClient", kind="function"),
+    ]
+    ranked = rank(cands, analyse("Initialize a WebSocket client."), _only(name_words=0.5))
+    # init and client spelled, "as" not: two thirds of the name, half the gain (+0.5 × 0.050 × 0.5)
+    assert paths(ranked)[0] == ("websocket.js", 90)
+    assert ranked[0].score == pytest.approx(0.040 + 0.5 * 0.050 * 0.5)
+    assert ranked[0].steps == [("name words (most of it)", "+0.0125")]
+    assert all(r.steps == [] for r in ranked[1:])
+    addr = [fused("stream.rs", 1, 0.025, symbol="Stream.local_addr", kind="method"), fused("a.rs", 1, 0.03)]
+    lifted = rank(
+        addr, analyse("Returns the local address that this stream is bound to."), _only(name_words=0.5)
+    )
+    assert paths(lifted)[0] == ("stream.rs", 1)
+
+
 def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -> None:
     cands = [
         fused("core.py", 20, 0.063, symbol="Command.get_help_option", kind="method"),

@@ -35,7 +35,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    verb is one documentation opens with ("Returns a ``date`` object …": ``date``; "Seek to a specific
    point": ``seek``; "Get the event loop": not ``get``). A getter's opening spells ``get`` ("Returns
    the help option object.": ``get_help_option``) and a predicate's ``is`` and ``has`` ("Return True
-   if …", "Returns whether …"). A function is usually named with the words its documentation uses. A
+   if …", "Returns whether …"), and a word the short form code writes for it ("Initialize …": ``init``,
+   "… the local address": ``local_addr``). A function is usually named with the words its documentation uses. A
    name spelled only as a part of a longer one spelled gains nothing ("Allow unknown options on the
    command line": ``allowUnknownOption``, not ``unknownOption``), and a one-part name half as much,
    as does a name of three parts or more of which the words spell two thirds ("Display an error
@@ -577,7 +578,7 @@ def _name_words(
     words = [w.lower() for w in _LETTERS.findall(plain)]
     if len(words) < 2:
         return
-    spelled = frozenset(words) | frozenset(stem_words(words)) | _accessor_words(words)
+    spelled = frozenset(words) | frozenset(stem_words(words)) | _accessor_words(words) | _abbreviated(words)
     # "Seek to a specific point in a file" names ``seek``; "Get the event loop" does not name ``get``
     opener = stem_words(words[:1])[0] if is_doc_verb(words[0]) else None
     gain = config.name_words * top
@@ -624,6 +625,88 @@ def _name_words(
             spelling.add(id(r))  # one gain a chunk
             r.score += gain * 0.5
             r.steps.append(("name words (most of it)", f"+{gain * 0.5:.4f}"))
+
+
+# The words code abbreviates in its names, with their abbreviations ("Initialize a WebSocket client."
+# documents ``initAsClient``, "Returns the local address" ``local_addr``): common across languages and
+# projects, each short form standing for one word only.
+_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "initialize": ("init",),
+    "initialise": ("init",),
+    "initialization": ("init",),
+    "configuration": ("config", "conf", "cfg"),
+    "configure": ("config", "conf"),
+    "argument": ("arg",),
+    "arguments": ("args",),
+    "parameter": ("param",),
+    "parameters": ("params",),
+    "message": ("msg",),
+    "error": ("err",),
+    "context": ("ctx",),
+    "request": ("req",),
+    "response": ("res", "resp"),
+    "function": ("fn", "func"),
+    "string": ("str",),
+    "number": ("num",),
+    "length": ("len",),
+    "buffer": ("buf",),
+    "option": ("opt",),
+    "options": ("opts",),
+    "environment": ("env",),
+    "directory": ("dir",),
+    "source": ("src",),
+    "destination": ("dst", "dest"),
+    "temporary": ("tmp", "temp"),
+    "previous": ("prev",),
+    "current": ("cur", "curr"),
+    "index": ("idx",),
+    "implementation": ("impl",),
+    "repository": ("repo",),
+    "database": ("db",),
+    "callback": ("cb",),
+    "value": ("val",),
+    "variable": ("var",),
+    "attribute": ("attr",),
+    "attributes": ("attrs",),
+    "information": ("info",),
+    "specification": ("spec",),
+    "utility": ("util",),
+    "utilities": ("utils",),
+    "package": ("pkg",),
+    "process": ("proc",),
+    "connection": ("conn",),
+    "address": ("addr",),
+    "allocate": ("alloc",),
+    "command": ("cmd",),
+    "description": ("desc",),
+    "document": ("doc",),
+    "reference": ("ref",),
+    "sequence": ("seq",),
+    "maximum": ("max",),
+    "minimum": ("min",),
+    "element": ("elem",),
+    "object": ("obj",),
+    "extension": ("ext",),
+    "evaluate": ("eval",),
+    "execute": ("exec",),
+    "iterator": ("iter",),
+    "iterate": ("iter",),
+    "header": ("hdr",),
+    "identifier": ("id",),
+    "format": ("fmt",),
+    "manager": ("mgr",),
+    "event": ("evt",),
+    "statistics": ("stats",),
+    "synchronize": ("sync",),
+    "asynchronous": ("async",),
+}
+
+
+def _abbreviated(words: list[str]) -> frozenset[str]:
+    """The abbreviations code writes for ``words`` in its names (:data:`_ABBREVIATIONS`), as written and
+    stemmed as a name's parts are."""
+    short = [a for w in words for a in _ABBREVIATIONS.get(w, ())]
+    return frozenset(short) | frozenset(stem_words(short)) if short else frozenset()
 
 
 # "Returns the help option object." documents ``get_help_option``; "Return True if the cookie should be
