@@ -133,16 +133,8 @@ def file_is_stale(root: Path, path: str, manifest: Mapping[str, tuple[str, int, 
 class SymbolReads(Protocol):
     """The symbol reads of :class:`indexer.Index` that a text search may make."""
 
-    def lookup_many(
-        self,
-        names: Sequence[tuple[str, bool]],
-        *,
-        kinds: Iterable[str] | None = None,
-        language: str | None = None,
-        globs: Sequence[str] = (),
-        path_prefix: str | None = None,
-        limit: int = 50,
-    ) -> list[list[SymbolMatch]]: ...
+    @property
+    def lookup_many(self) -> Callable[..., list[list[SymbolMatch]]]: ...
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]: ...
 
@@ -177,19 +169,8 @@ class TextView:
             raise IndexStoreError("a text view reads no symbols without the index to open for them")
         return self._index()
 
-    def lookup_many(
-        self,
-        names: Sequence[tuple[str, bool]],
-        *,
-        kinds: Iterable[str] | None = None,
-        language: str | None = None,
-        globs: Sequence[str] = (),
-        path_prefix: str | None = None,
-        limit: int = 50,
-    ) -> list[list[SymbolMatch]]:
-        return self._symbols().lookup_many(
-            names, kinds=kinds, language=language, globs=globs, path_prefix=path_prefix, limit=limit
-        )
+    def lookup_many(self, names: Sequence[tuple[str, bool]], **options: Any) -> list[list[SymbolMatch]]:
+        return self._symbols().lookup_many(names, **options)
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
         return self._symbols().symbols_in_file(path)
