@@ -628,8 +628,8 @@ def creation_request(text: str) -> NameRequest | None:
     rest = [w.strip(_EDGE).lower() for w in words[1:]]
     at = 1 if rest[0] in _DETERMINERS_OF_MADE else 0
     at += 1 if at < len(rest) and rest[at] in _MADE_ADJECTIVES else 0
-    tail = rest[at + 1 :]
-    if at >= len(rest) or tail not in ([], *([n] for n in _MADE_NOUNS)):
+    tail = rest[at + 1 :]  # nothing, or one noun: "instance", "object", "class"
+    if at >= len(rest) or len(tail) > 1 or (tail and tail[0] not in _MADE_NOUNS):
         return None
     written = words[1 + at]
     name = written.strip(_EDGE + "`[]")

@@ -72,11 +72,14 @@ class SymbolRetriever:
         )  # fmt: skip
         for n, matches in enumerate(per_name):
             if n < len(made):
-                # only the type's own: the lookup also offers every other ``__init__`` by its bare name
+                # only the type's own (the lookup also offers every other ``__init__`` by its bare
+                # name), and no field that happens to be named ``init`` or ``new``
                 found += [
                     (m, CONSTRUCTOR_LIFT)
                     for m in matches
-                    if m.match == "qualified" and scope.allows(m.symbol.path)
+                    if m.match == "qualified"
+                    and m.symbol.kind not in DATA_KINDS
+                    and scope.allows(m.symbol.path)
                 ]
                 continue
             weight = 1.0 / (1 + 0.15 * (n - len(made)))
