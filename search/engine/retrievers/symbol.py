@@ -66,23 +66,20 @@ class SymbolRetriever:
         if query.shape == "identifier" and "constructor" in query.kinds:
             # "WebSocket constructor", "Create a new `Event`.": the constructors of the type itself
             made = [(f"{n}.{c}", True) for n in query.names for c in (*CONSTRUCTOR_NAMES, bare_name(n))]
-        per_name = self.index.lookup_many(
+        looked_up = self.index.lookup_many(
             [*made, *names], language=scope.language, globs=scope.globs, path_prefix=path_prefix,
             limit=limit * 2,
         )  # fmt: skip
-        for n, matches in enumerate(per_name):
-            if n < len(made):
-                # only the type's own (the lookup also offers every other ``__init__`` by its bare
-                # name), and no field that happens to be named ``init`` or ``new``
-                found += [
-                    (m, CONSTRUCTOR_LIFT)
-                    for m in matches
-                    if m.match == "qualified"
-                    and m.symbol.kind not in DATA_KINDS
-                    and scope.allows(m.symbol.path)
-                ]
-                continue
-            weight = 1.0 / (1 + 0.15 * (n - len(made)))
+        for matches in looked_up[: len(made)]:
+            # only the type's own (the lookup also offers every other ``__init__`` by its bare name),
+            # and no field that happens to be named ``init`` or ``new``
+            found += [
+                (m, CONSTRUCTOR_LIFT)
+                for m in matches
+                if m.match == "qualified" and m.symbol.kind not in DATA_KINDS and scope.allows(m.symbol.path)
+            ]
+        for n, matches in enumerate(looked_up[len(made) :]):
+            weight = 1.0 / (1 + 0.15 * n)
             # A data member is found in a query that is a name (the symbol table matches one only as
             # written or qualified: `Tokenizer` is not the `tokenizer` attribute), not in a sentence: one
             # that mentions `path_router` is about the router, not the field that holds one (BENCHMARKS
