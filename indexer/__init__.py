@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from models import lazy_exports
 
 if TYPE_CHECKING:
+    from indexer.abbreviations import ABBREVIATIONS as ABBREVIATIONS
+    from indexer.abbreviations import short_forms as short_forms
     from indexer.beneath import TEMP_PREFIX as TEMP_PREFIX
     from indexer.beneath import TEMP_SUFFIX as TEMP_SUFFIX
     from indexer.beneath import SpecialFileError as SpecialFileError
@@ -125,6 +127,7 @@ if TYPE_CHECKING:
     from indexer.workspace import skips_content as skips_content
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "indexer.abbreviations": ("ABBREVIATIONS", "short_forms"),
     "indexer.beneath": (
         "SpecialFileError",
         "TEMP_PREFIX",

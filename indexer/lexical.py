@@ -30,7 +30,7 @@ import os
 import re
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from hashlib import blake2b
@@ -991,12 +991,25 @@ class LexicalIndex:
         return files[self._doc_file]
 
     def search(
-        self, query: str | tuple[str, ...], limit: int, *, allow: np.ndarray | None = None
+        self,
+        query: str | tuple[str, ...],
+        limit: int,
+        *,
+        allow: np.ndarray | None = None,
+        short: Mapping[str, Sequence[str]] | None = None,
     ) -> list[LexicalHit]:
         """The ``limit`` best chunks for ``query`` (a string, or tokens already made by
-        :func:`code_tokens`) by BM25, ties by path and line, within ``allow``."""
+        :func:`code_tokens`) by BM25, ties by path and line, within ``allow``. ``short``: the tokens of
+        the short forms code writes for a query token (:func:`indexer.abbreviations.short_forms`); a
+        token and its short forms are one term, as a synonym is: its occurrences summed in each chunk,
+        its document frequency that of the chunks holding any of them."""
         tokens = list(dict.fromkeys(code_tokens(query) if isinstance(query, str) else query))
-        known = [self._vocab[t] for t in tokens if t in self._vocab]
+        forms = short or {}
+        terms = [
+            [self._vocab[f] for f in dict.fromkeys((t, *forms.get(t, ()))) if f in self._vocab]
+            for t in tokens
+        ]
+        known = [ids for ids in terms if ids]  # each term: the vocabulary ids of its token and short forms
         if not known or limit < 1 or self.size == 0:
             return []
         n = self.size
@@ -1006,10 +1019,9 @@ class LexicalIndex:
         norm = self._norm
         # a word no chunk holds still belongs to the query: it counts, at the rarest idf, in coverage
         total_idf = (len(tokens) - len(known)) * math.log(1 + (n + 0.5) / 0.5)
-        for tok in known:
-            lo, hi = int(self._offsets[tok]), int(self._offsets[tok + 1])
-            docs, tf = self._docs[lo:hi], self._tf[lo:hi].astype(np.float32)
-            idf = math.log(1 + (n - (hi - lo) + 0.5) / (hi - lo + 0.5))
+        for ids in known:
+            docs, tf = self._posting(ids)
+            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
             total_idf += idf
             scores[docs] += idf * tf * (K1 + 1) / (tf + norm[docs])
             held[docs] += idf
@@ -1021,6 +1033,17 @@ class LexicalIndex:
         rows = {d: self._row(d) for d in found.tolist()}
         order = sorted(rows, key=lambda d: (-scores[d], rows[d][0], rows[d][1]))
         return [LexicalHit(*rows[d], float(scores[d]), float(held[d] / total_idf)) for d in order]
+
+    def _posting(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The chunks holding any of the tokens ``ids`` (one term), ascending, with the summed counts."""
+        spans = [(int(self._offsets[i]), int(self._offsets[i + 1])) for i in ids]
+        if len(spans) == 1:
+            lo, hi = spans[0]
+            return self._docs[lo:hi], self._tf[lo:hi].astype(np.float32)
+        docs, at = np.unique(np.concatenate([self._docs[lo:hi] for lo, hi in spans]), return_inverse=True)
+        tf = np.zeros(len(docs), np.float32)
+        np.add.at(tf, at, np.concatenate([self._tf[lo:hi] for lo, hi in spans]).astype(np.float32))
+        return docs, tf
 
     def files_holding(
         self, words: Sequence[Sequence[str]], *, allow: np.ndarray | None = None

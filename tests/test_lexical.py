@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer import Index
+from indexer import Index, short_forms
 from indexer.lexical import COLUMNS, K1, B, LexicalIndex, code_tokens, phrase_tokens
 from search import Engine, Query, Scope
+from search.engine.query import analyse
 
 
 def table(rows: list[tuple[str, int, int, str]]) -> pa.Table:
@@ -117,6 +118,39 @@ def test_bm25_scores_by_hand() -> None:
     assert lex.search("nothing here matches", 10) == []
 
 
+def test_a_word_and_the_short_forms_code_writes_for_it_are_one_term() -> None:
+    assert short_forms(code_tokens("Read the configuration directory")) == (
+        ("configur", ("cfg", "conf", "config")),
+        ("directori", ("dir",)),
+    )
+    # iterate stems to iter, its own short form; a query that writes init asks for init
+    assert short_forms(code_tokens("iterate over the init args")) == ()
+    # a function's documentation reads so; a topic's words name a concept, not the code's variables
+    assert analyse("Load the configuration.").short_forms == (("configur", ("cfg", "conf", "config")),)
+    assert analyse("how is the configuration loaded").short_forms == ()
+    rows = [
+        ("a.py", 1, 2, "load config"),  # 2 tokens
+        ("b.py", 1, 3, "configuration config path"),  # 3 tokens: the word and a short form, one term twice
+        ("c.py", 1, 1, "path"),  # 1 token
+    ]
+    lex = LexicalIndex(table(rows))
+    tokens = tuple(code_tokens("load the configuration"))
+    assert [h.path for h in lex.search(tokens, 10)] == ["a.py", "b.py"]  # load; configuration
+    hits = {h.path: h for h in lex.search(tokens, 10, short=dict(short_forms(tokens)))}
+    avg = (2 + 3 + 1) / 3
+    idf_load = math.log(1 + (3 - 1 + 0.5) / (1 + 0.5))
+    idf_conf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))  # held by a.py and b.py: the term's df is 2, not 1 + 2
+
+    def part(idf: float, tf: int, dl: int) -> float:
+        return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avg))
+
+    assert hits["a.py"].score == pytest.approx(part(idf_load, 1, 2) + part(idf_conf, 1, 2))
+    assert hits["b.py"].score == pytest.approx(part(idf_conf, 2, 3))  # its two forms, counted together
+    assert hits["a.py"].coverage == pytest.approx(1.0)
+    assert hits["b.py"].coverage == pytest.approx(idf_conf / (idf_load + idf_conf))
+    assert set(hits) == {"a.py", "b.py"}
+
+
 def test_masks_and_limits() -> None:
     rows = [(f"src/m{i}.py", 1, 5, f"cache entry {'cache ' * i}") for i in range(6)] + [
         ("docs/cache.md", 1, 2, "cache cache cache")
@@ -170,6 +204,22 @@ def test_a_changed_file_is_ranked_from_its_live_text_not_its_stale_chunks(engine
     (root / "src/queue.py").unlink()  # indexed chunks of a deleted file are not offered as fresh results
     gone = engine.search(Query("count the pending items of a work queue", mode="text"))
     assert all(r.stale for r in gone.results if r.path == "src/queue.py")
+
+
+def test_a_short_form_counts_as_its_word_in_indexed_chunks_and_live_files_alike(indexed_engine) -> None:
+    files = {
+        "src/setup.py": "def load_cfg(path):\n    return read_settings(path)\n",
+        "src/other.py": "def load_plugins(path):\n    return scan(path)\n",
+    }
+    engine = indexed_engine(files)
+    query = Query("load the configuration", mode="text")
+    indexed = engine.search(query).results
+    assert [r.path for r in indexed][:2] == ["src/setup.py", "src/other.py"]  # cfg is the configuration
+    root = engine.settings.root
+    for path, text in files.items():  # the same text, now read live: ripgrep's BM25 finds it the same way
+        (root / path).write_text(text + "\n")
+    live = engine.search(query).results
+    assert [r.path for r in live][:2] == ["src/setup.py", "src/other.py"] and all(r.stale for r in live)
 
 
 def test_a_verbatim_sentence_late_in_a_big_file_is_found(make_repo, settings_for) -> None:

@@ -27,6 +27,7 @@ from indexer import (
     identifier_parts,
     normalise,
     phrase_tokens,
+    short_forms,
     stem_words,
 )
 
@@ -155,6 +156,10 @@ class AnalysedQuery:
     # method is like `_.findKey` except …"), which name a relative of that function, not the function
     # (see :func:`compared_with`).
     relatives: tuple[str, ...] = ()
+    # A function sentence only: for a token that stands for a word code abbreviates, the tokens of the
+    # short forms it writes (``configur`` → ``cfg``, ``conf``, ``config``; indexer.short_forms), which
+    # the text retriever's BM25 counts as that token.
+    short_forms: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def opens_with_name(self) -> bool:
@@ -404,6 +409,10 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         if form == "area" or (len(spaced) <= _WITHIN_WORDS and not q.endswith("."))
         else (),
         relatives=compared_with(spaced, identifiers) if form == "function" else (),
+        # a function's documentation writes in words what its code names in short forms (the
+        # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
+        # every handler's variables (``req``, ``res``)
+        short_forms=short_forms(tokens) if form == "function" else (),
     )
 
 

@@ -110,7 +110,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, normalise, stem_words
+from indexer import ABBREVIATIONS, DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
@@ -627,85 +627,10 @@ def _name_words(
             r.steps.append(("name words (most of it)", f"+{gain * 0.5:.4f}"))
 
 
-# The words code abbreviates in its names, with their abbreviations ("Initialize a WebSocket client."
-# documents ``initAsClient``, "Returns the local address" ``local_addr``): common across languages and
-# projects, each short form standing for one word only.
-_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
-    "initialize": ("init",),
-    "initialise": ("init",),
-    "initialization": ("init",),
-    "configuration": ("config", "conf", "cfg"),
-    "configure": ("config", "conf"),
-    "argument": ("arg",),
-    "arguments": ("args",),
-    "parameter": ("param",),
-    "parameters": ("params",),
-    "message": ("msg",),
-    "error": ("err",),
-    "context": ("ctx",),
-    "request": ("req",),
-    "response": ("res", "resp"),
-    "function": ("fn", "func"),
-    "string": ("str",),
-    "number": ("num",),
-    "length": ("len",),
-    "buffer": ("buf",),
-    "option": ("opt",),
-    "options": ("opts",),
-    "environment": ("env",),
-    "directory": ("dir",),
-    "source": ("src",),
-    "destination": ("dst", "dest"),
-    "temporary": ("tmp", "temp"),
-    "previous": ("prev",),
-    "current": ("cur", "curr"),
-    "index": ("idx",),
-    "implementation": ("impl",),
-    "repository": ("repo",),
-    "database": ("db",),
-    "callback": ("cb",),
-    "value": ("val",),
-    "variable": ("var",),
-    "attribute": ("attr",),
-    "attributes": ("attrs",),
-    "information": ("info",),
-    "specification": ("spec",),
-    "utility": ("util",),
-    "utilities": ("utils",),
-    "package": ("pkg",),
-    "process": ("proc",),
-    "connection": ("conn",),
-    "address": ("addr",),
-    "allocate": ("alloc",),
-    "command": ("cmd",),
-    "description": ("desc",),
-    "document": ("doc",),
-    "reference": ("ref",),
-    "sequence": ("seq",),
-    "maximum": ("max",),
-    "minimum": ("min",),
-    "element": ("elem",),
-    "object": ("obj",),
-    "extension": ("ext",),
-    "evaluate": ("eval",),
-    "execute": ("exec",),
-    "iterator": ("iter",),
-    "iterate": ("iter",),
-    "header": ("hdr",),
-    "identifier": ("id",),
-    "format": ("fmt",),
-    "manager": ("mgr",),
-    "event": ("evt",),
-    "statistics": ("stats",),
-    "synchronize": ("sync",),
-    "asynchronous": ("async",),
-}
-
-
 def _abbreviated(words: list[str]) -> frozenset[str]:
-    """The abbreviations code writes for ``words`` in its names (:data:`_ABBREVIATIONS`), as written and
-    stemmed as a name's parts are."""
-    short = [a for w in words for a in _ABBREVIATIONS.get(w, ())]
+    """The abbreviations code writes for ``words`` in its names (:data:`indexer.ABBREVIATIONS`), as
+    written and stemmed as a name's parts are."""
+    short = [a for w in words for a in ABBREVIATIONS.get(w, ())]
     return frozenset(short) | frozenset(stem_words(short)) if short else frozenset()
 
 

@@ -3,7 +3,7 @@ view of them into the BM25 ranking of the indexed chunks."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 from typing import TYPE_CHECKING
@@ -70,15 +70,19 @@ def in_scope(scope: ResolvedScope) -> Callable[[str, str | None], bool]:
 
 
 def bm25_hits(
-    lexical: LexicalIndex, tokens: tuple[str, ...], allow: np.ndarray | None, limit: int
+    lexical: LexicalIndex,
+    tokens: tuple[str, ...],
+    allow: np.ndarray | None,
+    limit: int,
+    short: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Hit]:
-    """BM25 of the query's ``tokens`` over the indexed chunks that ``allow`` lets through (see
-    :mod:`indexer.lexical`)."""
+    """BM25 of the query's ``tokens`` (each with its ``short`` forms as one term) over the indexed
+    chunks that ``allow`` lets through (see :mod:`indexer.lexical`)."""
     return [
         Hit(
             Span(h.path, h.start_line, h.end_line), h.score, h.symbol, h.kind, h.language, coverage=h.coverage
         )
-        for h in lexical.search(tokens, limit, allow=allow)
+        for h in lexical.search(tokens, limit, allow=allow, short=short)
     ]
 
 

@@ -24,7 +24,7 @@ import logging
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -163,8 +163,12 @@ class TextRetriever:
         if not terms and not whole:
             return []
         tokens = query.tokens
+        # a word code abbreviates matches its short forms too, as one term (indexer.short_forms): in
+        # the indexed chunks and in the live files alike
+        short = dict(query.short_forms)
+        terms += [f for forms in short.values() for f in forms if f not in terms]
         if index is None:
-            return self._rank_everywhere(terms, tokens, phrase, whole, scope, None, limit)
+            return self._rank_everywhere(terms, tokens, short, phrase, whole, scope, None, limit)
         # A warm server's listing is kept between searches (watched for changes) and answers at once;
         # only a listing ripgrep must make again runs beside the BM25 ranking.
         kept = kept_changes(self.settings, index, scope)
@@ -176,11 +180,11 @@ class TextRetriever:
         try:
             lexical = index.lexical()
             allow = scope_mask(lexical, scope)
-            ranked = bm25_hits(lexical, tokens, allow, limit)
+            ranked = bm25_hits(lexical, tokens, allow, limit, short)
             holders = lexical.files_holding(query.word_tokens, allow=allow) if whole else []
         except IndexStoreError:  # an unreadable chunks table: ripgrep's ranking still answers
             listing.cancel()
-            return self._rank_everywhere(terms, tokens, phrase, whole, scope, index, limit)
+            return self._rank_everywhere(terms, tokens, short, phrase, whole, scope, index, limit)
         # The verbatim search reads only the indexed files that could hold the query; changed files
         # are searched for it, and for its terms, once the listing says which they are.
         jobs = []
@@ -190,12 +194,12 @@ class TextRetriever:
         changes = listing.result()
         if changes is None:
             self._collect(jobs)
-            return self._rank_everywhere(terms, tokens, phrase, whole, scope, index, limit)
+            return self._rank_everywhere(terms, tokens, short, phrase, whole, scope, index, limit)
         if changes.changed:
             few = _narrowed(scope, changes.changed)
             jobs.append(self._spawn([phrase] if whole else [], terms, few, cap=few is scope))
         lines = (read or []) + self._collect(jobs)
-        found = self._rank_live(phrase, tokens, lines, index, limit)
+        found = self._rank_live(phrase, tokens, short, lines, index, limit)
         if query.locations:
             found = self._with_locations(query, changes, index, scope, found)
         if whole:
@@ -362,6 +366,7 @@ class TextRetriever:
         self,
         terms: list[str],
         tokens: tuple[str, ...],
+        short: Mapping[str, Sequence[str]],
         phrase: str,
         whole: bool,
         scope: ResolvedScope,
@@ -373,7 +378,7 @@ class TextRetriever:
         late in a big file counts)."""
         jobs = [self._spawn([], terms, scope, cap=True) if terms else None]
         jobs.append(self._spawn([phrase], [], scope, cap=False) if whole else None)
-        return self._rank_live(phrase, tokens, self._collect(jobs), index, limit)
+        return self._rank_live(phrase, tokens, short, self._collect(jobs), index, limit)
 
     def _spawn(
         self, phrases: list[str], terms: list[str], scope: ResolvedScope, *, cap: bool
@@ -399,10 +404,16 @@ class TextRetriever:
         return [m for job in jobs if job is not None for m in job.result()]
 
     def _rank_live(
-        self, phrase: str, tokens: tuple[str, ...], matches: list[RgLine], index: Index | None, limit: int
+        self,
+        phrase: str,
+        tokens: tuple[str, ...],
+        short: Mapping[str, Sequence[str]],
+        matches: list[RgLine],
+        index: Index | None,
+        limit: int,
     ) -> list[Hit]:
         n_files = index.snapshot().count("files") if index is not None else 0
-        return self._rank_terms(phrase, tokens, matches, self._mapper(index, matches), limit, n_files)
+        return self._rank_terms(phrase, tokens, short, matches, self._mapper(index, matches), limit, n_files)
 
     def _mapper(self, index: Index | None, matches: list[RgLine]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
@@ -428,19 +439,23 @@ class TextRetriever:
         self,
         phrase: str,
         tokens: tuple[str, ...],
+        short: Mapping[str, Sequence[str]],
         matches: list[RgLine],
         mapper: SpanMapper,
         limit: int,
         n_files: int,
     ) -> list[Hit]:
         """BM25 over chunk spans from ripgrep's matches (the matched words tokenised by
-        :func:`code_tokens`, tf per span, df per file; the indexed chunks' k1 and b), plus a boost for
-        tokens in the chunk's definition name and for a verbatim occurrence of the whole query (in any
-        case; ``exact_case`` marks the spans that hold it as written)."""
+        :func:`code_tokens`, tf per span, df per file; the indexed chunks' k1 and b, and their short
+        forms, ``short``, counted as the token they stand for), plus a boost for tokens in the chunk's
+        definition name and for a verbatim occurrence of the whole query (in any case; ``exact_case``
+        marks the spans that hold it as written)."""
         written = phrase
         phrase = phrase.lower()
         keys = tokens or tuple(code_tokens(phrase))  # none at all for "%s <%s>": only verbatim counts
-        wanted = frozenset(keys)
+        # a token found, and the query token it counts as (itself, or the word a short form stands for)
+        counts_as = {f: t for t in keys for f in short.get(t, ()) if f not in keys} | {t: t for t in keys}
+        wanted = frozenset(counts_as)
         verbatim = phrase if keys != (phrase,) else None  # a one-token query has no phrase to find
         files_with: dict[str, set[str]] = {t: set() for t in keys}
         Key = tuple[str, int, int]
@@ -462,7 +477,7 @@ class TextRetriever:
                 if seen is None:
                     whole = verbatim is not None and " ".join(sub.lower().split()) == verbatim
                     seen = found[sub] = (
-                        tuple(t for t in code_tokens(sub) if t in wanted),
+                        tuple(counts_as[t] for t in code_tokens(sub) if t in wanted),
                         whole,
                         whole and " ".join(sub.split()) == written,
                     )
