@@ -893,6 +893,19 @@ def test_query_analysis_decodes_roles_tokens_and_terms_once() -> None:
     assert analyse('"a b"').shape == "literal" and analyse("a.*b", regex=True).shape == "regex"
 
 
+def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None:
+    # ":class:`Arrow`" says that Arrow is a class: "class" would match every class's chunk
+    q = analyse("Returns a datetime representation of the :class:`Arrow` object.")
+    assert q.tokens == ("datetim", "represent", "arrow", "object")
+    assert "class" not in q.terms and "class" not in q.words
+    assert q.phrase == q.text  # found verbatim as written, roles included
+    meth = analyse("Register a function with :py:meth:`Flask.route` and :func:`send_file`.")
+    assert not {"py", "meth", "func"} & {*meth.tokens, *meth.terms, *meth.words}
+    assert {"flask", "rout", "send", "file"} <= set(meth.tokens)
+    # a colon that is no role's stays a word's neighbour: "Note: class names" keeps its words
+    assert "class" in analyse("Note: class names are matched as written").tokens
+
+
 @pytest.mark.parametrize(
     ("text", "form"),
     [

@@ -77,6 +77,8 @@ _PARTICLES = frozenset("up down out off on in into for to from with of over back
 # ``$`` belongs to identifiers in JavaScript/TypeScript (``$ZodType``), PHP (``$this->db``) and Java.
 _IDENT = re.compile(r"(?<!\$)\$*[A-Za-z_][A-Za-z0-9_$]*(?:(?:\.|::|->|#)\$*[A-Za-z_][A-Za-z0-9_$]*)*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A reST/Sphinx role before a backquoted name: ":class:", ":meth:", ":py:func:", ":attr:"
+_ROLE = re.compile(r"(?<![\w:])(?::[A-Za-z][\w.+-]*)+:(?=`)")
 # Names as some languages write them (:func:`in_dialect`): Ruby's (and Elixir's, Crystal's) predicates and
 # bang methods, ``empty?``, ``save!``; Haskell's (and OCaml's) primes, ``foldl'``; Lua's methods, ``Picker:find``
 _METHOD = re.compile(rf"({_IDENT.pattern})(?::([A-Za-z_][A-Za-z0-9_]*))?")
@@ -340,6 +342,14 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         inner = q[1:-1]
         idents = tuple(_IDENT.findall(inner))
         return AnalysedQuery(q, "literal", inner, (inner.lower(),), idents, tokens, per_word, words, wants)
+    if _ROLE.search(q):
+        # ":class:`Arrow`", ":meth:`Flask.route`": reST's markup says what the name is, it is no word of
+        # the sentence ("class" would match every class): the words are read without it
+        plain = _ROLE.sub(" ", q)
+        all_words = _WORD.findall(plain)
+        per_word = phrase_tokens(plain)
+        tokens = tuple(dict.fromkeys(t for word in per_word for t in word))
+        words = tuple(dict.fromkeys(w.lower() for w in content_words(all_words)))
     expression = _METHOD_EXPRESSION.fullmatch(q)
     if expression:  # Go's method expression ``(*Server).Serve``: the method ``Server.Serve``
         return analyse(f"{expression[1]}.{expression[2]}", dialects=dialects)
