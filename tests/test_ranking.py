@@ -1153,6 +1153,13 @@ def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() 
     seek = [fused("io.py", 1, 0.025, symbol="Spooled.seek", kind="method"), fused("b.py", 1, 0.03)]
     moved = rank(seek, analyse("Seek to a specific point in a file."), _only(name_words=0.5))
     assert paths(moved)[0] == ("io.py", 1)  # the opening verb, not one documentation opens with
+    # a function is named for what it does: a doc verb opening the sentence spells it too, where a
+    # getter's opening ("Get …", above) says what it returns
+    encode = [fused("model.py", 1, 0.025, symbol="StaticModel.encode", kind="method"), fused("d.py", 1, 0.03)]
+    assert paths(rank(encode, analyse("Encode a list of sentences."), _only(name_words=0.5)))[0] == (
+        "model.py",
+        1,
+    )
     # "accepts" says what a named definition does ("Listener accepts …"), yet "Accept …" still spells
     # the method it documents
     accept = [fused("net.py", 1, 0.025, symbol="Listener.accept", kind="method"), fused("c.py", 1, 0.03)]

@@ -32,8 +32,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    after its first, as the symbol index knows them), every part of it ("Returns the month name for …":
    ``month_name``; "… runs a maximum of ``limit`` async operations": ``mapLimit``, with "map"),
    ``name_words × top score``; a one-part name counts unless it is the sentence's opening verb and that
-   verb is one documentation opens with ("Returns a ``date`` object …": ``date``; "Seek to a specific
-   point": ``seek``; "Get the event loop": not ``get``). A getter's opening spells ``get`` ("Returns
+   verb is a getter's ("Returns a ``date`` object …": ``date``; "Encode a list of sentences.":
+   ``encode``; "Seek to a specific point": ``seek``; "Get the event loop": not ``get``). A getter's opening spells ``get`` ("Returns
    the help option object.": ``get_help_option``) and a predicate's ``is`` and ``has`` ("Return True
    if …", "Returns whether …"), and a word the short form code writes for it ("Initialize …": ``init``,
    "… the local address": ``local_addr``). A function is usually named with the words its documentation uses. A
@@ -113,7 +113,7 @@ from typing import Any
 from indexer import ABBREVIATIONS, DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
-from search.engine.query import AnalysedQuery, bare_name, is_doc_verb
+from search.engine.query import AnalysedQuery, bare_name
 from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
 # --- configuration -------------------------------------------------------------------------------
@@ -579,8 +579,10 @@ def _name_words(
     if len(words) < 2:
         return
     spelled = frozenset(words) | frozenset(stem_words(words)) | _accessor_words(words) | _abbreviated(words)
-    # "Seek to a specific point in a file" names ``seek``; "Get the event loop" does not name ``get``
-    opener = stem_words(words[:1])[0] if is_doc_verb(words[0]) else None
+    # "Encode a list of sentences." names ``encode``, "Seek to a specific point in a file" ``seek``: a
+    # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
+    # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)
+    opener = stem_words(words[:1])[0] if words[0] in _GETTER_OPENERS else None
     gain = config.name_words * top
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
     partly: list[Ranked] = []  # a long name of which the words spell all but a few parts
@@ -598,7 +600,7 @@ def _name_words(
             whole, stems, single = parts
             # every part as written or every part's stem among the words (or their stems); one part
             # alone counts when it has four letters or more and is not the sentence's opening verb,
-            # when that is one of the common verbs of documentation
+            # when that is a getter's ("Returns", "Gets")
             if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
                 own.append(stems)
             elif len(stems) > 2 and _mostly_spelled(whole, stems, spelled):  # two parts: spelled or not
