@@ -1,4 +1,4 @@
-"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage|cross-repo|fleet|large-tree|peer-replay|peer-tokens|static-train|cold-index|encoder-throughput``: the benchmark CLI.
+"""``python -m benchmarks quality|latency|tokens|index|plot|embed|freshness|ann|object-storage|cross-repo|fleet|large-tree|peer-replay|quality-replay|peer-tokens|static-train|cold-index|encoder-throughput``: the benchmark CLI.
 
 Every sub-command prints a readable table (``--markdown`` for GitHub markdown) or, with ``--json``,
 one JSON object. Exit codes follow plait's: 0 success, 2 usage or input error (one line on stderr).
@@ -145,6 +145,35 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_peer_replay)
 
     sp = sub.add_parser(
+        "quality-replay",
+        help="a kept quality run's queries scored again by replaying plait's ranking (see module)",
+    )
+    sp.add_argument("--workdir", type=Path, required=True, help="a quality run's --workdir, kept with --keep")
+    sp.add_argument("--queries", type=Path, required=True, help="its query set (--save-queries)")
+    sp.add_argument(
+        "--family",
+        action="append",
+        choices=("docstring", "symbol", "literal", "phrase", "member"),
+        help="only this family (repeatable; default: all)",
+    )
+    sp.add_argument(
+        "--recordings",
+        type=Path,
+        help="keep the retrievers' rankings in this file and replay them from there on later runs "
+        "(delete it to record again; default: record afresh, keep nothing)",
+    )
+    sp.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a [ranking] setting for the replay, as plait.toml writes it (repeatable): --set name_words=0.3",
+    )
+    sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.set_defaults(func=cmd_quality_replay)
+
+    sp = sub.add_parser(
         "peer-tokens",
         help="tokens to the first relevant result on the peer suite's queries (semble's metric)",
     )
@@ -191,6 +220,36 @@ def cmd_peer_replay(args: argparse.Namespace) -> int:
         f"{v}: {d['ndcg10_mean_of_repos']:.4f} over {d['repos']} repos; "
         + ", ".join(f"{c} {x:.3f}" for c, x in d["by_category"].items())
         for v, d in data.items()
+    ]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_quality_replay(args: argparse.Namespace) -> int:
+    import tomllib
+
+    from benchmarks.quality_replay import run
+
+    settings: dict[str, Any] = {}
+    for item in args.settings:
+        key, sep, value = item.partition("=")
+        try:
+            settings.update(tomllib.loads(f"{key.strip()} = {value.strip()}") if sep else {})
+        except tomllib.TOMLDecodeError:
+            sep = ""
+        if not sep:
+            raise PlaitError(
+                f"--set {item!r}: write KEY=VALUE as plait.toml would, e.g. --set name_words=0.3"
+            )
+    try:
+        data = run(
+            args.workdir, args.queries, families=args.family, recordings=args.recordings, settings=settings
+        )
+    except FileNotFoundError as exc:
+        raise PlaitError(str(exc)) from exc
+    lines = [
+        f"{f}: MRR@10 {s['mrr@10']:.4f}, R@1 {s['recall@1']:.3f}, R@10 {s['recall@10']:.3f} over {s['n']} queries"
+        for f, s in data["families"].items()
     ]
     _emit(args, data, "\n".join(lines))
     return 0

@@ -61,7 +61,10 @@ def run(
                 continue
             prefix = (spec["semble_pin"]["benchmark_root"] or "").strip("/")
             tasks = build_tasks(name, root, prefix).tasks
-            recorded = _recorded(engine, tasks, recordings / f"{name}.pickle" if recordings else None)
+            found = recorded_rankings(
+                engine, [t.query for t in tasks], recordings / f"{name}.pickle" if recordings else None
+            )
+            recorded = list(zip(tasks, found, strict=True))
             searched = engine.index.search_tier()  # the tier the recorded dense hits come from
             tier = searched[0] if searched is not None else None
             for variant in variants:
@@ -94,28 +97,27 @@ def run(
     return out
 
 
-def _recorded(engine: Any, tasks: list[Any], path: Path | None) -> list[tuple[Any, dict[str, Any]]]:
-    """Each task with every retriever's ranking for its query: read from ``path`` when it was recorded
-    for the same queries, else asked of the engine (and written to ``path``)."""
-    queries = [t.query for t in tasks]
+def recorded_rankings(engine: Any, queries: list[str], path: Path | None) -> list[dict[str, Any]]:
+    """Every retriever's ranking for each of ``queries``: read from ``path`` when it was recorded for
+    the same queries, else asked of the engine (and written to ``path``)."""
     layout = _hit_layout()
     if path is not None and path.is_file():
         try:
             saved = pickle.loads(path.read_bytes())
         except Exception as exc:  # written by another plait (its types changed since): record again
-            print(f"peer-replay: {path} is unreadable ({exc}); recording it again", file=sys.stderr)
+            print(f"replay: {path} is unreadable ({exc}); recording it again", file=sys.stderr)
             saved = {"queries": None}
         if saved["queries"] == queries and saved.get("layout") == layout:
-            return list(zip(tasks, saved["rankings"], strict=True))
+            return list(saved["rankings"])
         if saved["queries"] == queries:  # a hit of another shape would load with fields unset
-            print(f"peer-replay: {path} holds hits of another plait; recording it again", file=sys.stderr)
+            print(f"replay: {path} holds hits of another plait; recording it again", file=sys.stderr)
     rankings = [engine.rankings(q) for q in queries]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_bytes(pickle.dumps({"queries": queries, "rankings": rankings, "layout": layout}))
         tmp.replace(path)
-    return list(zip(tasks, rankings, strict=True))
+    return rankings
 
 
 def _hit_layout() -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -188,6 +188,45 @@ def test_quality_prints_a_table_and_builds_its_own_query_set(
     assert "Format a price in cents as a currency string." in docs
 
 
+def test_quality_replay_scores_a_kept_run_s_queries_as_the_run_did(
+    repo: Path, query_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "work"
+    quality = run_json(
+        capsys, "quality", "--root", str(repo), "--queries", str(query_file), "--workdir", str(work),
+        "--keep", "--modes", "hybrid", "--baselines", "none", "--no-rrf",
+    )  # fmt: skip
+    hybrid = quality["systems"]["plait-hybrid"]["scores"]
+    recording = tmp_path / "rankings.pickle"
+    args = [
+        "quality-replay",
+        "--workdir",
+        str(work),
+        "--queries",
+        str(query_file),
+        "--recordings",
+        str(recording),
+    ]
+    replayed = run_json(capsys, *args)
+    assert replayed["queries"] == len(quality["per_query"]["plait-hybrid"]) and recording.is_file()
+    assert replayed["families"] == {f: s for f, s in hybrid.items() if f != metrics.OVERALL}
+    assert replayed["ranks"] == {r["qid"]: r["span_rank"] for r in quality["per_query"]["plait-hybrid"]}
+    stamp = recording.stat().st_mtime_ns
+    again = run_json(capsys, *args, "--family", "docstring", "--family", "symbol")
+    assert set(again["families"]) == {"docstring", "symbol"}  # other queries: recorded again
+    assert again["ranks"] == {
+        q: r for q, r in replayed["ranks"].items() if q.startswith(("docstring", "symbol"))
+    }
+    assert recording.stat().st_mtime_ns != stamp
+    assert (
+        main([*args, "--set", "bogus=1"]) == 2
+        and "[ranking] has no setting 'bogus'" in capsys.readouterr().err
+    )
+    assert main([*args, "--set", "name_words"]) == 2 and "KEY=VALUE" in capsys.readouterr().err
+    missing = ["quality-replay", "--workdir", str(tmp_path / "none"), "--queries", str(query_file)]
+    assert main(missing) == 2 and "holds no index" in capsys.readouterr().err
+
+
 def test_index_reports_full_no_change_and_one_file_edit_builds(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
