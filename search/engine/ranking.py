@@ -33,12 +33,13 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``month_name``; "… runs a maximum of ``limit`` async operations": ``mapLimit``, with "map"),
    ``name_words × top score``; a one-part name counts unless it is the sentence's opening verb and that
    verb is a getter's ("Returns a ``date`` object …": ``date``; "Encode a list of sentences.":
-   ``encode``; "Seek to a specific point": ``seek``; "Get the event loop": not ``get``). A getter's opening spells ``get`` ("Returns
-   the help option object.": ``get_help_option``) and a predicate's ``is`` and ``has`` ("Return True
-   if …", "Returns whether …"), and a word the short form code writes for it ("Initialize …": ``init``,
-   "… the local address": ``local_addr``). A function is usually named with the words its documentation uses. A
-   name spelled only as a part of a longer one spelled gains nothing ("Allow unknown options on the
-   command line": ``allowUnknownOption``, not ``unknownOption``), and a one-part name half as much,
+   ``encode``; "Seek to a specific point": ``seek``; "Get the event loop": not ``get``). A getter's
+   opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
+   ``is`` and ``has`` ("Return True if …", "Returns whether …"), and a word the short form code
+   writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``). A function is
+   usually named with the words its documentation uses. A name spelled only as a part of a longer one
+   spelled gains nothing ("Allow unknown options on the command line": ``allowUnknownOption``, not
+   ``unknownOption``), and a one-part name half as much,
    as does a name of three parts or more of which the words spell two thirds ("Display an error
    message if conflicting options are used …": ``_checkForConflictingLocalOptions``) where the
    chunk has no name spelled whole: the more of a name the words spell, the less likely by chance.
