@@ -215,6 +215,11 @@ def test_a_short_form_counts_as_its_word_in_indexed_chunks_and_live_files_alike(
     query = Query("load the configuration", mode="text")
     indexed = engine.search(query).results
     assert [r.path for r in indexed][:2] == ["src/setup.py", "src/other.py"]  # cfg is the configuration
+    explained = engine.search(Query("load the configuration", mode="text", explain=True)).notes
+    assert (
+        "the text retriever counts cfg, conf, config (configuration) as the words they stand for" in explained
+    )
+    assert not any("short" in n or "counts cfg" in n for n in engine.search(query).notes)  # --explain only
     root = engine.settings.root
     for path, text in files.items():  # the same text, now read live: ripgrep's BM25 finds it the same way
         (root / path).write_text(text + "\n")

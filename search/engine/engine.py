@@ -16,7 +16,16 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from indexer import DATA_KINDS, ConfigGlobs, IndexStoreError, Settings, TextView, has_tables, read_beneath
+from indexer import (
+    DATA_KINDS,
+    ConfigGlobs,
+    IndexStoreError,
+    Settings,
+    TextView,
+    has_tables,
+    read_beneath,
+    stem_words,
+)
 from models import PlaitError
 from search.engine.fusion import DEFAULT_K, Fused, fuse
 from search.engine.query import (
@@ -129,6 +138,13 @@ def fusion_weights(
         if query.identifiers and (query.form != "function" or query.opens_with_name):
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
     return kind, weights
+
+
+def _short_forms_read(query: AnalysedQuery) -> str:
+    """The short forms a function sentence's words also match, as ``--explain`` lists them: "cfg, conf,
+    config (configuration)"."""
+    words = {stem_words([w])[0]: w for w in query.words}
+    return "; ".join(f"{', '.join(forms)} ({words.get(token, token)})" for token, forms in query.short_forms)
 
 
 MARGIN_RANK = 10  # the dense hit whose cosine the first hit's is compared with (see fusion_weights)
@@ -363,6 +379,10 @@ class Engine:
             else:
                 notes.append(f"read as a search for the definition of {analysed.text}{kinds}")
         active = retrievers_for(query.mode, self.settings, index)
+        if analysed.short_forms and query.explain and "text" in active:
+            notes.append(
+                f"the text retriever counts {_short_forms_read(analysed)} as the words they stand for"
+            )
         for name in MODE_RETRIEVERS[query.mode]:
             if name not in active:
                 degraded[name] = f"no index yet; run `plait index {self.settings.root}`"
