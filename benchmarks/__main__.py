@@ -225,22 +225,29 @@ def cmd_peer_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_quality_replay(args: argparse.Namespace) -> int:
+def _ranking_settings(items: Sequence[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` read as ``plait.toml`` reads its ``[ranking]`` table (the engine validates
+    the keys and values)."""
     import tomllib
 
-    from benchmarks.quality_replay import run
-
     settings: dict[str, Any] = {}
-    for item in args.settings:
+    for item in items:
         key, sep, value = item.partition("=")
         try:
-            settings.update(tomllib.loads(f"{key.strip()} = {value.strip()}") if sep else {})
-        except tomllib.TOMLDecodeError:
-            sep = ""
-        if not sep:
+            if not sep:
+                raise ValueError(item)
+            settings.update(tomllib.loads(f"{key.strip()} = {value.strip()}"))
+        except ValueError:  # tomllib's decode error is one
             raise PlaitError(
                 f"--set {item!r}: write KEY=VALUE as plait.toml would, e.g. --set name_words=0.3"
-            )
+            ) from None
+    return settings
+
+
+def cmd_quality_replay(args: argparse.Namespace) -> int:
+    from benchmarks.quality_replay import run
+
+    settings = _ranking_settings(args.settings)
     try:
         data = run(
             args.workdir, args.queries, families=args.family, recordings=args.recordings, settings=settings
