@@ -323,6 +323,17 @@ def _roles(words: list[str]) -> frozenset[str]:
     return frozenset(role for role, asks in ROLE_WORDS.items() if low & asks)
 
 
+def _read_words(
+    text: str,
+) -> tuple[list[str], tuple[tuple[str, ...], ...], tuple[str, ...], tuple[str, ...]]:
+    """``text``'s words (:data:`_WORD`), its BM25 tokens per word (the one tokenisation of a query),
+    those tokens distinct in order, and its content words lower-cased, distinct."""
+    all_words = _WORD.findall(text)
+    per_word = phrase_tokens(text)
+    tokens = tuple(dict.fromkeys(t for word in per_word for t in word))
+    return all_words, per_word, tokens, tuple(dict.fromkeys(w.lower() for w in content_words(all_words)))
+
+
 def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> AnalysedQuery:
     """Decode ``text``: quoted → literal; ``regex`` → regex; one identifier (or up to three
     identifier-like tokens, or a name called without arguments, ``Console()``) → identifier; anything
@@ -331,11 +342,8 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     they are read as punctuation (Rust's ``println!`` calls the macro ``println``): a search reads them
     so where its symbol index defines such a name (:meth:`search.engine.engine.Engine.analyse`)."""
     q = text.strip()
-    all_words = _WORD.findall(q)
+    all_words, per_word, tokens, words = _read_words(q)
     wants = _roles(all_words)
-    per_word = phrase_tokens(q)  # the one tokenisation of the query
-    tokens = tuple(dict.fromkeys(t for word in per_word for t in word))
-    words = tuple(dict.fromkeys(w.lower() for w in content_words(all_words)))
     if regex:
         return AnalysedQuery(q, "regex", q, (), (), tokens, per_word, words, wants)
     if len(q) >= 2 and q[0] == q[-1] and q[0] in "\"'`":
@@ -345,11 +353,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     if _ROLE.search(q):
         # ":class:`Arrow`", ":meth:`Flask.route`": reST's markup says what the name is, it is no word of
         # the sentence ("class" would match every class): the words are read without it
-        plain = _ROLE.sub(" ", q)
-        all_words = _WORD.findall(plain)
-        per_word = phrase_tokens(plain)
-        tokens = tuple(dict.fromkeys(t for word in per_word for t in word))
-        words = tuple(dict.fromkeys(w.lower() for w in content_words(all_words)))
+        all_words, per_word, tokens, words = _read_words(_ROLE.sub(" ", q))
     expression = _METHOD_EXPRESSION.fullmatch(q)
     if expression:  # Go's method expression ``(*Server).Serve``: the method ``Server.Serve``
         return analyse(f"{expression[1]}.{expression[2]}", dialects=dialects)
