@@ -65,16 +65,12 @@ def run(
                 engine, [t.query for t in tasks], recordings / f"{name}.pickle" if recordings else None
             )
             recorded = list(zip(tasks, found, strict=True))
-            searched = engine.index.search_tier()  # the tier the recorded dense hits come from
-            tier = searched[0] if searched is not None else None
+            tier = searched_tier(engine)
             for variant in variants:
                 scores: dict[str, list[float]] = defaultdict(list)
                 for task, rankings in recorded:
                     kept = {k: v for k, v in rankings.items() if k in VARIANTS[variant]}
-                    analysed = engine.analyse(task.query, index=engine.index)
-                    # a fast tier's sentences are re-ranked by the full model, as a search does
-                    kept, fused_as = engine.rerank(analysed, kept, tier)
-                    ranked = engine.order(analysed, kept, limit=10, tier=fused_as)
+                    ranked = replayed(engine, task.query, kept, tier)
                     hits = [
                         Hit(f"{prefix}/{r.fused.span.path}" if prefix else r.fused.span.path,
                             r.fused.span.start_line, r.fused.span.end_line)
@@ -95,6 +91,22 @@ def run(
             "per_repo": {k: round(v, 4) for k, v in per[variant].items()},
         }
     return out
+
+
+def searched_tier(engine: Any) -> str | None:
+    """The vector tier ``engine``'s index is searched in: the tier recorded dense hits come from."""
+    searched = engine.index.search_tier()
+    return searched[0] if searched is not None else None
+
+
+def replayed(engine: Any, query: str, rankings: dict[str, Any], tier: str | None) -> list[Any]:
+    """The first ten results for ``query`` from its recorded ``rankings`` (dense hits of ``tier``),
+    ranked as a hybrid search ranks them: a fast tier's sentence re-ranked by the full model, then
+    fused and ordered (:meth:`search.Engine.rerank`, :meth:`search.Engine.order`)."""
+    analysed = engine.analyse(query, index=engine.index)
+    kept, fused_as = engine.rerank(analysed, dict(rankings), tier)
+    ranked: list[Any] = engine.order(analysed, kept, limit=10, tier=fused_as)
+    return ranked
 
 
 def recorded_rankings(engine: Any, queries: list[str], path: Path | None) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.peer_replay import recorded_rankings
+from benchmarks.peer_replay import recorded_rankings, replayed, searched_tier
 
 
 def run(
@@ -52,13 +52,10 @@ def run(
     try:
         texts = [query_text(q) for q in chosen]
         rankings = recorded_rankings(engine, texts, recordings)
-        searched = engine.index.search_tier()  # the tier the recorded dense hits come from
-        tier = searched[0] if searched is not None else None
+        tier = searched_tier(engine)
         outcomes = []
         for q, text, found in zip(chosen, texts, rankings, strict=True):
-            analysed = engine.analyse(text, index=engine.index)
-            kept, fused_as = engine.rerank(analysed, dict(found), tier)
-            ranked = engine.order(analysed, kept, limit=10, tier=fused_as)
+            ranked = replayed(engine, text, found, tier)
             spans = [(r.fused.span.path, r.fused.span.start_line, r.fused.span.end_line) for r in ranked]
             outcomes.append(metrics.outcome(q.qid, q.family, spans, (q.path, q.start_line, q.end_line)))
     finally:
