@@ -1051,6 +1051,40 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
     assert analyse(text).wants == {"test"}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "merge() keeps the order of the first mapping.",
+        "`flatten()` doesn't recurse into strings.",
+        "Pickling works on frozen instances.",
+        "Reading a closed stream works with buffered readers too.",
+        "Nested validators work.",
+        "Frozen sessions can be copied.",
+        "All retry policies can be serialised with pickle.",
+    ],
+)
+def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
+    """A call as the sentence's subject, or that something works or can be done, is a claim a test's
+    docstring makes: tests are not demoted for it."""
+    assert analyse(text).wants == {"test"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pop(index) -> remove the item at the given index",  # a signature line, with its arguments
+        "This works exactly like the method of the same name on a dict.",  # a comparison
+        "A faster matcher that only works when comparing one character.",  # a relative clause
+        "upload retry doesn't work.",  # a complaint: the code is asked for
+        "how does the retry work",  # a question
+        "Can be overridden by a subclass to change the matching.",  # no subject: the function's own
+        "Return a buffer that can be reused.",  # a relative clause
+    ],
+)
+def test_no_claim_where_the_sentence_documents_or_asks(text: str) -> None:
+    assert "test" not in analyse(text).wants
+
+
 def test_a_functions_own_docstring_asks_for_no_role() -> None:
     for text in ("Return the value of the header.", "Checks whether the node is a call.", "Raise an error."):
         assert analyse(text).wants == frozenset()

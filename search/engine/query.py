@@ -274,6 +274,21 @@ _SPEC = re.compile(
     r"\b(?:should|shouldn't|must|(?:is|are) raised)\b|^(?:ensures?|verify|verifies|make sure|checks? that|asserts?|raises)\b",
     re.IGNORECASE,
 )
+# A claim about how code behaves, which a test's docstring makes and a definition's does not: a call
+# as the sentence's subject ("copy() preserves the name.", "optional() doesn't crash when …"; a
+# definition's own documentation does not write itself as a call, a signature line does with its
+# arguments: "pop(index) -> remove the item …"), or that something works ("Importing from
+# attrs.setters works.", "Pickle serialization works on all kinds of classes."; a sentence with its
+# period, not a complaint, "retry doesn't work", not a comparison, "This works exactly like …", nor a
+# relative clause, "… that only works when …"), or that it can be done ("Retrying objects can be
+# pickled.", "slots can be deactivated."; not a relative clause, "… that can be reused").
+_CLAIM = re.compile(
+    r"^`*[\w.]+\(\)`*\s+(?!->)[a-z']"
+    r"|^(?=.*\.$)(?!can\b)(?:[^\s,]+\s+){1,6}?(?<!that )(?<!which )(?<!it )can(?:not|'t)? be \w+ed\b"
+    r"|^(?=.*\.$)(?!works?\b).*(?<!\bthat)(?<!which)(?<!\bonly)(?<!\bthis)(?<!\bit)(?<!n't)(?<!\bnot)\s+works?"
+    r"(?:[.!]?$|\s+(?:with|on|for|as|correctly|properly|again|fine|too|even)\b)",
+    re.IGNORECASE,
+)
 
 
 # Imperatives only: "Ensures the directory exists." and "Verifies the signature." document code. "Test"
@@ -390,7 +405,9 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     if form == "function" and _roles(all_words[:1]) and not stated:
         wants = _roles(all_words[1:])  # "Test for executable file.", "Mock the clock": a verb, no role asked
     specifies = bool(all_words) and (
-        _TEST_NAME.match(all_words[0]) is not None or _SPEC.search(q) is not None
+        _TEST_NAME.match(all_words[0]) is not None
+        or _SPEC.search(q) is not None
+        or _CLAIM.search(q) is not None
     )
     if stated or (specifies and (form == "function" or _a_statement(q, all_words))):
         # "TestReportCaller verifies that …" documents a test; "A 303 redirect should remove the request
