@@ -101,6 +101,18 @@ def test_golden_file_holds_what_a_user_expects_first(engine: Engine) -> None:
     assert not where[0].startswith(("tests/", "docs/", "examples/"))  # demoted unless asked for
 
 
+def test_explain_says_which_roles_a_query_asks_for(engine: Engine) -> None:
+    asked = "read as asking for tests as much as for code: they are not demoted"
+    assert asked in engine.search(Query("tests for the retry logic", explain=True)).notes
+    claim = engine.search(Query("retry_call() gives up after the last attempt.", explain=True)).notes
+    assert asked in claim  # a claim about how code behaves is a test's
+    stated = engine.search(Query("Test that the upload is retried three times.", explain=True)).notes
+    assert "read as asking for tests more than for code: they are not demoted" in stated
+    plain = engine.search(Query("where do we retry failed uploads", explain=True)).notes
+    assert not any("asking for" in n for n in plain)
+    assert not any("asking for" in n for n in engine.search(Query("tests for the retry logic")).notes)
+
+
 def test_same_query_gives_the_same_list_in_one_process(engine: Engine) -> None:
     search = _lib_search(engine)
     for q in QUERIES:
@@ -128,6 +140,7 @@ def test_cli_explain_prints_why_each_result_ranks_there(engine: Engine, shop: tu
     assert all(not r["path"].startswith("tests/") for r in demoted)  # asked for tests: not demoted
     human = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120, check=False)
     assert human.stdout.count("why:") == len(results)
+    assert "note: read as asking for tests as much as for code: they are not demoted" in human.stderr
     assert "fused" in human.stdout
 
 

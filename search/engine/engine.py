@@ -140,6 +140,20 @@ def fusion_weights(
     return kind, weights
 
 
+# What ``--explain`` calls the files of a role a query asks for (search.engine.query.ROLE_WORDS).
+_ROLE_LABELS = {
+    "test": "tests",
+    "fixture": "fixtures and mocks",
+    "example": "examples",
+    "docs": "documentation",
+    "vendored": "vendored code",
+    "generated": "generated code",
+    "compat": "compatibility code",
+    "stub": "declaration files",
+    "reexport": "re-exporting modules",
+}
+
+
 def _short_forms_read(query: AnalysedQuery) -> str:
     """The short forms a function sentence's words also match, as ``--explain`` lists them: "cfg, conf,
     config (configuration)"."""
@@ -391,6 +405,10 @@ class Engine:
         # The ranking orders hybrid results; a single retriever's mode shows that retriever's own order.
         plain = fusion != "weighted" or query.mode != "hybrid"
         config = RankingConfig(enabled=False) if plain else self.ranking
+        if analysed.wants and query.explain and not plain:
+            asked = ", ".join(_ROLE_LABELS.get(role, role) for role in sorted(analysed.wants))
+            more = "more than for code" if analysed.states_test else "as much as for code"
+            notes.append(f"read as asking for {asked} {more}: they are not demoted")
         depth = max(query.limit * 3, pool_depth(analysed, config))
         rankings, timings = self._fan_out(active, analysed, resolved, depth, degraded)
         rankings = self._answerable(rankings)
