@@ -169,6 +169,19 @@ def test_a_function_sentence_boosts_only_the_name_it_opens_with() -> None:
     assert ranked[0].score == pytest.approx(0.03 + 3.0 * 0.05 * 0.5)
 
 
+def test_a_signature_line_documents_the_function_it_names() -> None:
+    """ "pop(index) -> remove the item at index" opens with the name it documents, however plain a word
+    the name is: that definition gains as a "Name verbs …" sentence's does."""
+    sentence = analyse("pop(index) -> remove the item at the given index")
+    assert sentence.form == "function" and sentence.identifiers[:1] == ("pop",) and sentence.opens_with_name
+    assert analyse("Call pop(index) to remove the item.").opens_with_name is False  # not its opening
+    remove = fused("sets.py", 240, 0.05, symbol="IndexedSet.remove", text=2, vector=1)
+    pop = fused("sets.py", 422, 0.03, symbol="IndexedSet.pop", symbol_rank=1, kind="method", text=4, vector=2)
+    ranked = rank([remove, pop], sentence, _only(definition=3.0))
+    assert paths(ranked)[0] == ("sets.py", 422)
+    assert ranked[0].score == pytest.approx(0.03 + 3.0 * 0.05 * 0.5)
+
+
 def test_a_named_sentence_prefers_the_symbol_indexs_first_definition_of_its_name() -> None:
     """The sentence "Trace logs a message at level Trace." documents one ``Trace``: the package's wrapper, one call
     long, tells itself from ``Logger.Trace`` by nothing but the symbol index's order."""
@@ -952,6 +965,9 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("Panic specifies if the function call should fail", "function"),
         ("store creation and dispatch lifecycle", "area"),  # "store": a noun here as often as a verb
         ("Is gets whether the objects match the arguments specified.", "function"),
+        # a signature line: the name, its arguments, an arrow, then what it does
+        ("discard(item) -> drop the item if present", "function"),
+        ("mkdirAll(%q): %s", "area"),  # a message's format, no arrow
         ("what returns the config", "area"),
         ("AddFlag will add the flag to the FlagSet", "function"),  # a name, then "will", no period
         ("VarPF is like VarP, but returns the flag created", "function"),

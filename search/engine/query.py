@@ -88,6 +88,9 @@ _LUA_COLON = re.compile(r"(?<!:):(?!:)")
 # or after a query of one word ("empty?")
 MARK_HINT = re.compile(r"\w(?:[?!](?=\(|\s+\S)|'+(?![A-Za-z0-9])|:[A-Za-z_])|^\S+[?!]\s*$")
 _CALLED = re.compile(rf"((?:{_METHOD.pattern})[?!]?)\(\)?;?")  # a call without its arguments: ``Console()``
+# A signature line, as Python's builtins and C extensions open their docstrings: the name, its
+# arguments, an arrow, then what it does or returns ("pop(index) -> remove the item at index").
+_SIGNATURE = re.compile(rf"({_IDENT.pattern})\([^()]*\)\s*->\s*\S")
 _METHOD_EXPRESSION = re.compile(r"\(\*?([A-Za-z_]\w*)\)\.([A-Za-z_]\w*)(?:\(\)?)?")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # a scheme: 32 characters at most
 
@@ -169,8 +172,9 @@ class AnalysedQuery:
         ("BindJSON is a shortcut for c.MustBindWith(obj, binding.JSON)."; see :func:`named_in_sentence`
         for a name the symbol index confirms). Any other function sentence names what its function
         takes, returns or works on, not the function."""
-        first = self.text.split()[:1]
-        return self.form == "function" and self.identifiers[:1] == tuple(w.rstrip(",:;") for w in first)
+        signature = _SIGNATURE.match(self.text)
+        first = (signature[1],) if signature else tuple(w.rstrip(",:;") for w in self.text.split()[:1])
+        return self.form == "function" and self.identifiers[:1] == first
 
     def opening_word(self, *, verb: bool = False) -> str | None:
         """The first word of a function sentence that may be the name it documents, "Name verbs …"
@@ -380,6 +384,9 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     # "… adapted from https://golang.org/src/path/filepath/path.go": a link, not golang.org or path.go
     # … and a file's name is no qualified name: ``segment.py`` is not ``py`` in ``segment``
     identifiers = tuple(t for t in _identifiers(_URL.sub(_link_name, q), dialects) if not names_a_file(t))
+    signature = _SIGNATURE.match(q)
+    if signature and signature[1] not in identifiers:  # "pop(index) -> …": ``pop``, however plain
+        identifiers = (signature[1], *identifiers)
     if file:
         identifiers = ()  # ``live_render.py`` names a file, not ``py`` in ``live_render``
     elif len(spaced) == 1 and (_IDENT.fullmatch(q) or (dialects and _MARKED.fullmatch(q))):
@@ -802,6 +809,8 @@ def sentence_form(text: str) -> Form:
     spaced = text.split()
     low = [w.strip(_EDGE).lower() for w in spaced]
     end = text.rstrip()[-1:]
+    if _SIGNATURE.match(text):
+        return "function"  # a signature line: "pop(index) -> remove the item at index"
     if len(low) < 3 or end == "?":
         return "area"
     # "String gets the argument …" and "Is gets whether …." name a definition, then say what it does:
