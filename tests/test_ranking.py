@@ -25,6 +25,7 @@ OFF = RankingConfig(
     undefined_penalty=1.0,
     name_words=0,
     keep_test_top=0,
+    tests_found=0,
 )
 
 
@@ -886,6 +887,25 @@ def test_a_function_sentence_keeps_a_test_a_retriever_ranks_near_its_top_when_th
     config = _only(keep_test_top=3, keep_dense_top=1)
     kept = rank([*code, test, dense], sentence, config, dense_top=[dense], limit=10)
     assert paths(kept)[9] == ("dense.py", 1) and ("tests/test_codec.py", 1) not in paths(kept)[:10]
+
+
+def test_a_function_sentence_found_almost_only_in_tests_does_not_demote_them() -> None:
+    """Eight of the text retriever's first ten hits and eight of the dense retriever's are tests: the
+    sentence is a test's own docstring in words that do not say so, and tests keep their role."""
+    tests = [fused(f"tests/test_{i}.py", 1, 0.05 - i * 0.002, text=i + 1, vector=i + 1) for i in range(8)]
+    code = [fused(f"src/m{i}.py", 1, 0.045 - i * 0.002, text=9 + i, vector=9 + i) for i in range(2)]
+    sentence = analyse("Unicode strings get encoded as UTF-8.")
+    assert sentence.form == "function" and "test" not in sentence.wants
+    ranked = rank([*tests, *code], sentence, _only(tests_found=0.8, agreed_top=0))
+    assert paths(ranked)[0] == ("tests/test_0.py", 1) and ranked[0].score == pytest.approx(0.05)
+    assert ranked[0].steps == [("role:test", "×1: the sentence is found in tests")]
+    demoted = rank([*tests, *code], sentence, _only(tests_found=0, agreed_top=0))
+    assert paths(demoted)[0] == ("src/m0.py", 1)  # off: tests ×0.3
+    # Seven of ten is not almost only; a topic or a question asks where code lives, tested or not.
+    mixed = [*tests[:7], fused("src/x.py", 1, 0.03, text=8, vector=8), *code]
+    assert paths(rank(mixed, sentence, _only(tests_found=0.8, agreed_top=0)))[0] == ("src/m0.py", 1)
+    topic = rank([*tests, *code], analyse("unicode string encoding"), _only(tests_found=0.8, agreed_top=0))
+    assert paths(topic)[0] == ("src/m0.py", 1)
 
 
 def test_ranking_off_keeps_the_fused_order() -> None:

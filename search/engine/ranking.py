@@ -53,7 +53,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    strongest one only), unless the query asks for that role ("tests for the retry logic"), or the
    query is a function sentence and the candidate is the text retriever's first and within the dense
    retriever's first ``agreed_top`` (both retrievers put it first: the one function the sentence
-   documents, a test's own docstring included), or the candidate defines a name the query asks for
+   documents, a test's own docstring included), or the query is a function sentence found almost only
+   in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
+   tests or fixtures: a test's own docstring in words that do not say so; then tests and fixtures keep
+   their role), or the candidate defines a name the query asks for
    (rule 2) and, unless the query is a function sentence, no candidate in real code defines one (a
    test's own ``ZodType`` or the legacy ``v3/`` copy beside the current class stays demoted).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
@@ -162,6 +165,9 @@ class RankingConfig:
     keep_text_top: bool = True
     keep_dense_top: int = 1  # for a function sentence: the dense retriever's first n (0: none)
     keep_test_top: int = 3  # …and a test within a retriever's first n when the page lists none (0: off)
+    # A sentence found almost only in tests (this share of the text and the dense retrievers' first ten
+    # hits each; 0: off) describes them: tests are not demoted.
+    tests_found: float = 0.8
     # A sentence that documents one function ("Return the running loop.") asks for that definition:
     # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
     function_sentences_by_span: bool = True
@@ -789,14 +795,16 @@ def _roles(
     cache: dict[str, tuple[str, ...]] = {}
     older = superseded(sorted({r.fused.span.path for r in ranked}))
     agreed = config.agreed_top if query.form == "function" else 0
+    for path in dict.fromkeys(r.fused.span.path for r in ranked):
+        roles = file_roles(path, generated)
+        cache[path] = (*roles, "compat") if path in older and "compat" not in roles else roles
+    wants = query.wants
+    found = "test" not in wants and _found_in_tests(ranked, query, config, cache)
+    if found:
+        wants = wants | {"test"}
     for r in ranked:
         path = r.fused.span.path
-        roles = cache.get(path)
-        if roles is None:
-            roles = file_roles(path, generated)
-            if path in older and "compat" not in roles:
-                roles += ("compat",)
-            cache[path] = roles
+        roles = cache[path]
         if query.states_test and config.code_penalty != 1.0 and not _TESTING.intersection(roles):
             # "Make sure ``peek()`` takes a default": the test that checks it, not the code it checks
             r.score *= config.code_penalty
@@ -804,10 +812,10 @@ def _roles(
         if not roles:
             continue  # most candidates: r.roles stays ()
         r.roles = tuple(
-            role
-            for role in roles
-            if role not in query.wants and not (role == "fixture" and "test" in query.wants)
+            role for role in roles if role not in wants and not (role == "fixture" and "test" in wants)
         )
+        if found and (testing := [role for role in roles if role in _TESTING]):
+            r.steps.append((f"role:{testing[0]}", "×1: the sentence is found in tests"))
         if (
             r.roles
             and agreed
@@ -834,6 +842,28 @@ def _roles(
         if penalty != 1.0:
             r.score *= penalty
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
+
+
+_FOUND_DEPTH = 10  # the hits of each retriever that say where a sentence is found
+
+
+def _found_in_tests(
+    ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, roles: Mapping[str, tuple[str, ...]]
+) -> bool:
+    """A sentence documenting one piece of code whose words and meaning are found almost only in
+    tests documents a test: of the text and the dense retrievers' first ten hits each, at least
+    ``tests_found`` are in tests or fixtures. Not a topic or a question, which asks where something
+    lives: the tests that exercise it may outnumber it ("how custom serializers are registered")."""
+    if not config.tests_found or query.form != "function":
+        return False
+    for leg in ("text", "vector"):
+        found = [r for r in ranked if 0 < (r.fused.ranks.get(leg) or 0) <= _FOUND_DEPTH]
+        if len(found) < _FOUND_DEPTH // 2:
+            return False
+        tested = sum(1 for r in found if _TESTING.intersection(roles[r.fused.span.path]))
+        if tested < config.tests_found * len(found):
+            return False
+    return True
 
 
 def _defines_asked(r: Ranked) -> bool:
