@@ -327,6 +327,28 @@ def test_a_pasted_phrase_with_capitals_puts_its_text_as_written_first(indexed_en
     assert all({"rule": "phrase", "effect": "first"} in r.explain["rules"] for r in typed[:2])
 
 
+def test_a_quoted_strings_places_as_typed_come_first_then_those_in_real_code(indexed_engine) -> None:
+    engine = indexed_engine(
+        {
+            "src/client.py": 'HEADERS = {"User-Agent": "shop/1.0"}\n',
+            "tests/test_client.py": 'def test_agent(header):\n    assert header.lower() == "user-agent"\n',
+            "src/checks.py": 'def check(a, b):\n    if a != b:\n        raise ValueError("checksum mismatch")\n',
+            "tests/test_checks.py": "def test_check():\n"
+            '    with raises(ValueError, match="checksum mismatch"):\n        check(1, 2)\n',
+        }
+    )
+    # ripgrep's smart case finds the lower-case string in "User-Agent" too; the test holds it as typed
+    marks = {h.span.path: h.exact_case for h in engine.rankings('"user-agent"')["text"]}
+    assert marks == {"tests/test_client.py": True, "src/client.py": False}
+    typed = engine.search(Query('"user-agent"', explain=True)).results
+    assert [r.path for r in typed[:2]] == ["tests/test_client.py", "src/client.py"]
+    assert {"rule": "exact", "effect": "case differs"} in typed[1].explain["rules"]
+    # held as typed in both: the code that raises the message before the test that asserts it
+    raised = engine.search(Query('"checksum mismatch"', explain=True)).results
+    assert [r.path for r in raised[:2]] == ["src/checks.py", "tests/test_checks.py"]
+    assert {"rule": "exact", "effect": "as typed, after real code"} in raised[1].explain["rules"]
+
+
 def test_a_pasted_message_split_over_two_literals_is_found_where_it_is_written(indexed_engine) -> None:
     """An error message split over adjacent literals, and a comment's sentence wrapped over two lines,
     are found verbatim by the text retriever (index, then the few files that can hold them) and put

@@ -912,10 +912,11 @@ def _relatives(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig
 
 
 def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
-    """Literal/regex: the chunks ripgrep verified, in its order; identifiers: the definitions of the
-    name, those in a file named after it first, then in the symbol index's order; a rare verbatim
-    phrase: its places, in the text retriever's (BM25's) order. Only the verifier can tell one exact
-    result from another: a chunk that mentions a name often is no better a definition of it."""
+    """Literal/regex: the chunks ripgrep verified, those in real code first, then in its order;
+    identifiers: the definitions of the name, those in a file named after it first, then in the
+    symbol index's order; a rare verbatim phrase: its places, in the text retriever's (BM25's) order.
+    Only the verifier can tell one exact result from another: a chunk that mentions a name often is
+    no better a definition of it."""
     unranked = 10**6
     if query.shape in ("literal", "regex", "identifier"):
         leader = "symbol" if query.shape == "identifier" else "text"
@@ -962,10 +963,10 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 # is only re-exported there (the kind ``reexport``) is not
                 label = r.fused.label
                 real = label.symbol is not None and label.kind != "reexport"
-                # a name's usages: those in real code before those in tests, docs or stubs
-                demoted = (query.shape == "identifier" or query.usages) and any(
-                    role != "reexport" or not real for role in r.roles
-                )
+                # a name's definitions and usages, a string's or a pattern's places: those in real
+                # code before those in tests, docs or stubs (the code that raises a message before
+                # the test that asserts it)
+                demoted = any(role != "reexport" or not real for role in r.roles)
                 # "class Console": the class before a method or a constant of that name
                 other_kind = bool(query.kinds) and r.fused.label.kind not in query.kinds
                 # Of two definitions of one name, the one nearer the root is the one a project is
@@ -978,10 +979,15 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 r.tier = 1
                 # usages in real code, then in tests, docs or stubs, then the definitions; definitions
                 # in real code, of the kind asked for first, then the others
+                # a quoted string: the places holding it as typed before those holding it in another
+                # case only (ripgrep's smart case finds "user-agent" in "User-Agent" too)
+                typed = query.shape == "literal" and not query.usages
+                case_differs = typed and not r.fused.exact_case
                 first = (
                     2 * int(definition) + int(demoted)
                     if query.usages
-                    else 4 * int(bool(qualified) and id(r) not in as_written)
+                    else 8 * int(case_differs)
+                    + 4 * int(bool(qualified) and id(r) not in as_written)
                     + 2 * int(demoted)
                     + int(other_kind)
                 )
@@ -997,6 +1003,9 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                         (
                             "after the usages (it defines the name)"
                             if definition
+                            else ("case differs" if case_differs else "as typed")
+                            + (", after real code" if demoted else "")
+                            if typed
                             else "after real code"
                             if demoted
                             else "first"

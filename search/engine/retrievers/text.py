@@ -144,8 +144,19 @@ class TextRetriever:
                 max_count=ripgrep.MAX_COUNT_PER_FILE,
             )
             matches = ripgrep.run_rg(self.settings, command, timeout=self.timeout).lines
-            hits = self._rank_counts(matches, self._mapper(index, matches), limit, code_first=query.usages)
-            hits = [Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True) for h in hits]
+            mapper = self._mapper(index, matches)
+            hits = self._rank_counts(matches, mapper, limit, code_first=query.usages)
+            # ripgrep's smart case finds "user-agent" in "User-Agent" too: the places that hold the
+            # string as it was typed are marked (a regex has no such text)
+            cased = (
+                {mapper.span(m.path, m.line)[0] for m in matches if query.literal in m.submatches}
+                if query.shape == "literal"
+                else set()
+            )
+            hits = [
+                Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True, exact_case=h.span in cased)
+                for h in hits
+            ]
             phrase = " ".join(query.asked.split()) if query.usages else ""
             if len(phrase.split()) >= 2:
                 # usages asked for in words the code may hold ("getSchema is called", a test's message):
