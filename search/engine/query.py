@@ -289,7 +289,7 @@ _SPEC = re.compile(
 _CLAIM = re.compile(
     r"^`*[\w.]+\(\)`*\s+(?!->)[a-z']"
     r"|^(?=.*\.$)(?!can\b)(?:[^\s,]+\s+){1,6}?(?<!that )(?<!which )(?<!it )can(?:not|'t)? be \w+ed\b"
-    r"|^(?=.*\.$)(?!works?\b).*(?<!\bthat)(?<!which)(?<!\bonly)(?<!\bthis)(?<!\bit)(?<!n't)(?<!\bnot)\s+works?"
+    r"|^(?=.*\.$)(?!works?\b).*(?<!\bthat)(?<!which)(?<!\bonly)(?<!\bthis)(?<!\bit)(?<!n't)(?<!\bnot)\sworks?"
     r"(?:[.!]?$|\s+(?:with|on|for|as|correctly|properly|again|fine|too|even)\b)",
     re.IGNORECASE,
 )
