@@ -165,8 +165,8 @@ class RankingConfig:
     keep_text_top: bool = True
     keep_dense_top: int = 1  # for a function sentence: the dense retriever's first n (0: none)
     keep_test_top: int = 3  # …and a test within a retriever's first n when the page lists none (0: off)
-    # A sentence found almost only in tests (this share of the text and the dense retrievers' first ten
-    # hits each; 0: off) describes them: tests are not demoted.
+    # A function sentence found almost only in tests (this share of the text and the dense retrievers'
+    # first ten hits each; 0: off) is a test's docstring: tests are not demoted.
     tests_found: float = 0.8
     # A sentence that documents one function ("Return the running loop.") asks for that definition:
     # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
@@ -912,8 +912,8 @@ def _relatives(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig
 
 
 def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
-    """Literal/regex: the chunks ripgrep verified, those in real code first, then in its order;
-    identifiers: the definitions of the name, those in a file named after it first, then in the
+    """Literal/regex: the chunks ripgrep verified, a quoted string's places that hold it as typed
+    first, then those in real code, then in its order; identifiers: the definitions of the name, those in a file named after it first, then in the
     symbol index's order; a rare verbatim phrase: its places, in the text retriever's (BM25's) order.
     Only the verifier can tell one exact result from another: a chunk that mentions a name often is
     no better a definition of it."""
@@ -976,13 +976,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 definition = query.usages and _defines_literal(r, query)
                 member = _defines_data(r)
                 shim = shadowed and r.fused.label.kind == "macro"
-                r.tier = 1
-                # usages in real code, then in tests, docs or stubs, then the definitions; definitions
-                # in real code, of the kind asked for first, then the others
                 # a quoted string: the places holding it as typed before those holding it in another
                 # case only (ripgrep's smart case finds "user-agent" in "User-Agent" too)
                 typed = query.shape == "literal" and not query.usages
                 case_differs = typed and not r.fused.exact_case
+                r.tier = 1
+                # usages in real code, then in tests, docs or stubs, then the definitions; definitions
+                # and places in real code, of the kind asked for first, then the others
                 first = (
                     2 * int(definition) + int(demoted)
                     if query.usages
