@@ -349,6 +349,28 @@ def test_a_quoted_strings_places_as_typed_come_first_then_those_in_real_code(ind
     assert {"rule": "exact", "effect": "as typed, after real code"} in raised[1].explain["rules"]
 
 
+def test_a_token_of_code_is_found_at_its_definition_before_its_uses(indexed_engine) -> None:
+    """ "#setupEvents", a JavaScript private method: the phrase rule finds the places that hold it, and
+    the one that defines it comes before the two that call it twice each (which BM25 ranks higher)."""
+    pad = "".join(f"    const v{i} = {i};\n" for i in range(30))
+
+    def method(name: str, body: str) -> str:
+        return f"  {name} () {{\n{pad}{body}  }}\n\n"
+
+    source = (
+        "class Handler {\n"
+        + method("#setupEvents", "    this.stream.on('data', () => {})\n")
+        + method("single", "    this.#setupEvents()\n    this.#setupEvents()\n")
+        + method("multiple", "    this.#setupEvents()\n    this.#setupEvents()\n")
+        + "}\n"
+    )
+    engine = indexed_engine({"lib/handler.js": source})
+    results = engine.search(Query("#setupEvents", explain=True)).results
+    assert results[0].symbol is not None and results[0].symbol.endswith("#setupEvents")
+    assert {"rule": "phrase", "effect": "first (its definition)"} in results[0].explain["rules"]
+    assert {r.symbol for r in results[1:3]} == {"Handler.single", "Handler.multiple"}
+
+
 def test_a_pasted_message_split_over_two_literals_is_found_where_it_is_written(indexed_engine) -> None:
     """An error message split over adjacent literals, and a comment's sentence wrapped over two lines,
     are found verbatim by the text retriever (index, then the few files that can hold them) and put

@@ -1066,10 +1066,26 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         # two comment lines) joins lines to match, and a format string that the phrase fills
         # matches only the words around its placeholders: they follow, in that order.
         loose = r.fused.loose
+        # A token of code ("#setupDecompressorEvents", a private method) is held by its definition
+        # and by its uses: the definition first, as for a name.
+        defines = _defines_asked(r)
         r.tier = 1
-        r.lead = (int(copy), int(differs), loose, r.fused.ranks.get("text") or unranked)
+        r.lead = (
+            2 * int(copy) + int(not defines),
+            int(differs),
+            loose,
+            r.fused.ranks.get("text") or unranked,
+        )
         where = "after the code (a declaration)" if copy else "first"
-        notes = [n for n, on in (("case differs", differs), (_LOOSE.get(loose, ""), loose)) if on]
+        notes = [
+            n
+            for n, on in (
+                ("its definition", defines),
+                ("case differs", differs),
+                (_LOOSE.get(loose, ""), loose),
+            )
+            if on
+        ]
         r.steps.append(("phrase", where + (f" ({', '.join(notes)})" if notes else "")))
 
 
