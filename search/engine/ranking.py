@@ -913,11 +913,11 @@ def _relatives(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig
 
 def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
     """Literal/regex: the chunks ripgrep verified, a quoted string's places that hold it as typed
-    first, then those in real code, then in its order; identifiers: the definitions of the name, those in a file named after it first, then in the
-    symbol index's order; a rare verbatim phrase: its places, one that defines a name it holds first,
-    then in the text retriever's (BM25's) order.
-    Only the verifier can tell one exact result from another: a chunk that mentions a name often is
-    no better a definition of it."""
+    first, then those in real code, then in ripgrep's order; identifiers: the definitions of the
+    name, those in a file named after it first, then in the symbol index's order; a rare verbatim
+    phrase: its places, one that defines a name it holds first, then in the text retriever's (BM25's)
+    order. Only the verifier can tell one exact result from another: a chunk that mentions a name
+    often is no better a definition of it."""
     unranked = 10**6
     if query.shape in ("literal", "regex", "identifier"):
         leader = "symbol" if query.shape == "identifier" else "text"
