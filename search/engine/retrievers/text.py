@@ -144,19 +144,12 @@ class TextRetriever:
                 max_count=ripgrep.MAX_COUNT_PER_FILE,
             )
             matches = ripgrep.run_rg(self.settings, command, timeout=self.timeout).lines
-            mapper = self._mapper(index, matches)
-            hits = self._rank_counts(matches, mapper, limit, code_first=query.usages)
             # ripgrep's smart case finds "user-agent" in "User-Agent" too: the places that hold the
             # string as it was typed are marked (a regex has no such text)
-            cased = (
-                {mapper.span(m.path, m.line)[0] for m in matches if query.literal in m.submatches}
-                if query.shape == "literal"
-                else set()
+            typed = query.literal if query.shape == "literal" else None
+            hits = self._rank_counts(
+                matches, self._mapper(index, matches), limit, code_first=query.usages, typed=typed
             )
-            hits = [
-                Hit(h.span, h.score, h.symbol, h.kind, h.language, exact=True, exact_case=h.span in cased)
-                for h in hits
-            ]
             phrase = " ".join(query.asked.split()) if query.usages else ""
             if len(phrase.split()) >= 2:
                 # usages asked for in words the code may hold ("getSchema is called", a test's message):
@@ -430,21 +423,31 @@ class TextRetriever:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
 
     def _rank_counts(
-        self, matches: list[RgLine], mapper: SpanMapper, limit: int, *, code_first: bool = False
+        self,
+        matches: list[RgLine],
+        mapper: SpanMapper,
+        limit: int,
+        *,
+        code_first: bool = False,
+        typed: str | None = None,
     ) -> list[Hit]:
-        """Chunks by their matching lines and matches; with ``code_first`` (a name's usages), those
-        where some matching line is code before those that mention the name in comments only."""
+        """Chunks by their matching lines and matches, every one ``exact`` (ripgrep verified it); with
+        ``code_first`` (a name's usages), those where some matching line is code before those that
+        mention the name in comments only; ``exact_case`` where a match is ``typed`` as written."""
         scores: dict[Span, float] = defaultdict(float)
         code: dict[Span, bool] = defaultdict(bool)
+        cased: set[Span] = set()
         meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
         for m in matches:
             span, sym, kind, lang = mapper.span(m.path, m.line)
             scores[span] += 1.0 + 0.1 * len(m.submatches)
             if code_first and not m.text.lstrip().startswith(_COMMENT_LEADERS):
                 code[span] = True
+            if typed is not None and typed in m.submatches:
+                cased.add(span)
             meta[span] = (sym, kind, lang)
         ranked = sorted(scores.items(), key=lambda kv: (not code[kv[0]], -kv[1], kv[0]))[:limit]
-        return [Hit(span, score, *meta[span]) for span, score in ranked]
+        return [Hit(span, score, *meta[span], exact=True, exact_case=span in cased) for span, score in ranked]
 
     def _rank_terms(
         self,
