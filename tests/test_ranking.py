@@ -1092,6 +1092,9 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
     [
         "merge() keeps the order of the first mapping.",
         "`flatten()` doesn't recurse into strings.",
+        "merge(strict=True) rejects a duplicate key.",  # a call with its arguments
+        "With a prefix, repr() shows the prefix.",  # under a condition
+        "If the file is empty, `load(path)` returns None.",
         "Pickling works on frozen instances.",
         "Reading a closed stream works with buffered readers too.",
         "Nested validators work.",
@@ -1100,8 +1103,8 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
     ],
 )
 def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
-    """A call as the sentence's subject, or that something works or can be done, is a claim a test's
-    docstring makes: tests are not demoted for it."""
+    """A call as the sentence's subject (with its arguments or not, under a condition or not), or that
+    something works or can be done, is a claim a test's docstring makes: tests are not demoted for it."""
     assert analyse(text).wants == {"test"}
 
 
@@ -1109,6 +1112,8 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
     "text",
     [
         "pop(index) -> remove the item at the given index",  # a signature line, with its arguments
+        "For the common case, load the file and parse it.",  # a leading clause, no call as subject
+        "Like str(), but quotes the value.",  # a comparison: no condition before the call
         "This works exactly like the method of the same name on a dict.",  # a comparison
         "A faster matcher that only works when comparing one character.",  # a relative clause
         "upload retry doesn't work.",  # a complaint: the code is asked for

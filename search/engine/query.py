@@ -279,15 +279,16 @@ _SPEC = re.compile(
     re.IGNORECASE,
 )
 # A claim about how code behaves, which a test's docstring makes and a definition's does not: a call
-# as the sentence's subject ("copy() preserves the name.", "optional() doesn't crash when …"; a
-# definition's own documentation does not write itself as a call, a signature line does with its
-# arguments: "pop(index) -> remove the item …"), or that something works ("Importing from
+# as the sentence's subject ("copy() preserves the name.", "optional() doesn't crash when …",
+# "retry_with(enabled=False) disables retrying.", under a condition: "With a name, str() returns the
+# given name."; a definition's own documentation does not write itself as a call, a signature line does
+# with its arguments: "pop(index) -> remove the item …"), or that something works ("Importing from
 # attrs.setters works.", "Pickle serialization works on all kinds of classes."; a sentence with its
 # period, not a complaint, "retry doesn't work", not a comparison, "This works exactly like …", nor a
 # relative clause, "… that only works when …"), or that it can be done ("Retrying objects can be
 # pickled.", "slots can be deactivated."; not a relative clause, "… that can be reused").
 _CLAIM = re.compile(
-    r"^`*[\w.]+\(\)`*\s+(?!->)[a-z']"
+    r"^(?:(?:if|when|with|without|given|once|unless)\b[^,]{1,60},\s*)?`*[\w.]+\([^()]*\)`*\s+(?!->)[a-z']"
     r"|^(?=.*\.$)(?!can\b)(?:[^\s,]+\s+){1,6}?(?<!that )(?<!which )(?<!it )can(?:not|'t)? be \w+ed\b"
     r"|^(?=.*\.$)(?!works?\b).*(?<!\bthat)(?<!which)(?<!\bonly)(?<!\bthis)(?<!\bit)(?<!n't)(?<!\bnot)\sworks?"
     r"(?:[.!]?$|\s+(?:with|on|for|as|correctly|properly|again|fine|too|even)\b)",
