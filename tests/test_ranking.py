@@ -720,6 +720,27 @@ def test_a_function_sentence_keeps_the_dense_retrievers_top_hit_on_the_first_pag
     assert ("dense.py", 1) not in paths(off)[:10]
 
 
+def test_a_kept_hit_makes_way_for_itself_below_a_result_both_retrievers_rank_near_their_top() -> None:
+    """The text retriever's best hit keeps a place on the page, but not in place of a result the text
+    and the dense retrievers both rank within their first three (two retrievers' agreement outweighs
+    one's best): the page's last result held by neither makes way instead."""
+    cands = [fused(f"v{i}.py", 1, 0.05 - i * 0.001, vector=i + 4) for i in range(9)]
+    agreed = fused("agreed.py", 1, 0.03, text=2, vector=2)  # 10th by score: a demoted test, say
+    cands += [agreed, *(fused(f"w{i}.py", 1, 0.02 - i * 0.001, vector=i + 20) for i in range(3))]
+    rare = fused("rare.py", 1, 0.001, text=1)
+    config = _only(keep_text_top=True)
+    ranked = rank([*cands, rare], analyse("some rare words"), config, text_top=rare, limit=10)
+    assert paths(ranked)[7:11] == [("v7.py", 1), ("agreed.py", 1), ("rare.py", 1), ("v8.py", 1)]
+    assert ranked[8].steps == [("keep", "stays: within the text and the dense retrievers' first 3")]
+    assert ranked[9].steps == [("keep", "moved from 14 to 10")]
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)
+    # Ranked fourth by one retriever, it makes way as any result does.
+    cands[9] = fused("agreed.py", 1, 0.03, text=2, vector=4)
+    ranked = rank([*cands, rare], analyse("some rare words"), config, text_top=rare, limit=10)
+    assert paths(ranked)[8:11] == [("v8.py", 1), ("rare.py", 1), ("agreed.py", 1)]
+
+
 @pytest.mark.parametrize(
     ("text", "relatives"),
     [

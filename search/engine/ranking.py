@@ -97,7 +97,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    both lists otherwise outscore it when its words are not the code's. And where a function sentence's
    page lists no test at all, the best test that the text or the dense retriever ranks within its
    first ``keep_test_top`` keeps a place at its end: the demotion of tests is a prior, and the sentence
-   may be a test's own docstring in words that do not say so ("Unicode strings get encoded.").
+   may be a test's own docstring in words that do not say so ("Unicode strings get encoded."). A
+   result that both the text and the dense retrievers rank within their first three does not make way
+   for a kept one: the page's last result that neither holds so high does.
 
 Scores stay monotonic in rank: a tier adds a whole number to the score (1 per tier above the rest),
 and within a tier a result shows at least the score of any result below it.
@@ -1196,6 +1198,30 @@ def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
     return sorted(ranked, key=_order)
 
 
+def _make_way(ranked: list[Ranked], first: int, limit: int) -> None:
+    """Order the page's ``limit`` results so that the ``limit - first`` that make way for kept results
+    are its last that both retrievers do not rank near the top (``_BOTH_FIRST``); where those are too
+    few, the page's last, as before."""
+
+    def both_first(r: Ranked) -> bool:
+        text, dense = r.fused.ranks.get("text"), r.fused.ranks.get("vector")
+        return text is not None and dense is not None and max(text, dense) <= _BOTH_FIRST
+
+    page = ranked[:limit]
+    held = [both_first(r) for r in page]
+    if not any(held[first:]) or sum(held) > first:
+        return
+    room = first - sum(held)  # the places left for the results not held, the best of them first
+    stay: list[Ranked] = []
+    go: list[Ranked] = []
+    for at, (r, h) in enumerate(zip(page, held, strict=True)):
+        room -= 0 if h else 1
+        (stay if h or room >= 0 else go).append(r)
+        if h and at >= first:
+            r.steps.append(("keep", f"stays: within the text and the dense retrievers' first {_BOTH_FIRST}"))
+    ranked[:limit] = stay + go
+
+
 def _best_test(ranked: Sequence[Ranked], within: int, limit: int) -> Ranked | None:
     """The first demoted test below the page that the text or the dense retriever ranks within its
     first ``within``, when the page lists no demoted test."""
@@ -1209,10 +1235,15 @@ def _best_test(ranked: Sequence[Ranked], within: int, limit: int) -> Ranked | No
     return None
 
 
+_BOTH_FIRST = 3  # a result the text and the dense retrievers both rank within their first this many
+
+
 def _keep(ranked: list[Ranked], kept: Sequence[Fused], limit: int) -> None:
     """Each of ``kept`` keeps a place in the first ``limit``: those below it move to its last slots,
-    in their order, never in place of a verified (tiered) result, and into its second half only (a
-    search for one result gets the best one)."""
+    in their order, never in place of a verified (tiered) result, nor of one that the text and the
+    dense retrievers both rank within their first ``_BOTH_FIRST`` (the page's later results make way
+    for it instead: two retrievers' agreement outweighs one retriever's best), and into its second half
+    only (a search for one result gets the best one)."""
     spans = {f.span for f in kept}
     below = [i for i, r in enumerate(ranked) if i >= limit and r.fused.span in spans]
     free = min(limit - sum(1 for r in ranked[:limit] if r.tier), limit // 2)
@@ -1223,6 +1254,7 @@ def _keep(ranked: list[Ranked], kept: Sequence[Fused], limit: int) -> None:
     for i in reversed(movers):
         ranked.pop(i)
     first = limit - len(moved)
+    _make_way(ranked, first, limit)
     for n, (r, at) in enumerate(zip(moved, movers, strict=True)):
         r.score = max(r.score, ranked[first + n].score)  # what it displaces will follow it
         r.steps.append(("keep", f"moved from {at + 1} to {first + n + 1}"))
