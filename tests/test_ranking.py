@@ -735,6 +735,21 @@ def test_a_kept_hit_makes_way_for_itself_below_a_result_both_retrievers_rank_nea
     assert ranked[9].steps == [("keep", "moved from 14 to 10")]
     scores = [r.score for r in ranked]
     assert scores == sorted(scores, reverse=True)
+    # Never in place of a verified (tiered) result: with seven on the page and three kept, it makes way.
+    from search.engine.ranking import Ranked, _keep
+
+    tiered = [Ranked(fused(f"t{i}.py", 1, 0.05), 1.05, tier=1) for i in range(7)]
+    held = Ranked(agreed, 0.03)
+    rest = [Ranked(fused(f"u{i}.py", 1, 0.02), 0.02 - i * 0.001) for i in range(2)]
+    kept = [Ranked(fused(f"k{i}.py", 1, 0.001, text=1), 0.001) for i in range(3)]
+    page = [*tiered, held, *rest, *kept]
+    _keep(page, [k.fused for k in kept], 10)
+    assert [r.fused.span.path for r in page[:10]] == [
+        *(f"t{i}.py" for i in range(7)),
+        "k0.py",
+        "k1.py",
+        "k2.py",
+    ]
     # Ranked fourth by one retriever, it makes way as any result does.
     cands[9] = fused("agreed.py", 1, 0.03, text=2, vector=4)
     ranked = rank([*cands, rare], analyse("some rare words"), config, text_top=rare, limit=10)

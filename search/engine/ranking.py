@@ -1208,16 +1208,17 @@ def _make_way(ranked: list[Ranked], first: int, limit: int) -> None:
         return text is not None and dense is not None and max(text, dense) <= _BOTH_FIRST
 
     page = ranked[:limit]
-    held = [both_first(r) for r in page]
-    if not any(held[first:]) or sum(held) > first:
+    held = [both_first(r) and not r.tier for r in page]
+    fixed = [h or r.tier > 0 for r, h in zip(page, held, strict=True)]  # a verified result stays too
+    if not any(held[first:]) or sum(fixed) > first:
         return
-    room = first - sum(held)  # the places left for the results not held, the best of them first
+    room = first - sum(fixed)  # the places left for the other results, the best of them first
     stay: list[Ranked] = []
     go: list[Ranked] = []
-    for at, (r, h) in enumerate(zip(page, held, strict=True)):
-        room -= 0 if h else 1
-        (stay if h or room >= 0 else go).append(r)
-        if h and at >= first:
+    for at, (r, f) in enumerate(zip(page, fixed, strict=True)):
+        room -= 0 if f else 1
+        (stay if f or room >= 0 else go).append(r)
+        if held[at] and at >= first:
             r.steps.append(("keep", f"stays: within the text and the dense retrievers' first {_BOTH_FIRST}"))
     ranked[:limit] = stay + go
 
