@@ -1029,6 +1029,11 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("VarPF is like VarP, but returns the flag created", "function"),
         ("is UploadSession retried", "area"),
         ("Parsing JSON fields", "area"),
+        # a gerund that is the subject of a finite verb makes a statement, not a topic
+        ("Renaming files present only in the base layer is not permitted", "function"),
+        ("Enabling this feature will only change the serialized form", "function"),
+        ("parsing headers that are folded", "area"),  # a relative clause's verb
+        ("caching of responses which can expire", "area"),
         # a noun naming a piece of code, then what it does or is of, documents that piece
         ("Implementation of ``|`` operator - returns :class:`MatchFirst`", "function"),
         ("Helper to create a parse action for converting parsed date string", "function"),

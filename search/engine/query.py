@@ -803,7 +803,8 @@ def sentence_form(text: str) -> Form:
     verb ("Return the …", "Wake up the …", "Erase all content …", "Determine if a value is a Buffer"),
     opening with one of the verbs doc comments open with ("Trim excess whitespace …", "Returns a
     string …"), with "It" ("It encodes a string …"), as JSDoc first lines often do without a period,
-    or with a name and a verb in the third person ("OnlyValidArgs returns an error if …");
+    or with a name and a verb in the third person ("OnlyValidArgs returns an error if …"), or
+    with a gerund that is the subject of a finite verb ("Renaming files … is not permitted");
     ``area`` for questions ("how does …"; "Do basic configuration …." and "When X, Y." with their
     period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
     the retry logic", where "tests" is no verb)."""
@@ -823,6 +824,8 @@ def sentence_form(text: str) -> Form:
     # "Do basic configuration …." and "When the key is unset, … ." end as statements: an imperative
     # or a condition that documents code, not a question.
     stated = end == "." and (low[0] in _STATEMENT_OPENERS or names_first)
+    if gerund and _finite_after(low):
+        return "function"
     if (low[0] in _QUESTION_WORDS and not stated) or gerund:
         return "area"
     if _asks_for_role(low, period=end == "."):
@@ -843,6 +846,17 @@ def sentence_form(text: str) -> Form:
     if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[1] in _QUANTIFIERS or low[0] == "it":
         return "function"
     return "function" if is_doc_verb(low[0]) else "area"
+
+
+_FINITE = frozenset(
+    "is are was were will would can cannot must should does doesn't has have may isn't aren't won't".split()  # noqa: SIM905
+)
+_RELATIVES = frozenset("that which who whom whose when where if".split())  # noqa: SIM905
+
+
+def _finite_after(low: list[str]) -> bool:
+    """A gerund opening is the subject of a finite verb after it (not in a relative clause)."""
+    return any(w in _FINITE and low[i] not in _RELATIVES for i, w in enumerate(low[2:], start=1))
 
 
 def _names_a_piece(low: list[str]) -> bool:
