@@ -1043,7 +1043,11 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("how does the helper for urls work", "area"),  # a question first
         ("helpers for url building", "area"),  # a plural: files of helpers, not one piece
         ("error handling helpers", "area"),  # no link word after the noun
-        ("a version of the config file", "area"),  # not a noun that names code
+        ("one version of the config file", "area"),  # not a noun that names code
+        # a sentence that opens with an article is documentation's (a field's, a value's), not a topic
+        ("The field name found in the", "function"),
+        ("A safe Kernel::load, issuing the hooks depending on the results", "function"),
+        ("An example on how to use a hook", "function"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

@@ -804,7 +804,9 @@ def sentence_form(text: str) -> Form:
     opening with one of the verbs doc comments open with ("Trim excess whitespace …", "Returns a
     string …"), with "It" ("It encodes a string …"), as JSDoc first lines often do without a period,
     or with a name and a verb in the third person ("OnlyValidArgs returns an error if …"), or
-    with a gerund that is the subject of a finite verb ("Renaming files … is not permitted");
+    with a gerund that is the subject of a finite verb ("Renaming files … is not permitted"), or with
+    an article, as a field's or a value's documentation does ("The field name found in the", "A safe
+    Kernel::load, issuing the hooks …"; a topic typed as a query does not);
     ``area`` for questions ("how does …"; "Do basic configuration …." and "When X, Y." with their
     period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
     the retry logic", where "tests" is no verb)."""
@@ -830,6 +832,8 @@ def sentence_form(text: str) -> Form:
         return "area"
     if _asks_for_role(low, period=end == "."):
         return "area"  # "tests for the retry logic", "examples of streaming": files of that role
+    if low[0] in _ARTICLES:
+        return "function"
     if _names_a_piece(low):
         return "function"
     if names_first:
@@ -848,6 +852,7 @@ def sentence_form(text: str) -> Form:
     return "function" if is_doc_verb(low[0]) else "area"
 
 
+_ARTICLES = frozenset({"the", "a", "an"})  # what documentation opens with, and a topic typed does not
 _FINITE = frozenset(
     "is are was were will would can cannot must should does doesn't has have may isn't aren't won't".split()  # noqa: SIM905
 )
