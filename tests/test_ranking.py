@@ -1034,6 +1034,8 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("Enabling this feature will only change the serialized form", "function"),
         ("parsing headers that are folded", "area"),  # a relative clause's verb
         ("caching of responses which can expire", "area"),
+        ("Slicing the peekable shouldn't advance the iterator.", "function"),
+        ("handling what to do on errors", "area"),  # an infinitive's verb
         # a noun naming a piece of code, then what it does or is of, documents that piece
         ("Implementation of ``|`` operator - returns :class:`MatchFirst`", "function"),
         ("Helper to create a parse action for converting parsed date string", "function"),

@@ -854,14 +854,17 @@ def sentence_form(text: str) -> Form:
 
 _ARTICLES = frozenset({"the", "a", "an"})  # what documentation opens with, and a topic typed does not
 _FINITE = frozenset(
-    "is are was were will would can cannot must should does doesn't has have may isn't aren't won't".split()  # noqa: SIM905
+    "is are was were will would can could cannot must should does do has have may might isn't aren't wasn't"  # noqa: SIM905
+    " weren't won't wouldn't can't couldn't mustn't shouldn't doesn't don't hasn't haven't".split()
 )
-_RELATIVES = frozenset("that which who whom whose when where if".split())  # noqa: SIM905
+# Words after which a verb is not the sentence's: a relative clause's ("… that are folded") or an
+# infinitive's ("… what to do")
+_NOT_ITS_VERB = frozenset("that which who whom whose when where if to".split())  # noqa: SIM905
 
 
 def _finite_after(low: list[str]) -> bool:
     """A gerund opening is the subject of a finite verb after it (not in a relative clause)."""
-    return any(w in _FINITE and low[i] not in _RELATIVES for i, w in enumerate(low[2:], start=1))
+    return any(w in _FINITE and low[i] not in _NOT_ITS_VERB for i, w in enumerate(low[2:], start=1))
 
 
 def _names_a_piece(low: list[str]) -> bool:
