@@ -944,6 +944,35 @@ def test_a_function_sentence_found_almost_only_in_tests_does_not_demote_them() -
     assert paths(topic)[0] == ("src/m0.py", 1)
 
 
+def test_a_claim_about_a_name_only_python_defines_keeps_the_tests_role() -> None:
+    """ "before_log uses the name parameter …" opens with a name and a verb: Go's doc comments open so,
+    Python's docstrings do not (PEP 257: "Return …"), so where only Python files define the name it is
+    a claim a test makes about it, and tests keep their role; where a Go file defines it, its own
+    documentation, and tests are demoted."""
+    sentence = analyse("before_log uses the name parameter in context manager mode.")
+    assert sentence.opens_with_name and "test" not in sentence.wants
+    test = fused("tests/test_log.py", 1, 0.05, text=1, vector=2)
+
+    def ranked_with(definition: str) -> list:
+        defined = fused(definition, 1, 0.04, symbol="before_log", symbol_rank=1, text=3, vector=1)
+        return rank(
+            [test, defined, fused("src/other.py", 1, 0.045)], sentence, _only(definition=3.0, agreed_top=0)
+        )
+
+    python = ranked_with("src/before.py")
+    assert paths(python)[:2] == [("src/before.py", 1), ("tests/test_log.py", 1)]
+    assert python[1].score == pytest.approx(0.05)  # not demoted
+    assert python[1].steps == [
+        ("role:test", "×1: a claim about a Python name, which its own docstring would not open with")
+    ]
+    go = ranked_with("src/before.go")
+    assert paths(go)[:3] == [("src/before.go", 1), ("src/other.py", 1), ("tests/test_log.py", 1)]
+    assert go[2].score == pytest.approx(0.05 * 0.3)  # demoted: a Go doc comment names its definition
+    # An imperative documents the function whatever its language: tests are demoted.
+    imperative = analyse("Log the name parameter before each attempt.")
+    assert not imperative.opens_with_name
+
+
 def test_ranking_off_keeps_the_fused_order() -> None:
     cands = [fused("tests/t.py", 1, 0.05), fused("a.py", 1, 0.04)]
     assert paths(rank(cands, analyse("x y"), RankingConfig(enabled=False))) == [

@@ -56,7 +56,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    documents, a test's own docstring included), or the query is a function sentence found almost only
    in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
    tests or fixtures: a test's own docstring in words that do not say so; then tests and fixtures keep
-   their role), or the candidate defines a name the query asks for
+   their role), or the query opens with a name only Python files define and a verb in the third person
+   ("before_log uses the name parameter …": a Python docstring does not open with its own name, so
+   this is a test's claim about it; Go's doc comments do), or the candidate defines a name the query asks for
    (rule 2) and, unless the query is a function sentence, no candidate in real code defines one (a
    test's own ``ZodType`` or the legacy ``v3/`` copy beside the current class stays demoted).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
@@ -801,7 +803,11 @@ def _roles(
         roles = file_roles(path, generated)
         cache[path] = (*roles, "compat") if path in older and "compat" not in roles else roles
     wants = query.wants
-    found = "test" not in wants and _found_in_tests(ranked, query, config, cache)
+    found = ""  # why tests keep their role, decided from the candidates
+    if "test" not in wants and _found_in_tests(ranked, query, config, cache):
+        found = "the sentence is found in tests"
+    elif "test" not in wants and _claims_of_a_python_name(ranked, query):
+        found = "a claim about a Python name, which its own docstring would not open with"
     if found:
         wants = wants | {"test"}
     for r in ranked:
@@ -817,7 +823,7 @@ def _roles(
             role for role in roles if role not in wants and not (role == "fixture" and "test" in wants)
         )
         if found and (testing := [role for role in roles if role in _TESTING]):
-            r.steps.append((f"role:{testing[0]}", "×1: the sentence is found in tests"))
+            r.steps.append((f"role:{testing[0]}", f"×1: {found}"))
         if (
             r.roles
             and agreed
@@ -847,6 +853,21 @@ def _roles(
 
 
 _FOUND_DEPTH = 10  # the hits of each retriever that say where a sentence is found
+_PYTHON = (".py", ".pyi")
+
+
+def _claims_of_a_python_name(ranked: list[Ranked], query: AnalysedQuery) -> bool:
+    """A function sentence that opens with a name and a verb in the third person ("__gt__ returns
+    NotImplemented if classes differ.", "AttemptManager supports async with …") documents that name
+    in Go, whose doc comments open so, but not in Python: PEP 257 asks a docstring to prescribe its
+    function's effect as a command ("Return …"), so a sentence about a name that only Python files
+    define (the definition rule found it there) is a claim a test's docstring makes about it. Of the
+    quality corpora's 2,998 docstrings, the query analysis reads 446 of real code's in Go so and 46 of
+    the tests' in Go; in Python, 5 of the tests' and none of real code's."""
+    if not query.opens_with_name or query.opening_word() is None:
+        return False
+    defining = [r.fused.span.path for r in ranked if _defines_asked(r)]
+    return bool(defining) and all(path.endswith(_PYTHON) for path in defining)
 
 
 def _found_in_tests(
