@@ -863,7 +863,8 @@ _NOT_ITS_VERB = frozenset("that which who whom whose when where if to".split()) 
 
 
 def _finite_after(low: list[str]) -> bool:
-    """A gerund opening is the subject of a finite verb after it (not in a relative clause)."""
+    """A gerund opening is the subject of a finite verb after it (not a relative clause's verb, nor
+    one after "to")."""
     return any(w in _FINITE and low[i] not in _NOT_ITS_VERB for i, w in enumerate(low[2:], start=1))
 
 
