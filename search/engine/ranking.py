@@ -971,6 +971,9 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             r.fused.exact and r.fused.label.symbol and r.fused.label.kind not in (None, "macro", *DATA_KINDS)
             for r in ranked
         )
+        # a quoted string: the places holding it as typed before those holding it in another case only
+        # (ripgrep's smart case finds "user-agent" in "User-Agent" too)
+        typed = query.shape == "literal" and not query.usages
         as_written: set[int] = set()  # the ids of the candidates that define the qualified name itself
         if qualified:
             exact_names = {bare_name(n) for n in query.names}
@@ -1000,9 +1003,6 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 definition = query.usages and _defines_literal(r, query)
                 member = _defines_data(r)
                 shim = shadowed and r.fused.label.kind == "macro"
-                # a quoted string: the places holding it as typed before those holding it in another
-                # case only (ripgrep's smart case finds "user-agent" in "User-Agent" too)
-                typed = query.shape == "literal" and not query.usages
                 case_differs = typed and not r.fused.exact_case
                 r.tier = 1
                 # usages in real code, then in tests, docs or stubs, then the definitions; definitions
@@ -1219,6 +1219,9 @@ def _saturate(ranked: list[Ranked], config: RankingConfig) -> list[Ranked]:
     return sorted(ranked, key=_order)
 
 
+_BOTH_FIRST = 3  # a result the text and the dense retrievers both rank within their first this many
+
+
 def _make_way(ranked: list[Ranked], first: int, limit: int) -> None:
     """Order the page's ``limit`` results so that the ``limit - first`` that make way for kept results
     are its last that both retrievers do not rank near the top (``_BOTH_FIRST``); where those are too
@@ -1255,9 +1258,6 @@ def _best_test(ranked: Sequence[Ranked], within: int, limit: int) -> Ranked | No
             if (text is not None and text <= within) or (dense is not None and dense <= within):
                 return r
     return None
-
-
-_BOTH_FIRST = 3  # a result the text and the dense retrievers both rank within their first this many
 
 
 def _keep(ranked: list[Ranked], kept: Sequence[Fused], limit: int) -> None:
