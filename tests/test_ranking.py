@@ -1176,6 +1176,8 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
         "Nested validators work.",
         "Frozen sessions can be copied.",
         "All retry policies can be serialised with pickle.",
+        "When strict=False, unknown keys are kept.",  # the case a keyword argument's setting sets up
+        "Duplicate headers are merged when fold=True.",
     ],
 )
 def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
@@ -1196,6 +1198,9 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "how does the retry work",  # a question
         "Can be overridden by a subclass to change the matching.",  # no subject: the function's own
         "Return a buffer that can be reused.",  # a relative clause
+        "If ``strict=True``, unknown keys raise an error.",  # the setting as code markup documents it
+        "Children returns the commands that are Hidden=false.",  # Go's field, not Python's constant
+        "retry with reraise=True",  # a search for the setting, not a sentence
     ],
 )
 def test_no_claim_where_the_sentence_documents_or_asks(text: str) -> None:
