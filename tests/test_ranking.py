@@ -947,8 +947,8 @@ def test_a_function_sentence_found_almost_only_in_tests_does_not_demote_them() -
 def test_a_claim_about_a_name_only_python_defines_keeps_the_tests_role() -> None:
     """ "before_log uses the name parameter …" opens with a name and a verb: Go's doc comments open so,
     Python's docstrings do not (PEP 257: "Return …"), so where only Python files define the name it is
-    a claim a test makes about it, and tests keep their role; where a Go file defines it, its own
-    documentation, and tests are demoted."""
+    a claim a test makes about it: tests keep their role and the definition gains nothing; where a Go
+    file defines it, its own documentation, the definition gains and tests are demoted."""
     sentence = analyse("before_log uses the name parameter in context manager mode.")
     assert sentence.opens_with_name and "test" not in sentence.wants
     test = fused("tests/test_log.py", 1, 0.05, text=1, vector=2)
@@ -960,13 +960,16 @@ def test_a_claim_about_a_name_only_python_defines_keeps_the_tests_role() -> None
         )
 
     python = ranked_with("src/before.py")
-    assert paths(python)[:2] == [("src/before.py", 1), ("tests/test_log.py", 1)]
-    assert python[1].score == pytest.approx(0.05)  # not demoted
-    assert python[1].steps == [
+    assert paths(python) == [("tests/test_log.py", 1), ("src/other.py", 1), ("src/before.py", 1)]
+    assert python[0].score == pytest.approx(0.05)  # not demoted
+    assert python[0].steps == [
         ("role:test", "×1: a claim about a Python name, which its own docstring would not open with")
     ]
+    assert python[2].score == pytest.approx(0.04)  # its definition gains nothing
+    assert ("definition (a test's claim about it)", "+0.0000") in python[2].steps
     go = ranked_with("src/before.go")
     assert paths(go)[:3] == [("src/before.go", 1), ("src/other.py", 1), ("tests/test_log.py", 1)]
+    assert go[0].score == pytest.approx(0.04 + 3.0 * 0.05 * 0.5)  # definition × top × ½ for a sentence
     assert go[2].score == pytest.approx(0.05 * 0.3)  # demoted: a Go doc comment names its definition
     # An imperative documents the function whatever its language: tests are demoted.
     imperative = analyse("Log the name parameter before each attempt.")

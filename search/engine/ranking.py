@@ -530,6 +530,12 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     first = None
     if config.named_others != 1.0 and query.opens_with_name:
         first = _first_named(ranked, match) if _names_itself(query) else _owned(ranked, match, query)
+    # "Slotted classes support …", "before_log uses …": a claim a test's docstring makes about a name
+    # only Python defines, which the name's own docstring would not open with; its definition gains
+    # nothing, the tests that make the claim keep their role (:func:`_roles`)
+    claim = query.form == "function" and _claims_about(
+        query, [r.fused.span.path for r, m in zip(ranked, match, strict=True) if m]
+    )
     stems: dict[str, bool] = {}  # per file: a file's chunks come many to a list
     for r, m in zip(ranked, match, strict=True):
         path = r.fused.span.path
@@ -544,6 +550,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             # below the module named after the name (axum's `Router.path_router`, its path_router.rs)
             member = _defines_data(r)
             gain *= 0.5 if member else 1.0
+            gain *= 0.0 if claim else 1.0
             r.score += gain
             rule = (
                 ("a test of it" if tests else "definition")
@@ -557,6 +564,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
                 )
                 + (" (not the symbol index's first)" if later else "")
                 + (" (a member)" if member else "")
+                + (" (a test's claim about it)" if claim else "")
             )
             r.steps.append((rule, f"+{gain:.4f}"))
         elif stem and query.form != "function" and not tests:
@@ -864,9 +872,13 @@ def _claims_of_a_python_name(ranked: list[Ranked], query: AnalysedQuery) -> bool
     define (the definition rule found it there) is a claim a test's docstring makes about it. Of the
     quality corpora's 2,998 docstrings, the query analysis reads 446 of real code's in Go so and 46 of
     the tests' in Go; in Python, 5 of the tests' and none of real code's."""
+    return _claims_about(query, [r.fused.span.path for r in ranked if _defines_asked(r)])
+
+
+def _claims_about(query: AnalysedQuery, defining: list[str]) -> bool:
+    """:func:`_claims_of_a_python_name`, given the paths that define the name the query asks for."""
     if not query.opens_with_name or query.opening_word() is None:
         return False
-    defining = [r.fused.span.path for r in ranked if _defines_asked(r)]
     return bool(defining) and all(path.endswith(_PYTHON) for path in defining)
 
 
