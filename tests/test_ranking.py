@@ -1082,6 +1082,11 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("The field name found in the", "function"),
         ("A safe Kernel::load, issuing the hooks depending on the results", "function"),
         ("An example on how to use a hook", "function"),
+        # an imperative that is seldom a noun, without a period or a determiner after it
+        ("Traverse from offset to the specified codepoint", "function"),
+        ("Cleans up stale handles after shutdown", "function"),  # clean → cleans
+        ("Enable HTTP body compression", "function"),
+        ("release process for the wheels", "area"),  # "release" is a topic's noun as often
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

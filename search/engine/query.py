@@ -808,7 +808,7 @@ def sentence_form(text: str) -> Form:
     sentence — ending with a period, with a determiner, a quantifier or a condition right after the
     verb ("Return the …", "Wake up the …", "Erase all content …", "Determine if a value is a Buffer"),
     opening with one of the verbs doc comments open with ("Trim excess whitespace …", "Returns a
-    string …"), with "It" ("It encodes a string …"), as JSDoc first lines often do without a period,
+    string …") or an imperative seldom used as a noun ("Traverse from offset …"), with "It" ("It encodes a string …"), as JSDoc first lines often do without a period,
     or with a name and a verb in the third person ("OnlyValidArgs returns an error if …"), or
     with a gerund that is the subject of a finite verb ("Renaming files … is not permitted"), or with
     an article, as a field's or a value's documentation does ("The field name found in the", "A safe
@@ -855,7 +855,23 @@ def sentence_form(text: str) -> Form:
     after_verb = low[2] if low[1] in _PARTICLES else low[1]
     if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[1] in _QUANTIFIERS or low[0] == "it":
         return "function"
-    return "function" if is_doc_verb(low[0]) else "area"
+    return "function" if is_doc_verb(low[0]) or _imperative(low[0]) else "area"
+
+
+# Verbs a function's documentation opens with that a topic does not, being seldom nouns ("save",
+# "release", "trigger" and "attempt" are topics' nouns too): "Enable HTTP body compression", "Traverse
+# from offset to …", "Cleans up decompressor references …". Kept apart from the doc verbs, which also
+# decide what a sentence's opening word names.
+_IMPERATIVES = frozenset(
+    "enable disable rewrite finalize traverse skip clean prepare consume allow ignore collect notify"  # noqa: SIM905
+    " configure attach detach connect disconnect acquire abort cancel restore spawn assign unwrap inject"
+    " reject listen subscribe unsubscribe rename truncate increment decrement coerce collapse flatten"
+    " compress decompress sanitize infer detect".split()
+)
+
+
+def _imperative(word: str) -> bool:
+    return word in _IMPERATIVES or any(b in _IMPERATIVES for b in _bare_verbs(word))
 
 
 _ARTICLES = frozenset({"the", "a", "an"})  # what documentation opens with, and a topic typed does not
