@@ -937,8 +937,11 @@ def test_a_function_sentence_found_almost_only_in_tests_does_not_demote_them() -
     assert ranked[0].steps == [("role:test", "×1: the sentence is found in tests")]
     demoted = rank([*tests, *code], sentence, _only(tests_found=0, agreed_top=0))
     assert paths(demoted)[0] == ("src/m0.py", 1)  # off: tests ×0.3
-    # Seven of ten is not almost only; a topic or a question asks where code lives, tested or not.
-    mixed = [*tests[:7], fused("src/x.py", 1, 0.03, text=8, vector=8), *code]
+    # Seven of ten is not almost only, where code comes first; a topic or a question asks where code
+    # lives, tested or not.
+    first = fused("src/x.py", 1, 0.03, text=1, vector=1)
+    later = [fused(f"tests/test_{i}.py", 1, 0.05 - i * 0.002, text=i + 2, vector=i + 2) for i in range(7)]
+    mixed = [first, *later, *code]
     assert paths(rank(mixed, sentence, _only(tests_found=0.8, agreed_top=0)))[0] == ("src/m0.py", 1)
     topic = rank([*tests, *code], analyse("unicode string encoding"), _only(tests_found=0.8, agreed_top=0))
     assert paths(topic)[0] == ("src/m0.py", 1)
@@ -974,6 +977,35 @@ def test_a_claim_about_a_name_only_python_defines_keeps_the_tests_role() -> None
     # An imperative documents the function whatever its language: tests are demoted.
     imperative = analyse("Log the name parameter before each attempt.")
     assert not imperative.opens_with_name
+
+
+def test_a_function_sentence_whose_first_hits_are_all_tests_does_not_demote_them() -> None:
+    """The text and the dense retrievers each put three tests first (three of ten, not almost only):
+    the words and the meaning agree where the sentence is found, and tests keep their role; where
+    either retriever's third hit is code, the tests are demoted."""
+    tests = [fused(f"tests/test_{i}.py", 1, 0.05 - i * 0.002, text=i + 1, vector=i + 1) for i in range(3)]
+    code = [fused(f"src/m{i}.py", 1, 0.045 - i * 0.002, text=4 + i, vector=4 + i) for i in range(7)]
+    sentence = analyse("Unicode strings get encoded as UTF-8.")
+    assert sentence.form == "function" and "test" not in sentence.wants
+    ranked = rank([*tests, *code], sentence, _only(tests_found=0.8, agreed_top=0))
+    assert paths(ranked)[:4] == [
+        ("tests/test_0.py", 1),
+        ("tests/test_1.py", 1),
+        ("tests/test_2.py", 1),
+        ("src/m0.py", 1),
+    ]
+    assert ranked[0].score == pytest.approx(0.05)  # not demoted
+    assert ranked[0].steps == [("role:test", "×1: the sentence is found in tests")]
+    # The dense retriever's third hit is code: tests ×0.3 (0.05 → 0.015), below every code result.
+    swapped = [*tests[:2], fused("tests/test_2.py", 1, 0.046, text=3, vector=4)]
+    third = [fused("src/m0.py", 1, 0.045, text=4, vector=3), *code[1:]]
+    demoted = rank([*swapped, *third], sentence, _only(tests_found=0.8, agreed_top=0))
+    assert paths(demoted)[0] == ("src/m0.py", 1)
+    assert demoted[-3].score == pytest.approx(0.05 * 0.3) and demoted[-3].steps == [("role:test", "×0.3")]
+    # Off with the rule (tests_found = 0), and not for a topic.
+    assert paths(rank([*tests, *code], sentence, _only(tests_found=0, agreed_top=0)))[0] == ("src/m0.py", 1)
+    topic = analyse("unicode string encoding")
+    assert paths(rank([*tests, *code], topic, _only(tests_found=0.8, agreed_top=0)))[0] == ("src/m0.py", 1)
 
 
 def test_ranking_off_keeps_the_fused_order() -> None:

@@ -55,8 +55,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    retriever's first ``agreed_top`` (both retrievers put it first: the one function the sentence
    documents, a test's own docstring included), or the query is a function sentence found almost only
    in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
-   tests or fixtures: a test's own docstring in words that do not say so; then tests and fixtures keep
-   their role), or the query opens with a name only Python files define and a verb in the third person
+   tests or fixtures, or the first three of each are: a test's own docstring in words that do not say
+   so; then tests and fixtures keep their role), or the query opens with a name only Python files define and a verb in the third person
    ("before_log uses the name parameter …": a Python docstring does not open with its own name, so
    this is a test's claim about it; Go's doc comments do), or the candidate defines a name the query asks for
    (rule 2) and, unless the query is a function sentence, no candidate in real code defines one (a
@@ -170,7 +170,7 @@ class RankingConfig:
     keep_dense_top: int = 1  # for a function sentence: the dense retriever's first n (0: none)
     keep_test_top: int = 3  # …and a test within a retriever's first n when the page lists none (0: off)
     # A function sentence found almost only in tests (this share of the text and the dense retrievers'
-    # first ten hits each; 0: off) is a test's docstring: tests are not demoted.
+    # first ten hits each, or their first three; 0: off) is a test's docstring: tests are not demoted.
     tests_found: float = 0.8
     # A sentence that documents one function ("Return the running loop.") asks for that definition:
     # the file-level rules (coherence, path, saturation) would push it below its file's other chunks.
@@ -861,6 +861,7 @@ def _roles(
 
 
 _FOUND_DEPTH = 10  # the hits of each retriever that say where a sentence is found
+_FOUND_TOP = 3  # …and the first hits that do so by themselves
 _PYTHON = (".py", ".pyi")
 
 
@@ -887,18 +888,30 @@ def _found_in_tests(
 ) -> bool:
     """A sentence documenting one piece of code whose words and meaning are found almost only in
     tests documents a test: of the text and the dense retrievers' first ten hits each, at least
-    ``tests_found`` are in tests or fixtures. Not a topic or a question, which asks where something
-    lives: the tests that exercise it may outnumber it ("how custom serializers are registered")."""
+    ``tests_found`` are in tests or fixtures, or each retriever's first ``_FOUND_TOP`` are (where the
+    words and the meaning both put tests first, what lies further down does not make the sentence
+    code's). Not a topic or a question, which asks where something lives: the tests that exercise it
+    may outnumber it ("how custom serializers are registered")."""
     if not config.tests_found or query.form != "function":
         return False
-    for leg in ("text", "vector"):
-        found = [r for r in ranked if 0 < (r.fused.ranks.get(leg) or 0) <= _FOUND_DEPTH]
-        if len(found) < _FOUND_DEPTH // 2:
-            return False
-        tested = sum(1 for r in found if _TESTING.intersection(roles[r.fused.span.path]))
-        if tested < config.tests_found * len(found):
-            return False
-    return True
+    return all(_tested_top(ranked, leg, roles) for leg in ("text", "vector")) or all(
+        _tested_share(ranked, leg, roles) >= config.tests_found for leg in ("text", "vector")
+    )
+
+
+def _tested_top(ranked: list[Ranked], leg: str, roles: Mapping[str, tuple[str, ...]]) -> bool:
+    """``leg``'s first ``_FOUND_TOP`` hits are all in tests or fixtures."""
+    top = [r for r in ranked if 0 < (r.fused.ranks.get(leg) or 0) <= _FOUND_TOP]
+    return len(top) == _FOUND_TOP and all(_TESTING.intersection(roles[r.fused.span.path]) for r in top)
+
+
+def _tested_share(ranked: list[Ranked], leg: str, roles: Mapping[str, tuple[str, ...]]) -> float:
+    """The share of ``leg``'s first ``_FOUND_DEPTH`` hits in tests or fixtures (0 where it has fewer
+    than half that many)."""
+    found = [r for r in ranked if 0 < (r.fused.ranks.get(leg) or 0) <= _FOUND_DEPTH]
+    if len(found) < _FOUND_DEPTH // 2:
+        return 0.0
+    return sum(1 for r in found if _TESTING.intersection(roles[r.fused.span.path])) / len(found)
 
 
 def _defines_asked(r: Ranked) -> bool:
