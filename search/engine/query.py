@@ -808,11 +808,12 @@ def sentence_form(text: str) -> Form:
     sentence — ending with a period, with a determiner, a quantifier or a condition right after the
     verb ("Return the …", "Wake up the …", "Erase all content …", "Determine if a value is a Buffer"),
     opening with one of the verbs doc comments open with ("Trim excess whitespace …", "Returns a
-    string …") or an imperative seldom used as a noun ("Traverse from offset …"), with "It" ("It encodes a string …"), as JSDoc first lines often do without a period,
-    or with a name and a verb in the third person ("OnlyValidArgs returns an error if …"), or
-    with a gerund that is the subject of a finite verb ("Renaming files … is not permitted"), or with
-    an article, as a field's or a value's documentation does ("The field name found in the", "A safe
-    Kernel::load, issuing the hooks …"; a topic typed as a query does not);
+    string …") or an imperative seldom used as a noun ("Traverse from offset …"), with "It" ("It
+    encodes a string …"), as JSDoc first lines often do without a period, or with a name and a verb
+    in the third person ("OnlyValidArgs returns an error if …"), or with a gerund that is the subject
+    of a finite verb ("Renaming files … is not permitted"), or with an article, as a field's or a
+    value's documentation does ("The field name found in the", "A safe Kernel::load, issuing the
+    hooks …"; a topic typed as a query does not);
     ``area`` for questions ("how does …"; "Do basic configuration …." and "When X, Y." with their
     period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
     the retry logic", where "tests" is no verb)."""

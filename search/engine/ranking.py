@@ -56,11 +56,12 @@ in the candidate's explanation (``plait search --explain``). In order:
    documents, a test's own docstring included), or the query is a function sentence found almost only
    in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
    tests or fixtures, or the first three of each are: a test's own docstring in words that do not say
-   so; then tests and fixtures keep their role), or the query opens with a name only Python files define and a verb in the third person
-   ("before_log uses the name parameter …": a Python docstring does not open with its own name, so
-   this is a test's claim about it; Go's doc comments do), or the candidate defines a name the query asks for
-   (rule 2) and, unless the query is a function sentence, no candidate in real code defines one (a
-   test's own ``ZodType`` or the legacy ``v3/`` copy beside the current class stays demoted).
+   so; then tests and fixtures keep their role), or the query opens with a name only Python files
+   define and a verb in the third person ("before_log uses the name parameter …": a Python docstring
+   does not open with its own name, so this is a test's claim about it; Go's doc comments do), or
+   the candidate defines a name the query asks for (rule 2) and, unless the query is a function
+   sentence, no candidate in real code defines one (a test's own ``ZodType`` or the legacy ``v3/``
+   copy beside the current class stays demoted).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
    for a definition: a chunk that defines nothing (module-level code, an import block, a test's
    calls) is multiplied by ``undefined_penalty``; and one that compares its function with another
