@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from indexer.lexical import LexicalIndex as LexicalIndex
     from indexer.lexical import code_tokens as code_tokens
     from indexer.lexical import identifier_parts as identifier_parts
+    from indexer.lexical import name_words as name_words
     from indexer.lexical import phrase_tokens as phrase_tokens
     from indexer.lexical import stem_words as stem_words
     from indexer.lookup import SymbolMatch as SymbolMatch
@@ -182,6 +183,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "STOP_WORDS",
         "code_tokens",
         "identifier_parts",
+        "name_words",
         "phrase_tokens",
         "stem_words",
     ),

@@ -342,6 +342,22 @@ class Index:
             path_prefix=path_prefix, limit=limit,
         )  # fmt: skip
 
+    def spelled_definitions(
+        self,
+        words: frozenset[str],
+        *,
+        globs: Sequence[str] = (),
+        path_prefix: str | None = None,
+        limit: int = 5,
+    ) -> list[SymbolRow]:
+        """The functions whose names' parts are all among ``words`` (see
+        :meth:`indexer.lookup.SymbolTable.spelled`), the longest names first."""
+        if not words or not self.exists():
+            return []
+        return self._readers.symbols.spelled(
+            self.snapshot(), words, globs=globs, path_prefix=path_prefix, limit=limit
+        )
+
     def symbols_in_file(self, path: str) -> list[SymbolRow]:
         return SymbolReader.in_file(self.snapshot(), path)
 

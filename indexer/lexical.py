@@ -87,6 +87,12 @@ def identifier_parts(piece: str) -> list[str]:
     return _CAMEL.findall(piece) if piece.isascii() else _unicode_parts(piece)
 
 
+def name_words(name: str) -> list[str]:
+    """The parts of a bare ``name`` that a sentence may spell in words: its parts of two letters or
+    more, letters only, lower-cased (``get_event_loop`` → get, event, loop; ``toJSON2`` → to, json)."""
+    return [p.lower() for p in identifier_parts(name) if len(p) >= 2 and p.isalpha()]
+
+
 def _unicode_parts(piece: str) -> list[str]:
     """:data:`_CAMEL`'s words for a piece with letters beyond ASCII: runs of capitals (the last one
     starting the next word when lower-case letters follow), a capital with the lower-case or caseless

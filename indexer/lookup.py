@@ -10,11 +10,12 @@ from __future__ import annotations
 import bisect
 import difflib
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
 
+from indexer.lexical import name_words, stem_words
 from indexer.names import QUALIFIER_SPLIT, dotted, name_tokens, normalise
 from indexer.types import DATA_KINDS, FUNCTION_KINDS, STORED_SYMBOL_FIELDS, Symbol
 
@@ -82,6 +83,9 @@ class SymbolTable:
         self._holding: dict[str, set[str]] | None = None
         self._joined: tuple[str, list[int]] | None = None
         self._functions: dict[str, tuple[list[int], list[str]]] | None = None
+        self._spelled: (
+            tuple[dict[str, list[int]], dict[int, tuple[frozenset[str], frozenset[str]]]] | None
+        ) = None
 
     @property
     def tokens(self) -> dict[str, set[str]]:
@@ -243,6 +247,46 @@ class SymbolTable:
             return []
         lines, names = held
         return names[bisect.bisect_left(lines, start_line) : bisect.bisect_right(lines, end_line)]
+
+    def spelled(
+        self, words: frozenset[str], *, path_ok: Callable[[str], bool] | None = None, limit: int
+    ) -> list[SymbolRow]:
+        """The functions and methods named in two parts or more whose every part, as written or as its
+        stem, is one of ``words`` (a sentence's words, their stems and the short forms code writes for
+        them): ``jinja_env`` for "The Jinja environment used to load templates.", ``interleave_evenly``
+        for "Interleave multiple iterables so that their elements are evenly distributed …". The
+        longest names first, then by path and line; an inverted index of the parts, made on first use."""
+        if self._spelled is None:
+            self._spelled = self._spelled_index()
+        by_part, parts_of = self._spelled
+        seen = {i for w in words for i in by_part.get(w, ())}
+        found = [
+            i
+            for i in seen
+            if (parts_of[i][0] <= words or parts_of[i][1] <= words)
+            and (path_ok is None or path_ok(self.rows[i].path))
+        ]
+        found.sort(key=lambda i: (-len(parts_of[i][0]), self.rows[i].path, self.rows[i].start_line))
+        return [self.rows[i] for i in found[:limit]]
+
+    def _spelled_index(self) -> tuple[dict[str, list[int]], dict[int, tuple[frozenset[str], frozenset[str]]]]:
+        """Each function of two parts or more under its rarest part as written and its rarest stem
+        (a name is spelled only where all its parts are, so one part of each says where to look: a
+        sentence's "get" or "to" does not visit every getter); its parts and stems by row."""
+        named = [(i, name_words(r.name)) for i, r in enumerate(self.rows) if r.kind in FUNCTION_KINDS]
+        named = [(i, parts) for i, parts in named if len(parts) >= 2]
+        unique = sorted({p for _, parts in named for p in parts})
+        stem_of = dict(zip(unique, stem_words(unique), strict=True))  # one call to the stemmer
+        parts_of = {i: (frozenset(parts), frozenset(stem_of[p] for p in parts)) for i, parts in named}
+        count: dict[str, int] = defaultdict(int)
+        for whole, stems in parts_of.values():
+            for part in whole | stems:
+                count[part] += 1
+        by_part: dict[str, list[int]] = defaultdict(list)
+        for i, (whole, stems) in parts_of.items():
+            for rarest in {min(whole, key=lambda p: (count[p], p)), min(stems, key=lambda p: (count[p], p))}:
+                by_part[rarest].append(i)
+        return dict(by_part), parts_of
 
     def in_file(self, path: str) -> list[SymbolRow]:
         return sorted((r for r in self.rows if r.path == path), key=lambda r: (r.start_line, -r.end_line))

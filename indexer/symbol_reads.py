@@ -83,6 +83,22 @@ class SymbolReader:
             path_ok = path_filter(globs, path_prefix)
         return lookup_names(table, names, kinds=kinds, language=language, path_ok=path_ok, limit=limit)
 
+    def spelled(
+        self,
+        snap: Snapshot,
+        words: frozenset[str],
+        *,
+        globs: Sequence[str],
+        path_prefix: str | None,
+        limit: int,
+    ) -> list[SymbolRow]:
+        """:meth:`SymbolTable.spelled` over ``snap``'s table; none where the table is too large to hold
+        (the store has no index of names' parts to ask)."""
+        table = self.table(snap)
+        if table is None:
+            return []
+        return table.spelled(words, path_ok=path_filter(globs, path_prefix), limit=limit)
+
     def table(self, snap: Snapshot) -> SymbolTable | None:
         """The whole symbol table of ``snap`` in memory (kept per published version), or ``None``
         when it has more than :data:`MAX_MEMORY_SYMBOLS` rows or no published version."""

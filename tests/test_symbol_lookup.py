@@ -88,3 +88,41 @@ def test_the_functions_defined_on_a_files_lines_in_line_order() -> None:
         "ParamType.fail",
     ]
     assert table.functions_within("missing.py", 1, 200) == []
+
+
+def test_the_functions_a_sentences_words_spell_the_names_of() -> None:
+    """``jinja_env`` for "The Jinja environment used to load templates.": every part of a name of two
+    parts or more among the words, as written or stemmed; the longest names first, then by path and
+    line; classes, fields and one-part names are not spelled names."""
+
+    def row(name: str, kind: str = "function", path: str = "app.py", line: int = 1) -> SymbolRow:
+        return SymbolRow(name, f"App.{name}", kind, path, "python", line, line + 3, f"def {name}()")
+
+    table = SymbolTable(
+        [
+            row("jinja_env", "method", "sansio/app.py", 470),
+            row("load_templates", "function", "templating.py", 5),
+            row("create_jinja_environment", "method", "app.py", 385),  # "create" is not among the words
+            row("JinjaEnv", "class", "env.py"),  # a class: not a function the sentence documents
+            row("jinja_env_name", "field", "app.py", 9),  # a field
+            row("load", "function", "loader.py"),  # one part
+            row("loadTemplate", "function", "b.js", 2),  # "template" stems as "templates" does
+            row("use_jinja_templates_env", "function", "z.py"),  # four parts, all spelled
+        ]
+    )
+    words = frozenset({"the", "jinja", "environment", "env", "environ", "used", "use", "to", "load"}) | {
+        "templates",
+        "templat",
+    }
+    found = [(r.name, r.path) for r in table.spelled(words, limit=10)]
+    assert found == [
+        ("use_jinja_templates_env", "z.py"),
+        ("loadTemplate", "b.js"),
+        ("jinja_env", "sansio/app.py"),
+        ("load_templates", "templating.py"),
+    ]
+    assert [r.name for r in table.spelled(words, limit=2)] == ["use_jinja_templates_env", "loadTemplate"]
+    # a scope's paths only
+    kept = table.spelled(words, path_ok=lambda p: p.startswith("sansio/"), limit=10)
+    assert [r.name for r in kept] == ["jinja_env"]
+    assert table.spelled(frozenset({"jinja"}), limit=10) == []

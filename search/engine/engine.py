@@ -306,6 +306,7 @@ class Engine:
         """Load the model and the in-memory tables now, so the first search does not pay for it."""
         if self.index.exists():
             self.index.lookup_symbols("warm")
+            self.index.spelled_definitions(frozenset({"warm"}), limit=1)  # the index of names' parts
             self.index.lexical()
             self.index.chunk_spans(())
             try:

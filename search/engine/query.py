@@ -20,6 +20,7 @@ from itertools import pairwise
 from typing import Literal
 
 from indexer import (
+    ABBREVIATIONS,
     EXTENSIONS,
     FILENAMES,
     STOP_WORDS,
@@ -165,6 +166,9 @@ class AnalysedQuery:
     # short forms it writes (``configur`` → ``cfg``, ``conf``, ``config``; indexer.short_forms), which
     # the text retriever's BM25 counts as that token.
     short_forms: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # A function sentence only: the parts of names its plain words spell (see :func:`spelled_by`): the
+    # symbol retriever looks up the functions so named, the ranking lifts them.
+    spelled: frozenset[str] = frozenset()
 
     @property
     def opens_with_name(self) -> bool:
@@ -202,6 +206,47 @@ class AnalysedQuery:
         if self.identifiers:
             return self.identifiers
         return (self.text,) if self.shape == "identifier" else ()
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def plain_words(text: str, identifiers: Sequence[str]) -> list[str]:
+    """A sentence's words, letters only, lower-cased, once the identifiers it mentions are taken out
+    ("… carries a *time.Duration.": names it mentions, not the name of the function it documents)."""
+    for ident in identifiers:
+        text = text.replace(ident, " ")
+    return [w.lower() for w in _LETTERS.findall(text)]
+
+
+def spelled_by(words: list[str]) -> frozenset[str]:
+    """The parts of names that a sentence's plain ``words`` spell: the words as written and stemmed,
+    the short forms code writes for them (``env`` for "environment", ``indexer.ABBREVIATIONS``), and
+    the prefix an accessor's name carries where the opening says what it returns ("Returns the help
+    option object.": ``get_help_option``; "Return True if the cookie should be secure.":
+    ``is_secure``)."""
+    if not words:
+        return frozenset()
+    short = [a for w in words for a in ABBREVIATIONS.get(w, ())]
+    abbreviated = frozenset(short) | frozenset(stem_words(short)) if short else frozenset()
+    return frozenset(words) | frozenset(stem_words(words)) | _accessor_words(words) | abbreviated
+
+
+# The verbs a getter's or a predicate's documentation opens with (the name's other parts must still be
+# the sentence's words)
+GETTER_OPENERS = frozenset({"return", "returns", "get", "gets", "fetch", "fetches", "retrieve", "retrieves"})
+_PREDICATE_OPENINGS = frozenset({("true", "if"), ("true", "when"), ("whether",), ("true", "iff")})
+
+
+def _accessor_words(words: list[str]) -> frozenset[str]:
+    """The prefixes of accessor names that the opening of a sentence's ``words`` spells: ``get`` for
+    "Returns …", ``is`` and ``has`` for "Return True if …" and "Returns whether …"."""
+    if words[0] not in GETTER_OPENERS:
+        return frozenset()
+    rest = tuple(words[1:3])
+    if rest[:1] in _PREDICATE_OPENINGS or rest in _PREDICATE_OPENINGS:
+        return frozenset({"is", "has"})
+    return frozenset({"get"})
 
 
 def looks_like_identifier(token: str) -> bool:
@@ -458,6 +503,9 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
         # every handler's variables (``req``, ``res``)
         short_forms=short_forms(tokens) if form == "function" else (),
+        spelled=spelled_by(plain)
+        if form == "function" and len(plain := plain_words(q, identifiers)) >= 2
+        else frozenset(),
     )
 
 

@@ -119,10 +119,10 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import ABBREVIATIONS, DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, normalise, stem_words
+from indexer import DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, name_words, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
-from search.engine.query import AnalysedQuery, bare_name
+from search.engine.query import GETTER_OPENERS, AnalysedQuery, bare_name, plain_words, spelled_by
 from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
 # --- configuration -------------------------------------------------------------------------------
@@ -577,9 +577,6 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
             r.steps.append(("file named after it", f"+{gain:.4f}"))
 
 
-_LETTERS = re.compile(r"[A-Za-z]+")
-
-
 def _name_words(
     ranked: list[Ranked],
     query: AnalysedQuery,
@@ -592,17 +589,14 @@ def _name_words(
     of the short functions a chunk holds after its first."""
     if not config.name_words or query.form != "function" or query.opens_with_name:
         return
-    plain = query.text
-    for ident in query.identifiers:  # "… carries a *time.Duration.": names it mentions, not its own
-        plain = plain.replace(ident, " ")
-    words = [w.lower() for w in _LETTERS.findall(plain)]
+    words = plain_words(query.text, query.identifiers)
     if len(words) < 2:
         return
-    spelled = frozenset(words) | frozenset(stem_words(words)) | _accessor_words(words) | _abbreviated(words)
+    spelled = query.spelled or spelled_by(words)
     # "Encode a list of sentences." names ``encode``, "Seek to a specific point in a file" ``seek``: a
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
     # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)
-    opener = stem_words(words[:1])[0] if words[0] in _GETTER_OPENERS else None
+    opener = stem_words(words[:1])[0] if words[0] in GETTER_OPENERS else None
     gain = config.name_words * top
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
     partly: list[Ranked] = []  # a long name of which the words spell all but a few parts
@@ -649,31 +643,6 @@ def _name_words(
             r.steps.append(("name words (most of it)", f"+{gain * 0.5:.4f}"))
 
 
-def _abbreviated(words: list[str]) -> frozenset[str]:
-    """The abbreviations code writes for ``words`` in its names (:data:`indexer.ABBREVIATIONS`), as
-    written and stemmed as a name's parts are."""
-    short = [a for w in words for a in ABBREVIATIONS.get(w, ())]
-    return frozenset(short) | frozenset(stem_words(short)) if short else frozenset()
-
-
-# "Returns the help option object." documents ``get_help_option``; "Return True if the cookie should be
-# secure." ``is_secure``: the verb a getter's or a predicate's documentation opens with spells the prefix its
-# name carries (the name's other parts must still be the sentence's words)
-_GETTER_OPENERS = frozenset({"return", "returns", "get", "gets", "fetch", "fetches", "retrieve", "retrieves"})
-_PREDICATE_OPENINGS = frozenset({("true", "if"), ("true", "when"), ("whether",), ("true", "iff")})
-
-
-def _accessor_words(words: list[str]) -> frozenset[str]:
-    """The prefixes of accessor names that the opening of a sentence's ``words`` spells: ``get`` for
-    "Returns …", ``is`` and ``has`` for "Return True if …" and "Returns whether …"."""
-    if words[0] not in _GETTER_OPENERS:
-        return frozenset()
-    rest = tuple(words[1:3])
-    if rest[:1] in _PREDICATE_OPENINGS or rest in _PREDICATE_OPENINGS:
-        return frozenset({"is", "has"})
-    return frozenset({"get"})
-
-
 def _mostly_spelled(whole: frozenset[str], stems: frozenset[str], spelled: frozenset[str]) -> bool:
     """Two parts of a name or more, and two thirds of its parts, among the words (as written or as
     stems): a name of three parts or more that the words spell all but a third of."""
@@ -686,7 +655,7 @@ def _name_parts(name: str) -> tuple[frozenset[str], frozenset[str], str | None] 
     """The parts of ``name``'s bare name of two letters or more, lower-cased, and their stems, and
     the stem of the one part of a one-part name (``None`` for a name of several); ``None`` for a name
     with no such part or of one part shorter than four letters."""
-    parts = [p.lower() for p in identifier_parts(bare_name(name)) if len(p) >= 2 and p.isalpha()]
+    parts = name_words(bare_name(name))
     if not parts or (len(parts) == 1 and len(parts[0]) < 4):
         return None
     stems = stem_words(parts)

@@ -3,7 +3,9 @@
 An identifier query is looked up as a name (exact, qualified, case/underscore-insensitive, prefix,
 fuzzy). In a natural-language query, identifier-like tokens are looked up the same way and plain
 words only by exact or normalised name, so a sentence does not flood results with prefix matches;
-so are a topic's runs of adjacent words, joined ("json element" finds ``JsonElement``).
+so are a topic's runs of adjacent words, joined ("json element" finds ``JsonElement``). A sentence
+documenting one function is offered the functions whose names its plain words spell ("The Jinja
+environment used to load templates.": ``jinja_env``), after the names looked up.
 Each definition maps to the chunk holding its first line, so it fuses with the other retrievers.
 For an identifier query, a definition of exactly that name (case included) is marked ``exact``: the
 engine puts such definitions above mere mentions. A request for a kind of definition ("where is the
@@ -33,6 +35,10 @@ KEEP_RATIO = 0.8
 CONSTRUCTOR_NAMES = ("constructor", "__init__", "initialize", "__construct", "init", "new")
 # A constructor asked for goes before its type, which is the answer only where it declares none.
 CONSTRUCTOR_LIFT = 1.1
+# The functions a function sentence's words spell the names of, at most (after the names looked up;
+# BENCHMARKS §10, forty-seventh session), each scored below any name looked up.
+SPELLED_LIMIT = 5
+SPELLED_SCORE = 0.1
 
 
 class SymbolRetriever:
@@ -56,9 +62,10 @@ class SymbolRetriever:
             opening = query.opening_word(verb=True)  # "Return specifies …": ``Return``, a stop word as a word
             if opening is not None and opening.lower() not in lowered and opening.lower() not in query.words:
                 names.append((opening, True))
-        if not names:
-            return []
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
+        spelled = self._spelled(query, scope, path_prefix)
+        if not names:
+            return spelled[:limit]
         best: dict[tuple[str, int], tuple[float, Hit]] = {}
         found = []
         mark_exact = query.shape == "identifier"
@@ -116,4 +123,37 @@ class SymbolRetriever:
         if ranked and ranked[0][0] >= STRONG_MATCH:
             # An exact (or case/separator-insensitive) definition exists: near misses are noise in fusion.
             ranked = [sh for sh in ranked if sh[0] >= ranked[0][0] * KEEP_RATIO]
-        return [Hit(h.span, s, h.symbol, h.kind, h.language, exact=h.exact) for s, h in ranked[:limit]]
+        out = [Hit(h.span, s, h.symbol, h.kind, h.language, exact=h.exact) for s, h in ranked[:limit]]
+        listed = {(h.span.path, h.span.start_line) for h in out}
+        return (
+            out
+            + [h for h in spelled if (h.span.path, h.span.start_line) not in listed][
+                : max(0, limit - len(out))
+            ]
+        )
+
+    def _spelled(self, query: AnalysedQuery, scope: ResolvedScope, path_prefix: str | None) -> list[Hit]:
+        """For a sentence documenting one function that does not open with its name, the functions
+        whose names its plain words spell (``AnalysedQuery.spelled``): "The Jinja environment used to
+        load templates." documents ``jinja_env``, which neither the words nor the meaning may rank
+        among their first. After the names looked up, in the order of
+        :meth:`indexer.Index.spelled_definitions`; the ranking lifts the one the words spell."""
+        if query.form != "function" or not query.spelled or query.opens_with_name or "test" in query.wants:
+            return []  # a test's claim or stated check documents the test, not the functions it names
+        rows = [
+            r
+            for r in self.index.spelled_definitions(
+                query.spelled, globs=scope.globs, path_prefix=path_prefix, limit=SPELLED_LIMIT
+            )
+            if (scope.language is None or r.language == scope.language) and scope.allows(r.path)
+        ]
+        if not rows:
+            return []
+        mapper = SpanMapper(self.index, 50, {r.path for r in rows})
+        hits = []
+        for n, row in enumerate(rows):
+            span = mapper.span(row.path, row.start_line)[0]
+            if span.start_line > row.start_line or span.end_line < row.start_line:
+                span = Span(row.path, row.start_line, row.end_line)
+            hits.append(Hit(span, SPELLED_SCORE / (1 + n), row.qualified_name, row.kind, row.language))
+        return hits

@@ -1,0 +1,80 @@
+"""A sentence documenting one function may spell that function's name in words ("The Jinja environment
+used to load templates." documents ``jinja_env``): the symbol retriever looks up the functions whose
+names the sentence's plain words spell, so that the ranking's name-words rule can lift one that
+neither the words nor the meaning put among their first hits."""
+
+from __future__ import annotations
+
+from search import Engine, Query
+from search.engine.query import analyse
+from search.workspace.scope import parse_scope
+
+APP = '''
+class App:
+    """The application object."""
+
+    def __init__(self, name):
+        self.name = name
+        self._cache = None
+
+    def jinja_env(self):
+        if self._cache is None:
+            self._cache = self.make_environment()
+        return self._cache
+
+    def make_environment(self):
+        return object()
+'''
+TEMPLATING = """
+def load_templates(folder):
+    return sorted(folder.iterdir())
+"""
+ENVIRONMENT = '''
+class Environment:
+    """A Jinja environment that loads templates from the application's folder."""
+'''
+FILES = {
+    "src/app.py": APP,
+    "src/templating.py": TEMPLATING,
+    "src/environment.py": ENVIRONMENT,
+    "web/render.js": "function renderPage() {}\n",
+}
+
+
+def _symbols(engine: Engine, text: str) -> list[str | None]:
+    return [h.symbol for h in engine.rankings(text)["symbol"]]
+
+
+def test_the_symbol_retriever_finds_the_functions_a_function_sentence_spells(indexed_engine) -> None:
+    engine = indexed_engine(FILES)
+    sentence = "The Jinja environment used to load templates."
+    assert analyse(sentence).form == "function" and {"jinja", "env", "load"} <= analyse(sentence).spelled
+    found = _symbols(engine, sentence)
+    # after the sentence's words looked up as names ("environment": the class ``Environment``), by
+    # path; not ``make_environment`` ("make" is not among the words)
+    assert found == ["Environment", "App.jinja_env", "load_templates"]
+
+
+def test_no_spelled_names_for_a_topic_a_test_s_claim_or_a_name_that_opens_the_sentence(
+    indexed_engine,
+) -> None:
+    engine = indexed_engine(FILES)
+    assert analyse("jinja environment loading").form == "area"
+    assert "App.jinja_env" not in _symbols(engine, "jinja environment loading")
+    claim = "When strict=False, the Jinja environment is used to load templates."
+    assert "test" in analyse(claim).wants
+    assert "App.jinja_env" not in _symbols(engine, claim)  # a test's claim documents the test
+    named = "renderPage renders the Jinja environment used to load templates."
+    assert analyse(named).opens_with_name
+    assert "App.jinja_env" not in _symbols(engine, named)  # it documents the name it opens with
+
+
+def test_a_spelled_function_is_kept_within_the_scope_searched(indexed_engine) -> None:
+    engine = indexed_engine(FILES)
+    sentence = "The Jinja environment used to load templates."
+    scripts = engine.search(Query(sentence), parse_scope("ws", language="javascript")).results
+    assert all(r.path.endswith(".js") for r in scripts)
+    in_app = engine.search(Query(sentence), parse_scope("file:src/app.py")).results
+    assert in_app and all(r.path == "src/app.py" for r in in_app)
+    templating = engine.search(Query(sentence), parse_scope("dir:src", ["templating.py"])).results
+    assert [r.symbol for r in templating] == ["load_templates"]
