@@ -12,6 +12,7 @@ import difflib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pyarrow as pa
 
@@ -39,6 +40,13 @@ KIND_WEIGHT = {
 
 SymbolRow = Symbol  # a symbol read back from the index (``name_line`` 0); the name of earlier releases
 SYMBOL_COLUMNS: list[str] = list(STORED_SYMBOL_FIELDS)  # the columns of ``symbols`` a lookup reads
+
+
+@lru_cache(maxsize=1 << 12)
+def _parts_and_stems(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A bare name's parts (:func:`indexer.lexical.name_words`) and their stems."""
+    parts = name_words(name)
+    return frozenset(parts), frozenset(stem_words(parts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +91,7 @@ class SymbolTable:
         self._holding: dict[str, set[str]] | None = None
         self._joined: tuple[str, list[int]] | None = None
         self._functions: dict[str, tuple[list[int], list[str]]] | None = None
-        self._spelled: (
-            tuple[dict[str, list[int]], dict[int, tuple[frozenset[str], frozenset[str]]]] | None
-        ) = None
+        self._spelled: dict[str, list[int]] | None = None
 
     @property
     def tokens(self) -> dict[str, set[str]]:
@@ -258,35 +264,35 @@ class SymbolTable:
         longest names first, then by path and line; an inverted index of the parts, made on first use."""
         if self._spelled is None:
             self._spelled = self._spelled_index()
-        by_part, parts_of = self._spelled
-        seen = {i for w in words for i in by_part.get(w, ())}
-        found = [
-            i
-            for i in seen
-            if (parts_of[i][0] <= words or parts_of[i][1] <= words)
-            and (path_ok is None or path_ok(self.rows[i].path))
-        ]
-        found.sort(key=lambda i: (-len(parts_of[i][0]), self.rows[i].path, self.rows[i].start_line))
-        return [self.rows[i] for i in found[:limit]]
+        found = []
+        for i in {i for w in words for i in self._spelled.get(w, ())}:
+            row = self.rows[i]
+            whole, stems = _parts_and_stems(row.name)
+            if (whole <= words or stems <= words) and (path_ok is None or path_ok(row.path)):
+                found.append((-len(whole), row.path, row.start_line, i))
+        return [self.rows[i] for *_, i in sorted(found)[:limit]]
 
-    def _spelled_index(self) -> tuple[dict[str, list[int]], dict[int, tuple[frozenset[str], frozenset[str]]]]:
-        """Each function of two parts or more under its rarest part as written and its rarest stem
-        (a name is spelled only where all its parts are, so one part of each says where to look: a
-        sentence's "get" or "to" does not visit every getter); its parts and stems by row."""
+    def _spelled_index(self) -> dict[str, list[int]]:
+        """Each function of two parts or more under its rarest part as written and its rarest stem:
+        a name is spelled only where all its parts are, so one part of each says where to look (a
+        sentence's "get" or "to" does not visit every getter), and the index holds one or two row
+        numbers a name (a name's parts are read again for the few it offers)."""
         named = [(i, name_words(r.name)) for i, r in enumerate(self.rows) if r.kind in FUNCTION_KINDS]
         named = [(i, parts) for i, parts in named if len(parts) >= 2]
         unique = sorted({p for _, parts in named for p in parts})
         stem_of = dict(zip(unique, stem_words(unique), strict=True))  # one call to the stemmer
-        parts_of = {i: (frozenset(parts), frozenset(stem_of[p] for p in parts)) for i, parts in named}
         count: dict[str, int] = defaultdict(int)
-        for whole, stems in parts_of.values():
-            for part in whole | stems:
+        for _, parts in named:
+            for part in {*parts, *(stem_of[p] for p in parts)}:
                 count[part] += 1
         by_part: dict[str, list[int]] = defaultdict(list)
-        for i, (whole, stems) in parts_of.items():
-            for rarest in {min(whole, key=lambda p: (count[p], p)), min(stems, key=lambda p: (count[p], p))}:
-                by_part[rarest].append(i)
-        return dict(by_part), parts_of
+        for i, parts in named:
+            rarest_part = min(parts, key=lambda p: (count[p], p))
+            rarest_stem = min((stem_of[p] for p in parts), key=lambda p: (count[p], p))
+            by_part[rarest_part].append(i)
+            if rarest_stem != rarest_part:
+                by_part[rarest_stem].append(i)
+        return dict(by_part)
 
     def in_file(self, path: str) -> list[SymbolRow]:
         return sorted((r for r in self.rows if r.path == path), key=lambda r: (r.start_line, -r.end_line))
