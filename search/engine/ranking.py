@@ -122,7 +122,7 @@ from typing import Any
 from indexer import DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, name_words, normalise, stem_words
 from models import ConfigError
 from search.engine.fusion import Fused
-from search.engine.query import GETTER_OPENERS, AnalysedQuery, bare_name, plain_words, spelled_by
+from search.engine.query import GETTER_OPENERS, AnalysedQuery, bare_name, plain_words
 from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
 # --- configuration -------------------------------------------------------------------------------
@@ -589,10 +589,10 @@ def _name_words(
     of the short functions a chunk holds after its first."""
     if not config.name_words or query.form != "function" or query.opens_with_name:
         return
-    words = plain_words(query.text, query.identifiers)
-    if len(words) < 2:
+    spelled = query.spelled  # analysed with the query: its plain words' parts, two words or more
+    if not spelled:
         return
-    spelled = query.spelled or spelled_by(words)
+    words = plain_words(query.text, query.identifiers)
     # "Encode a list of sentences." names ``encode``, "Seek to a specific point in a file" ``seek``: a
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
     # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)

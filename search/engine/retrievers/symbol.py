@@ -23,7 +23,7 @@ from search.engine.retrievers.text import SpanMapper
 from search.types import Hit, Span
 
 if TYPE_CHECKING:
-    from indexer import Index
+    from indexer import Index, SymbolRow
 
 STRONG_MATCH = 0.8
 EXACT_MATCHES = frozenset({"exact", "qualified"})
@@ -65,7 +65,7 @@ class SymbolRetriever:
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
         spelled = self._spelled(query, scope, path_prefix)
         if not names:
-            return spelled[:limit]
+            return self._spelled_hits(spelled, SpanMapper(self.index, 50, {r.path for r in spelled}))[:limit]
         best: dict[tuple[str, int], tuple[float, Hit]] = {}
         found = []
         mark_exact = query.shape == "identifier"
@@ -94,19 +94,11 @@ class SymbolRetriever:
             if not members:
                 matches = [m for m in matches if m.symbol.kind not in DATA_KINDS]
             found += [(m, weight) for m in matches if scope.allows(m.symbol.path)]
-        mapper = SpanMapper(self.index, 50, {m.symbol.path for m, _ in found})
+        # one read of the chunks' spans for the names looked up and the names spelled alike
+        mapper = SpanMapper(self.index, 50, {m.symbol.path for m, _ in found} | {r.path for r in spelled})
         for m, weight in found:
             row = m.symbol
-            line = row.start_line
-            span, _sym, _kind, _lang = mapper.span(row.path, line)
-            if row.kind in DATA_KINDS and span.end_line < row.end_line:
-                # A long struct is cut into overlapping windows: the field and the doc comment above it
-                # may both be in the next one, where the first line alone ends this one with the comment.
-                whole = mapper.span(row.path, row.end_line)[0]
-                if whole.start_line <= row.start_line:
-                    span = whole
-            if span.start_line > line or span.end_line < line:
-                span = Span(row.path, row.start_line, row.end_line)
+            span = _span_of(mapper, row)
             # "where is the console class defined": the class ``Console``, as well as a ``console`` method
             exact = mark_exact and (
                 m.match in EXACT_MATCHES or (row.kind in query.kinds and m.match in FOLDED_MATCHES)
@@ -125,14 +117,22 @@ class SymbolRetriever:
             ranked = [sh for sh in ranked if sh[0] >= ranked[0][0] * KEEP_RATIO]
         out = [Hit(h.span, s, h.symbol, h.kind, h.language, exact=h.exact) for s, h in ranked[:limit]]
         listed = {(h.span.path, h.span.start_line) for h in out}
-        return (
-            out
-            + [h for h in spelled if (h.span.path, h.span.start_line) not in listed][
-                : max(0, limit - len(out))
-            ]
-        )
+        after = [
+            h for h in self._spelled_hits(spelled, mapper) if (h.span.path, h.span.start_line) not in listed
+        ]
+        return out + after[: max(0, limit - len(out))]
 
-    def _spelled(self, query: AnalysedQuery, scope: ResolvedScope, path_prefix: str | None) -> list[Hit]:
+    @staticmethod
+    def _spelled_hits(rows: list[SymbolRow], mapper: SpanMapper) -> list[Hit]:
+        """The spelled definitions as hits, each scored below any name looked up, in their order."""
+        return [
+            Hit(_span_of(mapper, row), SPELLED_SCORE / (1 + n), row.qualified_name, row.kind, row.language)
+            for n, row in enumerate(rows)
+        ]
+
+    def _spelled(
+        self, query: AnalysedQuery, scope: ResolvedScope, path_prefix: str | None
+    ) -> list[SymbolRow]:
         """For a sentence documenting one function that does not open with its name, the functions
         whose names its plain words spell (``AnalysedQuery.spelled``): "The Jinja environment used to
         load templates." documents ``jinja_env``, which neither the words nor the meaning may rank
@@ -140,20 +140,24 @@ class SymbolRetriever:
         :meth:`indexer.Index.spelled_definitions`; the ranking lifts the one the words spell."""
         if query.form != "function" or not query.spelled or query.opens_with_name or "test" in query.wants:
             return []  # a test's claim or stated check documents the test, not the functions it names
-        rows = [
+        return [
             r
             for r in self.index.spelled_definitions(
                 query.spelled, globs=scope.globs, path_prefix=path_prefix, limit=SPELLED_LIMIT
             )
             if (scope.language is None or r.language == scope.language) and scope.allows(r.path)
         ]
-        if not rows:
-            return []
-        mapper = SpanMapper(self.index, 50, {r.path for r in rows})
-        hits = []
-        for n, row in enumerate(rows):
-            span = mapper.span(row.path, row.start_line)[0]
-            if span.start_line > row.start_line or span.end_line < row.start_line:
-                span = Span(row.path, row.start_line, row.end_line)
-            hits.append(Hit(span, SPELLED_SCORE / (1 + n), row.qualified_name, row.kind, row.language))
-        return hits
+
+
+def _span_of(mapper: SpanMapper, row: SymbolRow) -> Span:
+    """The chunk holding ``row``'s first line (its own lines where no chunk does)."""
+    span = mapper.span(row.path, row.start_line)[0]
+    if row.kind in DATA_KINDS and span.end_line < row.end_line:
+        # A long struct is cut into overlapping windows: the field and the doc comment above it may
+        # both be in the next one, where the first line alone ends this one with the comment.
+        whole = mapper.span(row.path, row.end_line)[0]
+        if whole.start_line <= row.start_line:
+            span = whole
+    if span.start_line > row.start_line or span.end_line < row.start_line:
+        span = Span(row.path, row.start_line, row.end_line)
+    return span
