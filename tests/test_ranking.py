@@ -1218,11 +1218,15 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
         "All retry policies can be serialised with pickle.",
         "When strict=False, unknown keys are kept.",  # the case a keyword argument's setting sets up
         "Duplicate headers are merged when fold=True.",
+        "If the cache is full, the oldest entry is dropped.",  # a case and what then holds
+        "When no handler matches, nothing happens.",
+        "If a retry succeeds, then it returns the first result.",
     ],
 )
 def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
-    """A call as the sentence's subject (with its arguments or not, under a condition or not), or that
-    something works or can be done, is a claim a test's docstring makes: tests are not demoted for it."""
+    """A call as the sentence's subject (with its arguments or not, under a condition or not), that
+    something works or can be done, or a case followed by what then holds ("If …, the … is …") is a
+    claim a test's docstring makes: tests are not demoted for it."""
     assert analyse(text).wants == {"test"}
 
 
@@ -1241,6 +1245,9 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "If ``strict=True``, unknown keys raise an error.",  # the setting as code markup documents it
         "Children returns the commands that are Hidden=false.",  # Go's field, not Python's constant
         "retry with reraise=True",  # a search for the setting, not a sentence
+        "If the file is missing, return None.",  # a case and what the function does then
+        "If a callback is given, call it with the response.",
+        "When reading, skip the header line.",
     ],
 )
 def test_no_claim_where_the_sentence_documents_or_asks(text: str) -> None:

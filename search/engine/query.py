@@ -336,13 +336,19 @@ _SPEC = re.compile(
 # function is called directly.", "Pre-releases are excluded when prereleases=False."): a test states the
 # case it sets up, where a definition's docstring marks code up (``strict=True``) or says "If strict is
 # true"; Go's field settings ("Hidden=false") are not Python's constants, and a search of fewer than five
-# words ("retry with reraise=True") looks for the setting, not for a test's sentence.
+# words ("retry with reraise=True") looks for the setting, not for a test's sentence; or a case followed
+# by what then holds, its subject first ("If a converter is used, it is piped through the hooks.", "If
+# the value is callable, nothing happens.", "If …, then we traverse …"), where a definition's docstring
+# goes on with what the function does then ("If the file is missing, return None."): of the
+# development corpora's docstrings, 23 of the tests' (in eight projects) and 5 of real code's.
 _CLAIM = re.compile(
     r"^(?:(?:if|when|with|without|given|once|unless)\b[^,]{1,60},\s*)?`*[\w.]+\([^()]*\)`*\s+(?!->)[a-z']"
     r"|^(?=.*\.$)(?!can\b)(?:[^\s,]+\s+){1,6}?(?<!that )(?<!which )(?<!it )can(?:not|'t)? be \w+ed\b"
     r"|^(?=.*\.$)(?!works?\b).*(?<!\bthat)(?<!which)(?<!\bonly)(?<!\bthis)(?<!\bit)(?<!n't)(?<!\bnot)\sworks?"
     r"(?:[.!]?$|\s+(?:with|on|for|as|correctly|properly|again|fine|too|even)\b)"
-    r"|^(?=(?:\S+\s+){4}\S).*?(?-i:(?<![\w`'\"=.])[a-z_][a-z0-9_]*=(?:True|False|None)\b(?![`'\"]))",
+    r"|^(?=(?:\S+\s+){4}\S).*?(?-i:(?<![\w`'\"=.])[a-z_][a-z0-9_]*=(?:True|False|None)\b(?![`'\"]))"
+    r"|^(?:if|when|unless|once)\b[^,]{3,80},\s+(?:then\s+)?"
+    r"(?:it|they|there|nothing|no|the|a|an|this|that|we|its|their)\b",
     re.IGNORECASE,
 )
 
