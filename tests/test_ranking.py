@@ -1218,6 +1218,7 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
         "All retry policies can be serialised with pickle.",
         "When strict=False, unknown keys are kept.",  # the case a keyword argument's setting sets up
         "Duplicate headers are merged when fold=True.",
+        "Version(str(Version(v))) == Version(v).",  # what a call equals
         "If the cache is full, the oldest entry is dropped.",  # a case and what then holds
         "When no handler matches, nothing happens.",
         "If a retry succeeds, then it returns the first result.",

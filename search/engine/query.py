@@ -326,7 +326,7 @@ _SPEC = re.compile(
 # A claim about how code behaves, which a test's docstring makes and a definition's does not: a call
 # as the sentence's subject ("copy() preserves the name.", "optional() doesn't crash when …",
 # "retry_with(enabled=False) disables retrying.", under a condition: "With a name, str() returns the
-# given name."; a definition's own documentation does not write itself as a call, a signature line does
+# given name.", or equal to another: "Specifier(str(Specifier(s))) == Specifier(s)."; a definition's own documentation does not write itself as a call, a signature line does
 # with its arguments: "pop(index) -> remove the item …"), or that something works ("Importing from
 # attrs.setters works.", "Pickle serialization works on all kinds of classes."; a sentence with its
 # period, not a complaint, "retry doesn't work", not a comparison, "This works exactly like …", nor a
@@ -342,7 +342,9 @@ _SPEC = re.compile(
 # goes on with what the function does then ("If the file is missing, return None."): of the
 # development corpora's docstrings, 23 of the tests' (in eight projects) and 5 of real code's.
 _CLAIM = re.compile(
-    r"^(?:(?:if|when|with|without|given|once|unless)\b[^,]{1,60},\s*)?`*[\w.]+\([^()]*\)`*\s+(?!->)[a-z']"
+    r"^(?:(?:if|when|with|without|given|once|unless)\b[^,]{1,60},\s*)?`*[\w.]+"
+    r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)`*"
+    r"(?:\s+(?!->)[a-z']|\s*(?:==|!=|<=|>=)\s)"
     r"|^(?=.*\.$)(?!can\b)(?:[^\s,]+\s+){1,6}?(?<!that )(?<!which )(?<!it )can(?:not|'t)? be \w+ed\b"
     r"|^(?=.*\.$)(?!works?\b).*(?<!\bthat)(?<!which)(?<!\bonly)(?<!\bthis)(?<!\bit)(?<!n't)(?<!\bnot)\sworks?"
     r"(?:[.!]?$|\s+(?:with|on|for|as|correctly|properly|again|fine|too|even)\b)"
