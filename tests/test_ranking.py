@@ -1541,6 +1541,36 @@ def test_name_words_leave_a_sentence_that_opens_with_a_name_and_the_names_it_men
     assert all(r.steps == [] for r in rank(cands, topic, _only(name_words=0.5)))
 
 
+def test_name_words_in_a_tests_claim_lift_only_tests() -> None:
+    cands = [
+        fused("src/pipeline.py", 1, 0.050, symbol="merge_sources", kind="function"),
+        fused("tests/test_pipeline.py", 1, 0.045, symbol="test_repeated_keys", kind="function"),
+        fused("tests/test_pipeline.py", 30, 0.030, symbol="test_other", kind="function"),
+    ]
+    # a case and what then holds: a test's claim. The code under test whose name its words spell
+    # (``merge_sources``) gains nothing from them; the test named mostly in its words gains half:
+    # 0.045 + 0.5 × 0.050 × 0.5
+    claim = analyse("If two sources repeat a key, the merged sources keep the first value.")
+    assert claim.tests_claim and "test" in claim.wants
+    ranked = rank(cands, claim, _only(name_words=0.5))
+    assert paths(ranked) == [
+        ("tests/test_pipeline.py", 1),
+        ("src/pipeline.py", 1),
+        ("tests/test_pipeline.py", 30),
+    ]
+    assert ranked[0].score == pytest.approx(0.045 + 0.5 * 0.050 * 0.5)
+    assert [r.steps for r in ranked] == [[("name words (most of it)", "+0.0125")], [], []]
+    # the same words as a definition's own docstring lift the code: 0.050 + 0.5 × 0.050
+    plain = analyse("Merge the sources, keeping the first value of a repeated key.")
+    assert not plain.tests_claim
+    lifted = rank(cands, plain, _only(name_words=0.5))
+    assert paths(lifted)[0] == ("src/pipeline.py", 1) and lifted[0].score == pytest.approx(0.075)
+    # the language of a specification alone ("must") asks for tests as much as for code, and is no
+    # test's claim: a definition's docstring speaks it too ("+gets+ must be called without arguments")
+    spec = analyse("The merged sources must keep the first value of a repeated key.")
+    assert "test" in spec.wants and not spec.tests_claim
+
+
 def test_a_link_in_a_sentence_names_code_by_its_file_stem_only() -> None:
     walk = analyse(
         "walk descends path, calling walkFn adapted from https://golang.org/src/path/filepath/path.go"

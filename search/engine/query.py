@@ -169,6 +169,11 @@ class AnalysedQuery:
     # A function sentence only: the parts of names its plain words spell (see :func:`spelled_by`): the
     # symbol retriever looks up the functions so named, the ranking lifts them.
     spelled: frozenset[str] = frozenset()
+    # Natural language only: the sentence is a test's own, by what it states (``states_test``), the
+    # test's name it opens with or a claim about how code behaves (see _CLAIM): what it is about is the
+    # code under test, not what it asks for. Not the language of a specification alone ("… must be
+    # called without arguments"), which a definition's docstring speaks too (see _SPEC).
+    tests_claim: bool = False
 
     @property
     def opens_with_name(self) -> bool:
@@ -471,12 +476,10 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     stated = _states_a_test(q)
     if form == "function" and _roles(all_words[:1]) and not stated:
         wants = _roles(all_words[1:])  # "Test for executable file.", "Mock the clock": a verb, no role asked
-    specifies = bool(all_words) and (
-        _TEST_NAME.match(all_words[0]) is not None
-        or _SPEC.search(q) is not None
-        or _CLAIM.search(q) is not None
-    )
-    if stated or (specifies and (form == "function" or _a_statement(q, all_words))):
+    claimed = bool(all_words) and (_TEST_NAME.match(all_words[0]) is not None or _CLAIM.search(q) is not None)
+    specifies = claimed or _SPEC.search(q) is not None
+    a_statement = form == "function" or _a_statement(q, all_words)
+    if stated or (specifies and a_statement):
         # "TestReportCaller verifies that …" documents a test; "A 303 redirect should remove the request
         # body.", "Ensure headers containing leading whitespace raise …" and, without the period of a
         # function sentence, "Name normalization function should be called only once" are how tests
@@ -514,6 +517,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         spelled=spelled_by(plain)
         if form == "function" and len(plain := plain_words(q, identifiers)) >= 2
         else frozenset(),
+        tests_claim=stated or (claimed and a_statement),
     )
 
 

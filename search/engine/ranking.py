@@ -586,7 +586,8 @@ def _name_words(
 ) -> None:
     """Rule 2's second half: the functions whose names a function sentence's plain words spell, the
     chunk's own or (``functions_within``: the symbol index's functions defined on a span's lines) one
-    of the short functions a chunk holds after its first."""
+    of the short functions a chunk holds after its first. For a test's claim (``tests_claim``), tests'
+    chunks only."""
     if not config.name_words or query.form != "function" or query.opens_with_name:
         return
     spelled = query.spelled  # analysed with the query: its plain words' parts, two words or more
@@ -601,6 +602,10 @@ def _name_words(
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
     partly: list[Ranked] = []  # a long name of which the words spell all but a few parts
     for r in ranked:
+        if query.tests_claim and "test" not in _path_roles(r.fused.span.path):
+            # "copy() preserves the name.": a test's claim spells the code under test (``copy``), which
+            # is what the test is about, not what documents it
+            continue
         label = r.fused.label
         names = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
         if functions_within is not None:
