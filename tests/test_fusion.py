@@ -195,6 +195,11 @@ def test_a_function_sentence_counts_the_definitions_of_the_names_it_mentions_onl
     assert (
         topic.form != "function" and fusion_weights(topic, evidence)[1]["symbol"] == NATURAL_IDENTIFIER_SYMBOL
     )
+    # a test's claim ("… works with kw_only=True.") names the code under test, which is what the claim
+    # is about: the test that makes it is asked for, and the name's definitions count as little
+    claim = analyse("Having two fields works with kw_only=True.")
+    assert claim.form != "function" and claim.identifiers == ("kw_only",) and claim.tests_claim
+    assert fusion_weights(claim, evidence)[1]["symbol"] == WEIGHTS["natural"]["symbol"]
 
 
 def _dense(*cosines: float) -> list[Hit]:

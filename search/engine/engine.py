@@ -134,8 +134,13 @@ def fusion_weights(
         elif dense_margin > 0 and query.form == "function" and tier != RERANKED:
             weights["vector"] *= _dense_confidence(rankings.get("vector", ()), dense_margin)
         # A sentence documenting one function names what it takes, returns or works on, unless it opens
-        # with its name: the definitions of those names are no more its answer than a plain sentence's.
-        if query.identifiers and (query.form != "function" or query.opens_with_name):
+        # with its name, and a test's claim names the code under test: the definitions of those names
+        # are no more its answer than a plain sentence's.
+        if (
+            query.identifiers
+            and (query.form != "function" or query.opens_with_name)
+            and not query.tests_claim
+        ):
             weights["symbol"] = NATURAL_IDENTIFIER_SYMBOL
     return kind, weights
 
