@@ -1243,6 +1243,7 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "how does the retry work",  # a question
         "Can be overridden by a subclass to change the matching.",  # no subject: the function's own
         "Return a buffer that can be reused.",  # a relative clause
+        "NopWriter can be used to discard a logger's output.",  # what it is for: its documentation
         "If ``strict=True``, unknown keys raise an error.",  # the setting as code markup documents it
         "Children returns the commands that are Hidden=false.",  # Go's field, not Python's constant
         "retry with reraise=True",  # a search for the setting, not a sentence

@@ -336,7 +336,8 @@ _SPEC = re.compile(
 # attrs.setters works.", "Pickle serialization works on all kinds of classes."; a sentence with its
 # period, not a complaint, "retry doesn't work", not a comparison, "This works exactly like …", nor a
 # relative clause, "… that only works when …"), or that it can be done ("Retrying objects can be
-# pickled.", "slots can be deactivated."; not a relative clause, "… that can be reused"), or under a
+# pickled.", "slots can be deactivated."; not a relative clause, "… that can be reused", nor what it
+# can be used for, which documents it: "NoFileCompletions can be used to disable …"), or under a
 # keyword argument's setting written as Python writes it, outside code markup ("When enabled=False, the
 # function is called directly.", "Pre-releases are excluded when prereleases=False."): a test states the
 # case it sets up, where a definition's docstring marks code up (``strict=True``) or says "If strict is
@@ -350,7 +351,7 @@ _CLAIM = re.compile(
     r"^(?:(?:if|when|with|without|given|once|unless)\b[^,]{1,60},\s*)?`*[\w.]+"
     r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)`*"
     r"(?:\s+(?!->)[a-z']|\s*(?:==|!=|<=|>=)\s)"
-    r"|^(?=.*\.$)(?!can\b)(?:[^\s,]+\s+){1,6}?(?<!that )(?<!which )(?<!it )can(?:not|'t)? be \w+ed\b"
+    r"|^(?=.*\.$)(?!can\b)(?:[^\s,]+\s+){1,6}?(?<!that )(?<!which )(?<!it )can(?:not|'t)? be (?!used\b)\w+ed\b"
     r"|^(?=.*\.$)(?!works?\b).*(?<!\bthat)(?<!which)(?<!\bonly)(?<!\bthis)(?<!\bit)(?<!n't)(?<!\bnot)\sworks?"
     r"(?:[.!]?$|\s+(?:with|on|for|as|correctly|properly|again|fine|too|even)\b)"
     r"|^(?=(?:\S+\s+){4}\S).*?(?-i:(?<![\w`'\"=.])[a-z_][a-z0-9_]*=(?:True|False|None)\b(?![`'\"]))"
