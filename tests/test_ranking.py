@@ -410,6 +410,21 @@ def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> Non
     assert paths(off)[0] == ("src/models.py", 1) and off[1].score == pytest.approx(0.05 * 0.3)
 
 
+def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
+    cands = [
+        fused("route_example_test.go", 1, 0.05, symbol="ExampleRoute_HeadersRegexp", kind="function"),
+        fused("route.go", 1, 0.03, symbol="Route.HeadersRegexp", kind="method"),
+    ]
+    example = rank(
+        cands, analyse("This example demonstrates a regular expression matcher for a header."), _only()
+    )
+    assert paths(example)[0] == ("route_example_test.go", 1) and example[0].score == pytest.approx(0.05)
+    claim = analyse("A header matcher works with a regular expression.")  # a test's claim
+    assert paths(rank(cands, claim, _only()))[0] == ("route_example_test.go", 1)
+    code = rank(cands, analyse("header regexp matcher"), _only())  # neither asked for: demoted once
+    assert paths(code)[0] == ("route.go", 1) and code[1].score == pytest.approx(0.05 * 0.3)
+
+
 @pytest.mark.parametrize(
     ("path", "roles"),
     [
@@ -419,6 +434,10 @@ def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> Non
         ("src/test/java/com/x/ParserTest.java", ("test",)),
         ("spec/models/user_spec.rb", ("test",)),
         ("examples/basic/app.py", ("example",)),
+        ("cmp/example_test.go", ("test", "example")),  # Go's runnable examples: tests and examples
+        ("example_route_test.go", ("test", "example")),
+        ("route_example_test.go", ("test", "example")),
+        ("counterexample_test.go", ("test",)),
         ("testdata/input.json", ("fixture",)),
         ("tokio/src/fs/mocks.rs", ("fixture",)),  # test doubles
         ("app/mock_db.py", ("fixture",)),

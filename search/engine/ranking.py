@@ -251,6 +251,10 @@ _FIXTURE_DIR = re.compile(
     re.IGNORECASE,
 )
 _EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?|docs_src|tutorials?)/", re.IGNORECASE)
+# Go keeps its documentation's runnable examples (``func ExampleRouter_Host``) in test files named for
+# them: example_test.go, example_route_test.go, route_example_test.go
+_EXAMPLE_TEST = frozenset({"example", "test"})
+_GO_EXAMPLES = re.compile(r"(?:^|/|_)examples?(?:_[^/]*)?_test\.go$")
 _VENDORED_DIR = re.compile(
     r"(?:^|/)(?:vendor|vendored|third[_-]?party|node_modules|external|extern)/", re.IGNORECASE
 )
@@ -308,7 +312,7 @@ def _path_roles(path: str) -> tuple[str, ...]:
         roles.append("test")
     if _FIXTURE_DIR.search(path):
         roles.append("fixture")
-    if _EXAMPLE_DIR.search(path):
+    if _EXAMPLE_DIR.search(path) or _GO_EXAMPLES.search(path):
         roles.append("example")
     if _VENDORED_DIR.search(path):
         roles.append("vendored")
@@ -803,7 +807,12 @@ def _roles(
         if not roles:
             continue  # most candidates: r.roles stays ()
         r.roles = tuple(
-            role for role in roles if role not in wants and not (role == "fixture" and "test" in wants)
+            role
+            for role in roles
+            if role not in wants
+            and not (role == "fixture" and "test" in wants)
+            # Go's examples are test files too: asked for as either ("This example demonstrates …")
+            and not (role in _EXAMPLE_TEST and set(roles) >= _EXAMPLE_TEST and _EXAMPLE_TEST & wants)
         )
         if found and (testing := [role for role in roles if role in _TESTING]):
             r.steps.append((f"role:{testing[0]}", f"×1: {found}"))
