@@ -1027,6 +1027,29 @@ def test_a_function_sentence_whose_first_hits_are_all_tests_does_not_demote_them
     assert paths(rank([*tests, *code], topic, _only(tests_found=0.8, agreed_top=0)))[0] == ("src/m0.py", 1)
 
 
+def test_name_words_of_a_sentence_found_in_tests_lift_only_tests() -> None:
+    """Where the sentence is found in tests (both retrievers' first three are tests), it is a test's
+    own: the code under test whose name its words spell (``start_job``) gains nothing from them."""
+    tests = [fused(f"tests/test_{i}.py", 1, 0.05 - i * 0.002, text=i + 1, vector=i + 1) for i in range(3)]
+    spelled = fused("src/cron.py", 1, 0.045, text=4, vector=4, symbol="start_job", kind="function")
+    sentence = analyse("Add a job, start the scheduler, expect the job runs.")
+    assert sentence.form == "function" and not sentence.tests_claim and "test" not in sentence.wants
+    config = _only(tests_found=0.8, agreed_top=0, name_words=0.5)
+    ranked = rank([*tests, spelled], sentence, config)
+    assert paths(ranked)[0] == ("tests/test_0.py", 1) and ranked[0].score == pytest.approx(0.05)
+    assert ranked[-1].fused.span.path == "src/cron.py" and ranked[-1].steps == []
+    # not found in tests (the dense retriever's third is code): the code is spelled and lifted,
+    # 0.045 + 0.5 × 0.05, above the tests demoted to ×0.3
+    code_third = [*tests[:2], fused("tests/test_2.py", 1, 0.046, text=3, vector=5)]
+    lifted = rank(
+        [*code_third, fused("src/cron.py", 1, 0.045, text=4, vector=3, symbol="start_job", kind="function")],
+        sentence,
+        config,
+    )
+    assert paths(lifted)[0] == ("src/cron.py", 1) and lifted[0].score == pytest.approx(0.045 + 0.5 * 0.05)
+    assert lifted[0].steps == [("name words", "+0.0250")]
+
+
 def test_ranking_off_keeps_the_fused_order() -> None:
     cands = [fused("tests/t.py", 1, 0.05), fused("a.py", 1, 0.04)]
     assert paths(rank(cands, analyse("x y"), RankingConfig(enabled=False))) == [

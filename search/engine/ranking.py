@@ -437,13 +437,16 @@ def rank(
     by_file = not (config.function_sentences_by_span and query.form == "function")
     if config.enabled:
         top = max(r.score for r in ranked) or 1.0
+        roles = _candidate_roles(ranked, generated)
         if by_file:
             _coherence(ranked, config, top)
         _definition(ranked, query, config, top)
-        _name_words(ranked, query, config, top, functions_within)
+        found = _tests_found(ranked, query, config, roles)  # reads the definition rule's steps
+        tests_only = roles if query.tests_claim or found else None
+        _name_words(ranked, query, config, top, functions_within, tests_only)
         if by_file:
             _path(ranked, query, config, top)
-        _roles(ranked, query, config, generated)
+        _roles(ranked, query, config, roles, found)
         _undefined(ranked, query, config)
         _relatives(ranked, query, config)
         _tiers(ranked, query, config)
@@ -587,11 +590,13 @@ def _name_words(
     config: RankingConfig,
     top: float,
     functions_within: Callable[[str, int, int], Sequence[str]] | None = None,
+    tests_only: Mapping[str, tuple[str, ...]] | None = None,
 ) -> None:
     """Rule 2's second half: the functions whose names a function sentence's plain words spell, the
     chunk's own or (``functions_within``: the symbol index's functions defined on a span's lines) one
-    of the short functions a chunk holds after its first. For a test's claim (``tests_claim``), tests'
-    chunks only."""
+    of the short functions a chunk holds after its first. With ``tests_only`` (each candidate file's
+    roles), for a test's own sentence, the chunks of tests and fixtures only: "copy() preserves the
+    name." spells the code under test, which the test is about, not what documents it."""
     if not config.name_words or query.form != "function" or query.opens_with_name:
         return
     spelled = query.spelled  # analysed with the query: its plain words' parts, two words or more
@@ -606,9 +611,7 @@ def _name_words(
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
     partly: list[Ranked] = []  # a long name of which the words spell all but a few parts
     for r in ranked:
-        if query.tests_claim and "test" not in _path_roles(r.fused.span.path):
-            # "copy() preserves the name.": a test's claim spells the code under test (``copy``), which
-            # is what the test is about, not what documents it
+        if tests_only is not None and not _TESTING.intersection(tests_only[r.fused.span.path]):
             continue
         label = r.fused.label
         names = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
@@ -780,23 +783,44 @@ def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top
 _TESTING = frozenset({"test", "fixture"})  # the roles of a file a stated test may be found in
 
 
-def _roles(
-    ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, generated: Callable[[str], bool] | None
-) -> None:
+def _candidate_roles(
+    ranked: list[Ranked], generated: Callable[[str], bool] | None
+) -> dict[str, tuple[str, ...]]:
+    """Each candidate file's roles (:func:`file_roles`; ``compat`` for an older version directory
+    beside a later one among the candidates)."""
     cache: dict[str, tuple[str, ...]] = {}
     older = superseded(sorted({r.fused.span.path for r in ranked}))
-    agreed = config.agreed_top if query.form == "function" else 0
     for path in dict.fromkeys(r.fused.span.path for r in ranked):
         roles = file_roles(path, generated)
         cache[path] = (*roles, "compat") if path in older and "compat" not in roles else roles
-    wants = query.wants
-    found = ""  # why tests keep their role, decided from the candidates
-    if "test" not in wants and _found_in_tests(ranked, query, config, cache):
-        found = "the sentence is found in tests"
-    elif "test" not in wants and _claims_of_a_python_name(ranked, query):
-        found = "a claim about a Python name, which its own docstring would not open with"
-    if found:
-        wants = wants | {"test"}
+    return cache
+
+
+def _tests_found(
+    ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, cache: Mapping[str, tuple[str, ...]]
+) -> str:
+    """Why tests keep their role for a query that does not ask for them, decided from the candidates
+    (empty where they do not): the sentence is found in tests, or is a claim about a Python name."""
+    if "test" in query.wants:
+        return ""
+    if _found_in_tests(ranked, query, config, cache):
+        return "the sentence is found in tests"
+    if _claims_of_a_python_name(ranked, query):
+        return "a claim about a Python name, which its own docstring would not open with"
+    return ""
+
+
+def _roles(
+    ranked: list[Ranked],
+    query: AnalysedQuery,
+    config: RankingConfig,
+    cache: Mapping[str, tuple[str, ...]],
+    found: str,
+) -> None:
+    """Rule 4: the penalty of each candidate's strongest role the query does not ask for (``found``:
+    why tests keep theirs, :func:`_tests_found`)."""
+    agreed = config.agreed_top if query.form == "function" else 0
+    wants = query.wants | {"test"} if found else query.wants
     for r in ranked:
         path = r.fused.span.path
         roles = cache[path]
