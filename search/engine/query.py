@@ -331,8 +331,9 @@ _SPEC = re.compile(
 # A claim about how code behaves, which a test's docstring makes and a definition's does not: a call
 # as the sentence's subject ("copy() preserves the name.", "optional() doesn't crash when …",
 # "retry_with(enabled=False) disables retrying.", under a condition: "With a name, str() returns the
-# given name.", or equal to another: "Specifier(str(Specifier(s))) == Specifier(s)."; a definition's own documentation does not write itself as a call, a signature line does
-# with its arguments: "pop(index) -> remove the item …"), or that something works ("Importing from
+# given name.", or equal to another: "Specifier(str(Specifier(s))) == Specifier(s)."; a definition's
+# own documentation does not write itself as a call, a signature line does with its arguments:
+# "pop(index) -> remove the item …"), or that something works ("Importing from
 # attrs.setters works.", "Pickle serialization works on all kinds of classes."; a sentence with its
 # period, not a complaint, "retry doesn't work", not a comparison, "This works exactly like …", nor a
 # relative clause, "… that only works when …"), or that it can be done ("Retrying objects can be

@@ -43,6 +43,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    as does a name of three parts or more of which the words spell two thirds ("Display an error
    message if conflicting options are used …": ``_checkForConflictingLocalOptions``) where the
    chunk has no name spelled whole: the more of a name the words spell, the less likely by chance.
+   A test's own sentence (a claim, "copy() preserves the name.", or one found in tests, rule 4)
+   spells the code under test: only tests and fixtures gain.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
@@ -50,7 +52,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included),
    docs, the import blocks of package ``__init__`` files (not the definitions some of them hold) and
    type stubs are multiplied by a penalty (a file of several roles, ``docs/examples/``, by the
-   strongest one only), unless the query asks for that role ("tests for the retry logic"), or the
+   strongest one only; Go's runnable examples, ``example_test.go``, are examples and tests, asked for
+   as either), unless the query asks for that role ("tests for the retry logic"), or the
    query is a function sentence and the candidate is the text retriever's first and within the dense
    retriever's first ``agreed_top`` (both retrievers put it first: the one function the sentence
    documents, a test's own docstring included), or the query is a function sentence found almost only
