@@ -788,6 +788,10 @@ def test_a_kept_hit_makes_way_for_itself_below_a_result_both_retrievers_rank_nea
         ("Same as `map` but in series.", ("map",)),
         ("Same as map but in series.", ()),  # a plain word as a word: no name
         ("Similar to :func:`pass_context`, but only pass the object on the context onwards.", ("pass_context",)),
+        ("Like :meth:`errorhandler`, but for every request.", ("errorhandler",)),  # a reST role's word
+        ("Alias for :meth:`main`.", ("main",)),  # what it stands in for
+        ("Shortcut for add_route with method GET.", ("add_route",)),
+        ("Wrapper around `fetch` that retries on a timeout.", ("fetch",)),
         ("Returns a copy of `current_app` for the request.", ()),  # named, not compared with
         ("how does `_.findKey` compare with find_last_key", ()),  # a question, not a function's documentation
     ],

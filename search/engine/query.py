@@ -529,6 +529,10 @@ _COMPARED = (
     ("like",), ("unlike",), ("same", "as"), ("similar", "to"), ("equivalent", "to"), ("version", "of"),
     ("variant", "of"), ("relative", "of"), ("counterpart", "of"), ("counterpart", "to"),
     ("opposite", "of"), ("inverse", "of"),
+    # what it stands in for: "Shortcut for :meth:`route` with …", "Alias for :meth:`main`.", "Wrapper
+    # for :func:`itertools.pairwise`."
+    ("shortcut", "for"), ("shorthand", "for"), ("alias", "for"), ("alias", "of"), ("wrapper", "for"),
+    ("wrapper", "around"),
 )  # fmt: skip
 _NOT_LETTER = re.compile(r"[^a-z]")
 
@@ -562,7 +566,8 @@ def _compares(lows: Sequence[str], at: int) -> bool:
     return any(before[-len(cue) :] == cue for cue in _COMPARED if len(before) >= len(cue))
 
 
-_CODE_WORD = re.compile(r"[\[(]*`([A-Za-z_$][\w$]*)`|([A-Za-z_$][\w$]*)\(\)")  # `map`, iteritems()
+# `map`, iteritems(), a reST role's :meth:`route`
+_CODE_WORD = re.compile(r"[\[(]*(?::[\w.:]+:)?`~?([A-Za-z_$][\w$]*)`|([A-Za-z_$][\w$]*)\(\)")
 
 
 _WITHIN = frozenset({"in", "inside", "within"})
