@@ -166,7 +166,9 @@ def test_a_function_sentence_boosts_only_the_name_it_opens_with() -> None:
     named = analyse("BindJSON is a shortcut for c.MustBindWith(obj, binding.JSON).")
     assert named.identifiers[0] == "BindJSON" and "c.MustBindWith" in named.identifiers
     ranked = rank([must, bind], named, _only(definition=3.0))
-    assert paths(ranked)[0] == ("context.go", 591) and ranked[1].steps == []
+    # no definition gain for the name it is a shortcut for: a relative of the function it documents
+    assert paths(ranked)[0] == ("context.go", 591)
+    assert ranked[1].steps == [("a relative (MustBindWith)", "×0.5")]
     assert ranked[0].score == pytest.approx(0.03 + 3.0 * 0.05 * 0.5)
 
 
