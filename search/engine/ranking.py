@@ -68,8 +68,9 @@ in the candidate's explanation (``plait search --explain``). In order:
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
    for a definition: a chunk that defines nothing (module-level code, an import block, a test's
    calls) is multiplied by ``undefined_penalty``; and one that compares its function with another
-   ("This method is like `_.findKey` except …") documents a relative of it: the one candidate that
-   defines the name compared with is multiplied by ``relative_penalty`` (none where several do).
+   ("This method is like `_.findKey` except …", "Alias for :meth:`main`.") documents a relative of
+   it: the one candidate that defines the name compared with is multiplied by ``relative_penalty``
+   (none where several do).
 6. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
