@@ -65,6 +65,8 @@ class SymbolRetriever:
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
         spelled = self._spelled(query, scope, path_prefix)
         if not names:
+            if not spelled:
+                return []  # most sentences: nothing to look up, no chunk spans to read
             return self._spelled_hits(spelled, SpanMapper(self.index, 50, {r.path for r in spelled}))[:limit]
         best: dict[tuple[str, int], tuple[float, Hit]] = {}
         found = []
