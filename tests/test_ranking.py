@@ -928,7 +928,7 @@ def test_a_sentences_text_top_keeps_its_place_whatever_share_of_the_words_it_hol
 def test_a_function_sentence_keeps_a_test_a_retriever_ranks_near_its_top_when_the_page_lists_none() -> None:
     code = [fused(f"b{i}.py", 1, 0.05 - i * 0.001, text=i + 4, vector=i + 4) for i in range(12)]
     test = fused("tests/test_codec.py", 1, 0.03, text=2)  # ×0.3 by its role: 0.009, 13th
-    sentence = analyse("Unicode strings get encoded as UTF-8.")
+    sentence = analyse("Unicode text round-trips through UTF-8.")
     assert sentence.form == "function" and "test" not in sentence.wants
     ranked = rank([*code, test], sentence, _only(keep_test_top=3), limit=10)
     assert paths(ranked)[9] == ("tests/test_codec.py", 1)
@@ -955,7 +955,7 @@ def test_a_function_sentence_found_almost_only_in_tests_does_not_demote_them() -
     sentence is a test's own docstring in words that do not say so, and tests keep their role."""
     tests = [fused(f"tests/test_{i}.py", 1, 0.05 - i * 0.002, text=i + 1, vector=i + 1) for i in range(8)]
     code = [fused(f"src/m{i}.py", 1, 0.045 - i * 0.002, text=9 + i, vector=9 + i) for i in range(2)]
-    sentence = analyse("Unicode strings get encoded as UTF-8.")
+    sentence = analyse("Unicode text round-trips through UTF-8.")
     assert sentence.form == "function" and "test" not in sentence.wants
     ranked = rank([*tests, *code], sentence, _only(tests_found=0.8, agreed_top=0))
     assert paths(ranked)[0] == ("tests/test_0.py", 1) and ranked[0].score == pytest.approx(0.05)
@@ -1010,7 +1010,7 @@ def test_a_function_sentence_whose_first_hits_are_all_tests_does_not_demote_them
     either retriever's third hit is code, the tests are demoted."""
     tests = [fused(f"tests/test_{i}.py", 1, 0.05 - i * 0.002, text=i + 1, vector=i + 1) for i in range(3)]
     code = [fused(f"src/m{i}.py", 1, 0.045 - i * 0.002, text=4 + i, vector=4 + i) for i in range(7)]
-    sentence = analyse("Unicode strings get encoded as UTF-8.")
+    sentence = analyse("Unicode text round-trips through UTF-8.")
     assert sentence.form == "function" and "test" not in sentence.wants
     ranked = rank([*tests, *code], sentence, _only(tests_found=0.8, agreed_top=0))
     assert paths(ranked)[:4] == [
@@ -1270,6 +1270,12 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
         "If the cache is full, the oldest entry is dropped.",  # a case and what then holds
         "When no handler matches, nothing happens.",
         "If a retry succeeds, then it returns the first result.",
+        "It's possible to configure only the renderers.",  # that something can be done
+        "A custom error handler can be used.",  # used, and nothing said it is used for
+        "The retry_key property can be set and read.",  # a participle that does not end in -ed
+        "Cached values are invalidated on reload.",  # what happens, told in the passive
+        "Tabs in keys are always escaped.",
+        "Calls to a closed pool get rejected.",
     ],
 )
 def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
@@ -1298,6 +1304,12 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "If the file is missing, return None.",  # a case and what the function does then
         "If a callback is given, call it with the response.",
         "When reading, skip the header line.",
+        "NopWriter can be used as a logger's output.",  # what it is for
+        "Whether the value can be shown bare, without quotes.",  # a predicate's
+        "Whether debug mode is enabled.",
+        "Check if the cookie is expired.",  # the passive inside a condition
+        "Called before the request is dispatched.",
+        "Return the headers that are sent first.",  # a function's own, opening with its verb
     ],
 )
 def test_no_claim_where_the_sentence_documents_or_asks(text: str) -> None:
