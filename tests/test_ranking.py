@@ -1276,6 +1276,9 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
         "Cached values are invalidated on reload.",  # what happens, told in the passive
         "Tabs in keys are always escaped.",
         "Calls to a closed pool get rejected.",
+        "A broken formatter does not stop the logger.",  # a subject, then what it does
+        "The parser stays in sync after an error.",
+        "An empty header has no value.",
     ],
 )
 def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
@@ -1310,6 +1313,10 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "Check if the cookie is expired.",  # the passive inside a condition
         "Called before the request is dispatched.",
         "Return the headers that are sent first.",  # a function's own, opening with its verb
+        "A socket is closed if its peer hung up.",  # a predicate's: the passive under its condition
+        "A `TimeoutError` is an error raised when the deadline passes.",  # what a class is
+        "A context manager that keeps the lock.",  # a noun phrase, its verb in a relative clause
+        "The base class for handlers that take a stream.",
     ],
 )
 def test_no_claim_where_the_sentence_documents_or_asks(text: str) -> None:
