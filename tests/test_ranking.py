@@ -1279,6 +1279,9 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
         "A broken formatter does not stop the logger.",  # a subject, then what it does
         "The parser stays in sync after an error.",
         "An empty header has no value.",
+        "We retry once the pool is drained.",  # a test's narration, in the first person
+        "Our handler keeps the order of the records.",
+        "There is no leak after a reset.",
     ],
 )
 def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
@@ -1317,6 +1320,8 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "A `TimeoutError` is an error raised when the deadline passes.",  # what a class is
         "A context manager that keeps the lock.",  # a noun phrase, its verb in a relative clause
         "The base class for handlers that take a stream.",
+        "Weights of the edges, by name.",  # "we" only as a word
+        "There is one lock per pool.",  # what there is, not what there is not
     ],
 )
 def test_no_claim_where_the_sentence_documents_or_asks(text: str) -> None:
