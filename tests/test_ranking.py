@@ -460,6 +460,9 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("go.sum", ("generated",)),
         ("web/package-lock.json", ("generated",)),
         ("Cargo.lock", ("generated",)),
+        ("dist/esm/escape.js.map", ("generated",)),  # a source map beside the compiler's output
+        ("dist/styles/app.css.map", ("generated",)),
+        ("assets/world.map", ()),  # a map, not a source map
         ("src/lock.py", ()),
         ("src/request.py", ()),
         ("src/Manifest.java", ()),
@@ -576,6 +579,20 @@ def test_phrase_rule_puts_a_declaration_files_copy_after_the_code_it_documents()
     both = [cands[0]._replace(ranks={"symbol": None, "text": 1, "vector": 1}), *cands[1:]]
     agreed = rank(both, analyse("Define argument syntax for command."), RankingConfig())
     assert paths(agreed)[:2] == [("lib/command.js", 301), ("typings/index.d.ts", 367)]
+
+
+def test_phrase_rule_puts_a_source_maps_copy_after_the_code_it_maps() -> None:
+    """A package's ``dist/`` holds ``escape.js.map`` beside ``escape.js``: one line of JSON carrying the
+    source's text, a doc sentence included, which BM25 may rank first; the code comes first."""
+    sentence = analyse("Escape all magic characters in a glob pattern.")
+    cands = [
+        fused("dist/esm/escape.js.map", 1, 0.04, exact=True, text=1)._replace(exact_case=True),
+        fused("dist/esm/escape.js", 17, 0.03, exact=True, text=2)._replace(exact_case=True),
+    ]
+    ranked = rank(cands, sentence, RankingConfig())
+    assert paths(ranked) == [("dist/esm/escape.js", 17), ("dist/esm/escape.js.map", 1)]
+    assert ("phrase", "after the code (a source map)") in ranked[1].steps
+    assert ("role:generated", "×0.3") in ranked[1].steps
 
 
 def test_phrase_rule_puts_the_phrase_as_written_first_when_it_has_capitals() -> None:

@@ -262,8 +262,12 @@ _GO_EXAMPLES = re.compile(r"(?:^|/|_)examples?(?:_[^/]*)?_test\.go$")
 _VENDORED_DIR = re.compile(
     r"(?:^|/)(?:vendor|vendored|third[_-]?party|node_modules|external|extern)/", re.IGNORECASE
 )
+# Source maps a compiler writes beside its output (escape.js.map): one line of JSON that carries the
+# sources' text verbatim, every comment and message included.
+_SOURCE_MAP = r"\.(?:[cm]?[jt]sx?|css|scss|less)\.map$"
 _GENERATED_FILE = re.compile(
     r"(?:_pb2(?:_grpc)?\.pyi?|\.pb\.(?:go|cc|h)|\.g\.dart|\.generated\.[A-Za-z]+|\.min\.(?:js|css)|_generated\.[A-Za-z]+)$"
+    rf"|{_SOURCE_MAP}"
     # Dependency lock files a package manager writes: pins and checksums, whose package names match
     # every query about a dependency and whose vectors are noise.
     r"|(?:^|/)(?:go\.sum|package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock"
@@ -278,6 +282,8 @@ _DOCS_FILE = re.compile(
 # directory's real module (axios's lib/defaults/index.js) as a barrel.
 _REEXPORT_NAMES = frozenset({"__init__.py", "package-info.java", "module-info.java"})
 _STUB_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
+# Files that repeat the text of code found elsewhere: declarations and source maps
+_COPY_FILE = re.compile(rf"\.d\.[cm]?ts$|\.pyi$|{_SOURCE_MAP}")
 
 ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub")
 
@@ -1120,8 +1126,11 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     for r in _rare(places, config, narrowings):
         differs = cased and not r.fused.exact_case
         # A declaration file (``index.d.ts``, ``.pyi``) repeats the documentation of code found
-        # elsewhere: where both hold the phrase, the code that does what it says comes first.
-        copy = "stub" not in query.wants and _STUB_FILE.search(r.fused.span.path) is not None
+        # elsewhere, a source map its text: where both hold the phrase, the code that does what it
+        # says comes first.
+        path = r.fused.span.path
+        stub = _STUB_FILE.search(path) is not None
+        copy = _COPY_FILE.search(path) is not None and not (stub and "stub" in query.wants)
         # A place that holds the phrase within a line is the text as it was copied; one that holds
         # it only across a line break (a message split over two literals, a sentence wrapped over
         # two comment lines) joins lines to match, and a format string that the phrase fills
@@ -1137,7 +1146,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             loose,
             r.fused.ranks.get("text") or unranked,
         )
-        where = "after the code (a declaration)" if copy else "first"
+        where = f"after the code ({'a declaration' if stub else 'a source map'})" if copy else "first"
         notes = [
             n
             for n, on in (
