@@ -86,7 +86,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
    a capital letter puts the places holding it as written first, as ripgrep's smart case would, and
    a phrase found in more places is still rare where few hold it within a line, as ripgrep reads; a
-   declaration file's copy, ``index.d.ts`` or ``.pyi``, follows the code that holds the phrase too;
+   declaration file's copy, ``index.d.ts`` or ``.pyi``, and a compiler's source map, ``escape.js.map``
+   (generated code), follow the code that holds the phrase too;
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
    it fills, a message pasted as a program printed it, follows both; the lines the query names, such
