@@ -1551,6 +1551,30 @@ def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() 
     assert all(r.steps == [("name words", "+0.0250")] for r in both)
 
 
+def test_name_words_read_a_name_that_runs_two_words_together() -> None:
+    """``naturalday`` is Python's ``natural_day`` written without the underscore: "Return a natural
+    day." spells both its words, a full gain (+0.5 × 0.05), not a one-part name's half; ``naturaldate``
+    runs "natural" and "date" together, and "date" is not among the words."""
+    cands = [
+        fused("time.py", 1, 0.05, symbol="naturaldate", kind="function"),
+        fused("time.py", 40, 0.048, symbol="naturalday", kind="function"),
+        fused("number.py", 1, 0.047, symbol="apnumber", kind="function"),
+    ]
+    ranked = rank(cands, analyse("Return a natural day."), _only(name_words=0.5))
+    assert [r.fused.label.symbol for r in ranked] == ["naturalday", "naturaldate", "apnumber"]
+    assert ranked[0].score == pytest.approx(0.048 + 0.5 * 0.05)
+    assert ranked[0].steps == [("name words", "+0.0250")]
+    assert ranked[1].steps == [] and ranked[2].steps == []
+    # a word's stem ("Reads" for ``read``) and the short form code writes for a word ("cfg" for
+    # "configuration") count as they do for the parts of a name
+    more = [*cands, fused("io.py", 1, 0.046, symbol="readlines", kind="function")]
+    more.append(fused("config.py", 1, 0.045, symbol="loadcfg", kind="function"))
+    first = rank(more, analyse("Reads the lines of a file."), _only(name_words=0.5))[0]
+    assert first.fused.label.symbol == "readlines" and first.steps == [("name words", "+0.0250")]
+    first = rank(more, analyse("Load the configuration file."), _only(name_words=0.5))[0]
+    assert first.fused.label.symbol == "loadcfg" and first.steps == [("name words", "+0.0250")]
+
+
 def test_a_long_name_two_thirds_spelled_gains_as_a_one_part_name() -> None:
     cands = [
         fused("command.js", 1944, 0.052, symbol="Command._conflictingOption", kind="method"),

@@ -640,6 +640,8 @@ def _name_words(
             # when that is a getter's ("Returns", "Gets")
             if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
                 own.append(stems)
+            elif single is not None and (run := _run_together(next(iter(whole)), spelled)):
+                own.append(run)  # ``naturalday``, ``readlines``: as ``natural_day`` and ``read_lines``
             elif len(stems) > 2 and _mostly_spelled(whole, stems, spelled):  # two parts: spelled or not
                 partly.append(r)
         if own:
@@ -664,6 +666,18 @@ def _name_words(
             spelling.add(id(r))  # one gain a chunk
             r.score += gain * 0.5
             r.steps.append(("name words (most of it)", f"+{gain * 0.5:.4f}"))
+
+
+def _run_together(part: str, spelled: frozenset[str]) -> frozenset[str] | None:
+    """The two words that a one-part name runs together, both among a sentence's words (as written,
+    as stems or as the short forms code writes for them): Python's lower-case names are often words
+    joined with no mark between them, ``naturalday`` for "Return a natural day.", ``readlines`` for
+    "Reads the lines of a file."; ``None`` where no split into two pieces of three letters or more
+    finds both."""
+    for i in range(3, len(part) - 2):
+        if part[:i] in spelled and part[i:] in spelled:
+            return frozenset((part[:i], part[i:]))
+    return None
 
 
 def _mostly_spelled(whole: frozenset[str], stems: frozenset[str], spelled: frozenset[str]) -> bool:
