@@ -460,6 +460,8 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("go.sum", ("generated",)),
         ("web/package-lock.json", ("generated",)),
         ("Cargo.lock", ("generated",)),
+        ("PKG-INFO", ("docs",)),  # a source distribution's metadata: the README again
+        ("src/pkg.egg-info/PKG-INFO", ("docs",)),
         ("dist/esm/escape.js.map", ("generated",)),  # a source map beside the compiler's output
         ("dist/styles/app.css.map", ("generated",)),
         ("assets/world.map", ()),  # a map, not a source map
@@ -1184,6 +1186,12 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("Cleans up stale handles after shutdown", "function"),  # clean → cleans
         ("Enable HTTP body compression", "function"),
         ("release process for the wheels", "area"),  # "release" is a topic's noun as often
+        # a capitalised label and a colon file a sentence as documentation does
+        ("Output: plain with multiline cells without headers", "function"),
+        ("Deprecated: use the stream decoder instead", "function"),
+        ("Command line utility: read from stdin", "function"),
+        ("retry policy: backoff and jitter", "area"),  # typed in lower case: a topic
+        ("Note: this deviates from the spec a little", "function"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

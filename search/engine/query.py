@@ -893,6 +893,12 @@ def compounds(spaced: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))[:MAX_COMPOUNDS]
 
 
+# A label of at most three words, capitalised, then a colon and a space: how documentation files a
+# sentence ("Output: plain with multiline cells without headers", "Internal: wrap wide characters",
+# "Deprecated: use NewDecoder.", "Note: this deviates from the spec"), not how a topic is typed.
+_LABELLED = re.compile(r"[A-Z][\w-]*(?: [\w-]+){0,2}: +\S")
+
+
 def sentence_form(text: str) -> Form:
     """``function`` for a sentence written as one piece of code's documentation: it opens with a verb
     (not a question word, not a gerund naming a topic: "parsing a JSON field") and reads as a full
@@ -904,7 +910,8 @@ def sentence_form(text: str) -> Form:
     in the third person ("OnlyValidArgs returns an error if …"), or with a gerund that is the subject
     of a finite verb ("Renaming files … is not permitted"), or with an article, as a field's or a
     value's documentation does ("The field name found in the", "A safe Kernel::load, issuing the
-    hooks …"; a topic typed as a query does not);
+    hooks …"; a topic typed as a query does not), or with a capitalised label and a colon ("Output:
+    plain with multiline cells", "Deprecated: use …");
     ``area`` for questions ("how does …"; "Do basic configuration …." and "When X, Y." with their
     period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
     the retry logic", where "tests" is no verb)."""
@@ -915,6 +922,8 @@ def sentence_form(text: str) -> Form:
         return "function"  # a signature line: "pop(index) -> remove the item at index"
     if len(low) < 3 or end == "?":
         return "area"
+    if _LABELLED.match(text):
+        return "function"  # "Output: plain with multiline cells", "Deprecated: use the decoder"
     # "String gets the argument …" and "Is gets whether …." name a definition, then say what it does:
     # not a gerund, not a question (a question does not end with its period: "what returns the config").
     names_first = names_verb(low[1]) and _IDENT.fullmatch(spaced[0]) is not None

@@ -277,7 +277,10 @@ _GENERATED_FILE = re.compile(
 )
 _COMPAT_DIR = re.compile(r"(?:^|/)(?:_?compat|legacy|deprecated|polyfills?)/", re.IGNORECASE)
 _DOCS_FILE = re.compile(
-    r"\.(?:md|mdx|rst|txt|adoc|asciidoc|texi|pod|[1-9])$|(?:^|/)(?:docs?|man|doc-src)/", re.IGNORECASE
+    r"\.(?:md|mdx|rst|txt|adoc|asciidoc|texi|pod|[1-9])$|(?:^|/)(?:docs?|man|doc-src)/"
+    # a Python source distribution's metadata, which carries the README whole
+    r"|(?:^|/)PKG-INFO$",
+    re.IGNORECASE,
 )
 # Package markers that mostly re-export. JavaScript's index.js is left alone: it is as often a
 # directory's real module (axios's lib/defaults/index.js) as a barrel.
