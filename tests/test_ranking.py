@@ -1733,6 +1733,8 @@ def test_the_readme_names_every_ranking_setting() -> None:
         "Tests prepending in front of an empty iterable",
         "Test the happy path here",
         "Test that cookies persist",  # "Test that …" however short
+        "Benchmark ljust() with an ASCII string.",  # a benchmark is a test that states what it times
+        "Benchmarks parsing of a long header list",
     ],
 )
 def test_a_sentence_opening_by_stating_a_test_asks_for_the_test(text: str) -> None:
@@ -1759,6 +1761,8 @@ def test_a_sentence_opening_by_stating_a_test_asks_for_the_test(text: str) -> No
         "Returns True if the cookie should be secure.",  # an expectation asks for tests as much as code
         "make sure retries back off",  # a topic opening so is a stated test too; a name is not one
         "ensure_dir",
+        "Benchmark for the parser.",  # a predicate's "for", as "Test for …"
+        "benchmark the parser",  # fewer than five words
     ],
 )
 def test_only_an_imperative_that_states_a_test_asks_for_the_test_over_code(text: str) -> None:

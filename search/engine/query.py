@@ -387,11 +387,12 @@ _CLAIM = re.compile(
 
 
 # Imperatives only: "Ensures the directory exists." and "Verifies the signature." document code. "Test"
-# with what it tests ("Test structuring Optional primitive types."), not a predicate's "Test for …",
+# (or "Benchmark", a test that times what it names: "Benchmark ljust() with an ASCII string.") with
+# what it tests ("Test structuring Optional primitive types."), not a predicate's "Test for …",
 # "Test whether …", "Test if …" or "Test to see if …".
 _TEST_STATED = re.compile(
     r"^(?:this\s+tests?\s+that|this\s+test|regression\s+test|make\s+sure|ensure|verify)\b"
-    r"|^tests?\s+(?!(?:whether|if|for|to)\b)(\w+)",
+    r"|^(?:tests?|benchmarks?)\s+(?!(?:whether|if|for|to)\b)(\w+)",
     re.IGNORECASE,
 )
 
