@@ -66,6 +66,20 @@ def test_a_member_is_found_by_its_name_as_written_or_qualified_only() -> None:
     assert [q for q, _ in kinds("max_redir")] == ["MaxRedirects"]  # a prefix: not the field either
 
 
+def test_a_field_as_written_goes_before_a_method_matched_with_other_separators() -> None:
+    """``_getitem = __getitem__`` in a class body: ``_getitem`` names the alias, which the symbol
+    index keeps as a field, before the method that is ``getitem`` only once its underscores are gone."""
+    table = SymbolTable(
+        [
+            SymbolRow("__getitem__", "SortedList.__getitem__", "method", "sl.py", "python", 816, 902, ""),
+            SymbolRow("_getitem", "SortedList._getitem", "field", "sl.py", "python", 904, 904, ""),
+        ]
+    )
+    found = [(m.symbol.name, m.match) for m in table.lookup("_getitem")]
+    assert found == [("_getitem", "exact"), ("__getitem__", "normalised")]
+    assert [m.symbol.name for m in table.lookup("__getitem__")] == ["__getitem__"]  # a field: as written only
+
+
 def test_the_functions_defined_on_a_files_lines_in_line_order() -> None:
     def row(name: str, kind: str, start: int, path: str = "types.py") -> SymbolRow:
         return SymbolRow(name.rsplit(".", 1)[-1], name, kind, path, "python", start, start + 2, "")
