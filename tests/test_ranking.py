@@ -1307,6 +1307,8 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
         "We retry once the pool is drained.",  # a test's narration, in the first person
         "Our handler keeps the order of the records.",
         "There is no leak after a reset.",
+        "Closing a pool twice raises nothing.",  # what doing something does
+        "Nesting lists past the depth limit causes a ParseError.",
     ],
 )
 def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
@@ -1347,6 +1349,8 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "The base class for handlers that take a stream.",
         "Weights of the edges, by name.",  # "we" only as a word
         "There is one lock per pool.",  # what there is, not what there is not
+        "Removing files present in the base layer is not permitted.",  # what a setting permits
+        "Parsing JSON fields",  # a topic
     ],
 )
 def test_no_claim_where_the_sentence_documents_or_asks(text: str) -> None:

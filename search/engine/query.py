@@ -362,6 +362,11 @@ _SPEC = re.compile(
 # Or a test's narration, in the first person ("We don't traverse into an anyOf …", "Our fallback
 # handling …"), or what does not happen ("There is no RecursionError when …"): 15 of the tests', none
 # of real code's.
+# Or what doing something does, a gerund its subject ("Incrementing the last release segment produces a
+# greater version.", "Nesting beyond the depth limit raises ParseError.", "Using a global name in a
+# decorator results in no warnings."): 24 of the tests' docstrings, none of real code's, which says what
+# a setting permits in the passive ("Removing files … is not permitted."); a gerund that is a noun as
+# often ("Encoding", "Mapping", "Setting") does not count.
 # "Can be done" takes the participles that do not end in -ed ("can be set"), and "can be used" only
 # with nothing said of what for ("A custom handler can be used.").
 _CLAIM = re.compile(
@@ -381,7 +386,11 @@ _CLAIM = re.compile(
     r"(?<!\bto )(?:is|are|get|gets)\s+(?:not\s+|also\s+|always\s+|never\s+|correctly\s+|properly\s+)?(?!used\b)[a-z]+ed\b(?!\s+(?:if|when|whenever)\b)"
     r"|^(?=.*\.$)(?:a|an|the)\s+(?:(?!(?:that|which|who|whose|where|when|if|to|for)\b)[\w'`@.()-]+\s+){1,5}?"
     r"(?:(?:is|are)\s+(?!(?:a|an|one|the|used|simple)\b)(?!\w+\s+if\b)|(?:does|do|has|have|stays|becomes|takes|raises|emits|sorts|keeps|wins|gets|carries)\s)"
-    r"|^(?:we|our)\s|^there (?:is|are) no\b",
+    r"|^(?:we|our)\s|^there (?:is|are) no\b"
+    r"|^(?=.*\.$)(?!(?:if|when|returns?|gets?|nothing|something|everything|anything|string|thing|padding"
+    r"|encoding|setting|mapping|binding|ring|king|spring)\b)[a-z]+ing\b(?:\s+[^\s,]+){1,8}?\s+"
+    r"(?:results?\s+in|causes?|raises?|gives?|produces?|leads?\s+to|works?|fails?|triggers?|emits?|generates?"
+    r"|can(?:not)?|should|does(?:n't)?|doesn't)\b",
     re.IGNORECASE,
 )
 
