@@ -210,8 +210,10 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         peak_pss = peak_rss = samples = 0
         while proc.poll() is None:
             pss, rss = _memory_kb(_tree(proc.pid))
-            peak_pss, peak_rss, samples = max(peak_pss, pss), max(peak_rss, rss), samples + 1
-            time.sleep(args.interval)
+            if pss:  # a sample read while the child execs, or after it exited, reads nothing
+                peak_pss, peak_rss, samples = max(peak_pss, pss), max(peak_rss, rss), samples + 1
+            # until a first reading, look often: a small tree's build may be over in a few intervals
+            time.sleep(args.interval if samples else min(args.interval, 0.01))
         report_file.seek(0)
         out = report_file.read()
     wall = time.perf_counter() - t0
