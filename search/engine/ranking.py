@@ -286,8 +286,7 @@ _DOCS_FILE = re.compile(
 # directory's real module (axios's lib/defaults/index.js) as a barrel.
 _REEXPORT_NAMES = frozenset({"__init__.py", "package-info.java", "module-info.java"})
 _STUB_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
-# Files that repeat the text of code found elsewhere: declarations and source maps
-_COPY_FILE = re.compile(rf"\.d\.[cm]?ts$|\.pyi$|{_SOURCE_MAP}")
+_SOURCE_MAP_FILE = re.compile(_SOURCE_MAP)
 
 ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub")
 
@@ -1148,7 +1147,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         # says comes first.
         path = r.fused.span.path
         stub = _STUB_FILE.search(path) is not None
-        copy = _COPY_FILE.search(path) is not None and not (stub and "stub" in query.wants)
+        copy = (stub and "stub" not in query.wants) or _SOURCE_MAP_FILE.search(path) is not None
         # A place that holds the phrase within a line is the text as it was copied; one that holds
         # it only across a line break (a message split over two literals, a sentence wrapped over
         # two comment lines) joins lines to match, and a format string that the phrase fills
