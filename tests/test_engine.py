@@ -327,6 +327,41 @@ def test_a_pasted_phrase_with_capitals_puts_its_text_as_written_first(indexed_en
     assert all({"rule": "phrase", "effect": "first"} in r.explain["rules"] for r in typed[:2])
 
 
+def test_a_phrase_written_with_its_own_spacing_is_found_where_that_spacing_is(
+    indexed_engine, make_repo, settings_for
+) -> None:
+    """A row pasted from an aligned table keeps its spacing, as ripgrep would: the one place that holds
+    it so comes first, not the tables that hold its words single-spaced; where no place holds the
+    spacing, it is read loosely."""
+    tables = {
+        f"tests/test_table_{i}.py": f"def test_table_{i}():\n    assert render() == 'spam {i} | spam 41.9999 |'\n"
+        for i in range(8)
+    }
+    files = tables | {
+        "tests/test_numparse.py": "def test_numparse():\n    expected = '\\n'.join(['eggs  451', 'spam       41.9999'])\n"
+    }
+    engine = indexed_engine(files)
+    text = engine.rankings("spam       41.9999")["text"]
+    assert [h.span.path for h in text if h.exact] == ["tests/test_numparse.py"]
+    top = engine.search(Query("spam       41.9999", explain=True)).results[0]
+    assert top.path == "tests/test_numparse.py"
+    assert top.explain is not None and {"rule": "phrase", "effect": "first"} in top.explain["rules"]
+    # Single-spaced, it is held in nine places: too many for the phrase rule, and every one verbatim.
+    loose = engine.rankings("spam 41.9999")["text"]
+    assert len([h for h in loose if h.exact]) == 9
+    # A spacing nothing holds is read loosely: the nine places, as single-spaced.
+    odd = engine.rankings("spam   41.9999")["text"]
+    assert len([h for h in odd if h.exact]) == 9
+    # No index: ripgrep's matches are read the same way.
+    bare = Engine(settings_for(make_repo(files)))
+    try:
+        assert [h.span.path for h in bare.rankings("spam       41.9999")["text"] if h.exact] == [
+            "tests/test_numparse.py"
+        ]
+    finally:
+        bare.close()
+
+
 def test_a_quoted_strings_places_as_typed_come_first_then_those_in_real_code(indexed_engine) -> None:
     engine = indexed_engine(
         {

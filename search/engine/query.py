@@ -206,6 +206,12 @@ class AnalysedQuery:
         return " ".join(self.text.split())
 
     @property
+    def spaced(self) -> str | None:
+        """The query as written where its spacing is not single spaces ("spam       41.9999", a row of
+        an aligned table): ripgrep, given it, finds that spacing only; ``None`` otherwise."""
+        return self.text if self.text != self.phrase else None
+
+    @property
     def names(self) -> tuple[str, ...]:
         """The names a symbol lookup should try: the identifiers, else the whole identifier query."""
         if self.identifiers:

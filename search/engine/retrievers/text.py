@@ -172,7 +172,9 @@ class TextRetriever:
         short = dict(query.short_forms)
         terms += [f for forms in short.values() for f in forms if f not in terms]
         if index is None:
-            return self._rank_everywhere(terms, tokens, short, phrase, whole, scope, None, limit)
+            return self._rank_everywhere(
+                terms, tokens, short, phrase, whole, scope, None, limit, query.spaced
+            )
         # A warm server's listing is kept between searches (watched for changes) and answers at once;
         # only a listing ripgrep must make again runs beside the BM25 ranking.
         kept = kept_changes(self.settings, index, scope)
@@ -188,7 +190,9 @@ class TextRetriever:
             holders = lexical.files_holding(query.word_tokens, allow=allow) if whole else []
         except IndexStoreError:  # an unreadable chunks table: ripgrep's ranking still answers
             listing.cancel()
-            return self._rank_everywhere(terms, tokens, short, phrase, whole, scope, index, limit)
+            return self._rank_everywhere(
+                terms, tokens, short, phrase, whole, scope, index, limit, query.spaced
+            )
         # The verbatim search reads only the indexed files that could hold the query; changed files
         # are searched for it, and for its terms, once the listing says which they are.
         jobs = []
@@ -198,12 +202,14 @@ class TextRetriever:
         changes = listing.result()
         if changes is None:
             self._collect(jobs)
-            return self._rank_everywhere(terms, tokens, short, phrase, whole, scope, index, limit)
+            return self._rank_everywhere(
+                terms, tokens, short, phrase, whole, scope, index, limit, query.spaced
+            )
         if changes.changed:
             few = _narrowed(scope, changes.changed)
             jobs.append(self._spawn([phrase] if whole else [], terms, few, cap=few is scope))
         lines = (read or []) + self._collect(jobs)
-        found = self._rank_live(phrase, tokens, short, lines, index, limit)
+        found = self._rank_live(phrase, tokens, short, lines, index, limit, query.spaced)
         if query.locations:
             found = self._with_locations(query, changes, index, scope, found)
         if whole:
@@ -376,13 +382,14 @@ class TextRetriever:
         scope: ResolvedScope,
         index: Index | None,
         limit: int,
+        spaced: str | None,
     ) -> list[Hit]:
         """ripgrep's ranking alone: the terms over the whole scope, capped per file (a common word
         matches thousands of lines), and beside them the whole query verbatim, uncapped (an occurrence
         late in a big file counts)."""
         jobs = [self._spawn([], terms, scope, cap=True) if terms else None]
         jobs.append(self._spawn([phrase], [], scope, cap=False) if whole else None)
-        return self._rank_live(phrase, tokens, short, self._collect(jobs), index, limit)
+        return self._rank_live(phrase, tokens, short, self._collect(jobs), index, limit, spaced)
 
     def _spawn(
         self, phrases: list[str], terms: list[str], scope: ResolvedScope, *, cap: bool
@@ -415,9 +422,11 @@ class TextRetriever:
         matches: list[RgLine],
         index: Index | None,
         limit: int,
+        spaced: str | None = None,
     ) -> list[Hit]:
         n_files = index.snapshot().count("files") if index is not None else 0
-        return self._rank_terms(phrase, tokens, short, matches, self._mapper(index, matches), limit, n_files)
+        mapper = self._mapper(index, matches)
+        return self._rank_terms(phrase, tokens, short, matches, mapper, limit, n_files, spaced)
 
     def _mapper(self, index: Index | None, matches: list[RgLine]) -> SpanMapper:
         return SpanMapper(index, self.settings.chunks.window_lines, {m.path for m in matches})
@@ -458,12 +467,15 @@ class TextRetriever:
         mapper: SpanMapper,
         limit: int,
         n_files: int,
+        spaced: str | None = None,
     ) -> list[Hit]:
         """BM25 over chunk spans from ripgrep's matches (the matched words tokenised by
         :func:`code_tokens`, tf per span, df per file; the indexed chunks' k1 and b, and their short
         forms, ``short``, counted as the token they stand for), plus a boost for tokens in the chunk's
         definition name and for a verbatim occurrence of the whole query (in any case; ``exact_case``
-        marks the spans that hold it as written)."""
+        marks the spans that hold it as written). A query written with its own spacing (``spaced``, a
+        row of an aligned table) occurs verbatim where that spacing is held, as ripgrep would find it,
+        when some span holds it so; where none does, with any spacing."""
         written = phrase
         phrase = phrase.lower()
         keys = tokens or tuple(code_tokens(phrase))  # none at all for "%s <%s>": only verbatim counts
@@ -478,6 +490,8 @@ class TextRetriever:
         exact: set[Key] = set()
         as_written: set[Key] = set()
         in_line: set[Key] = set()  # holds the whole query within one line (not only across a break)
+        spacing: set[Key] = set()  # holds it with the spacing it was written with (``spaced``)
+        spaced = spaced.lower() if spaced is not None and verbatim is not None else None
         # matched text → (the query tokens it holds, it is the whole query, as written, case included)
         found: dict[str, tuple[tuple[str, ...], bool, bool]] = {}
         for m in matches:
@@ -500,12 +514,18 @@ class TextRetriever:
                     exact.add(span)
                     if "\n" not in sub:  # the verbatim reader's occurrence across lines reads so
                         in_line.add(span)
+                    if sub.lower() == spaced:
+                        spacing.add(span)
                 if cased:
                     as_written.add(span)
                 for t in held:
                     if t in files_with:
                         files_with[t].add(m.path)
                         counts[t] += 1
+        if spacing:  # "spam       41.9999" is held so once, and as "spam 41.9999" in twenty tables
+            exact &= spacing
+            in_line &= spacing
+            as_written &= spacing
         n_files = max(n_files, len({m.path for m in matches}), 1)
         idf = {
             t: math.log(1 + (n_files - len(files_with[t]) + 0.5) / (len(files_with[t]) + 0.5)) for t in keys

@@ -4,7 +4,8 @@ A ripgrep process costs ~6 ms of CPU however few files it reads, and a sentence'
 usually reads one to ten files once the BM25 index has named the ones that can hold it. Those are
 read here with the semantics of ``rg --ignore-case --only-matching`` for the phrase's pattern
 (:func:`phrase_pattern`: its words in order, each space matching any run of spaces and tabs, as a
-sentence is compared whitespace-normalised): every occurrence on a line, case folded.
+sentence is compared whitespace-normalised; the text retriever then prefers the occurrences that keep
+the spacing of a query written with its own): every occurrence on a line, case folded.
 
 Read here, a space of the phrase also matches a line break (:data:`JOINT`), with what a wrapped
 sentence or message carries across it: the indentation, a comment's leader on the next line (``#``,
