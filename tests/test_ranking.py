@@ -412,6 +412,33 @@ def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> Non
     assert paths(off)[0] == ("src/models.py", 1) and off[1].score == pytest.approx(0.05 * 0.3)
 
 
+def test_a_function_sentences_first_by_words_and_by_name_keeps_its_role() -> None:
+    """A test named for what it checks ("Newlines are mandatory breaks when replace_whitespace is
+    False.": ``test_wrap_replace_whitespace_false_newlines_are_mandatory``) is the text retriever's
+    first and the symbol retriever's: not demoted for its role, however far the dense one ranks it.
+    First by its name alone, or second by its words, it is demoted."""
+    sentence = analyse("Newlines are mandatory breaks when replace_whitespace is False.")
+    assert sentence.form == "function" and not sentence.wants
+    test = "tests/test_textwrap.py"
+    named = [
+        fused(test, 1, 0.05, text=1, symbol_rank=1, vector=13),
+        fused("wcwidth/textwrap.py", 1, 0.04, text=5, vector=4),
+    ]
+    kept = rank(named, sentence, _only())
+    assert paths(kept)[0] == (test, 1) and kept[0].score == pytest.approx(0.05)
+    assert kept[0].steps == [("role:test", "×1: first by its words and by its name")] and kept[0].roles == ()
+    for text, symbol in ((2, 1), (1, 2), (None, 1)):
+        ranks = {"text": text} if text else {}
+        cands = [
+            fused(test, 1, 0.05, symbol_rank=symbol, vector=13, **ranks),
+            fused("wcwidth/textwrap.py", 1, 0.04, text=5, vector=4),
+        ]
+        demoted = rank(cands, sentence, _only())
+        assert paths(demoted)[0] == ("wcwidth/textwrap.py", 1)
+        assert demoted[1].score == pytest.approx(0.05 * 0.3)
+    assert paths(rank(named, sentence, _only(agreed_top=0)))[0] == ("wcwidth/textwrap.py", 1)
+
+
 def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
     cands = [
         fused("route_example_test.go", 1, 0.05, symbol="ExampleRoute_HeadersRegexp", kind="function"),

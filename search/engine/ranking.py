@@ -56,7 +56,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    as either), unless the query asks for that role ("tests for the retry logic"), or the
    query is a function sentence and the candidate is the text retriever's first and within the dense
    retriever's first ``agreed_top`` (both retrievers put it first: the one function the sentence
-   documents, a test's own docstring included), or the query is a function sentence found almost only
+   documents, a test's own docstring included) or the symbol retriever's first (its words and its
+   name: a test named for what it checks, "Newlines are mandatory breaks when replace_whitespace is
+   False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or the query is a function sentence found almost only
    in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
    tests or fixtures, or the first three of each are: a test's own docstring in words that do not say
    so; then tests and fixtures keep their role), or the query opens with a name only Python files
@@ -162,7 +164,7 @@ class RankingConfig:
     code_penalty: float = (
         0.5  # a sentence that opens by stating a test ("Make sure …"): candidates not in tests
     )
-    agreed_top: int = 2  # a function sentence's text first within this dense rank keeps its role (0: off)
+    agreed_top: int = 2  # a function sentence's text first within this dense rank, or the symbol first, keeps its role (0: off)
     named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
     name_words: float = (
         0.2  # a function sentence's plain words spell a function's name (0: off; one part: half)
@@ -867,14 +869,13 @@ def _roles(
         )
         if found and (testing := [role for role in roles if role in _TESTING]):
             r.steps.append((f"role:{testing[0]}", f"×1: {found}"))
-        if (
-            r.roles
-            and agreed
-            and r.fused.ranks.get("text") == 1
-            and 0 < (r.fused.ranks.get("vector") or 0) <= agreed
-        ):
-            r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its meaning"))
-            r.roles = ()  # the one chunk both retrievers put first is what the sentence documents
+        if r.roles and agreed and r.fused.ranks.get("text") == 1:
+            if 0 < (r.fused.ranks.get("vector") or 0) <= agreed:
+                r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its meaning"))
+                r.roles = ()  # the one chunk both retrievers put first is what the sentence documents
+            elif r.fused.ranks.get("symbol") == 1:
+                r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its name"))
+                r.roles = ()
     # A file that defines a name the query asks for is what the query asks for, whatever its role,
     # unless real code defines it too and the query is a topic, a question or a name: then the test's
     # own ``ZodType``, the legacy ``v3/`` copy, the declaration file's or the example's are shadows of
