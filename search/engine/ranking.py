@@ -58,8 +58,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    retriever's first ``agreed_top`` (both retrievers put it first: the one function the sentence
    documents, a test's own docstring included) or the symbol retriever's first (its words and its
    name: a test named for what it checks, "Newlines are mandatory breaks when replace_whitespace is
-   False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or the query is a function sentence found almost only
-   in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
+   False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or the query is a
+   function sentence found almost only in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
    tests or fixtures, or the first three of each are: a test's own docstring in words that do not say
    so; then tests and fixtures keep their role), or the query opens with a name only Python files
    define and a verb in the third person ("before_log uses the name parameter …": a Python docstring
@@ -164,7 +164,7 @@ class RankingConfig:
     code_penalty: float = (
         0.5  # a sentence that opens by stating a test ("Make sure …"): candidates not in tests
     )
-    agreed_top: int = 2  # a function sentence's text first within this dense rank, or the symbol first, keeps its role (0: off)
+    agreed_top: int = 2  # a function sentence's text first within this dense rank (or symbol first) keeps its role
     named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
     name_words: float = (
         0.2  # a function sentence's plain words spell a function's name (0: off; one part: half)
