@@ -59,9 +59,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    documents, a test's own docstring included) or the symbol retriever's first (its words and its
    name: a test named for what it checks, "Newlines are mandatory breaks when replace_whitespace is
    False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or the query is a
-   function sentence found almost only in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
-   tests or fixtures, or the first three of each are: a test's own docstring in words that do not say
-   so; then tests and fixtures keep their role), or the query opens with a name only Python files
+   function sentence found almost only in tests (at least ``tests_found`` of the text and the dense
+   retrievers' first ten hits each are tests or fixtures, or the first three of each are: a test's own
+   docstring in words that do not say so; then tests and fixtures keep their role), or the query opens with a name only Python files
    define and a verb in the third person ("before_log uses the name parameter …": a Python docstring
    does not open with its own name, so this is a test's claim about it; Go's doc comments do), or
    the candidate defines a name the query asks for (rule 2) and, unless the query is a function
