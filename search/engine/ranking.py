@@ -61,9 +61,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or the query is a
    function sentence found almost only in tests (at least ``tests_found`` of the text and the dense
    retrievers' first ten hits each are tests or fixtures, or the first three of each are: a test's own
-   docstring in words that do not say so; then tests and fixtures keep their role), or the query opens with a name only Python files
-   define and a verb in the third person ("before_log uses the name parameter …": a Python docstring
-   does not open with its own name, so this is a test's claim about it; Go's doc comments do), or
+   docstring in words that do not say so; then tests and fixtures keep their role), or the query
+   opens with a name only Python files define and a verb in the third person ("before_log uses the
+   name parameter …": a Python docstring does not open with its own name, so this is a test's claim
+   about it; Go's doc comments do), or
    the candidate defines a name the query asks for (rule 2) and, unless the query is a function
    sentence, no candidate in real code defines one (a test's own ``ZodType`` or the legacy ``v3/``
    copy beside the current class stays demoted).
