@@ -439,6 +439,38 @@ def test_a_function_sentences_first_by_words_and_by_name_keeps_its_role() -> Non
     assert paths(rank(named, sentence, _only(agreed_top=0)))[0] == ("wcwidth/textwrap.py", 1)
 
 
+def test_a_test_named_in_a_function_sentences_words_keeps_its_role() -> None:
+    """``test_center_ambiguous`` is named for what "Center respects ambiguous_width parameter."
+    says (the parts of the names it mentions count): not demoted. A name with one word beside
+    ``test``, one the sentence does not spell, or one after a function the sentence mentions or real
+    code defines (a test of that function) is; so is any for a topic."""
+    sentence = analyse("Center respects ambiguous_width parameter.")
+    assert sentence.form == "function"
+    test = "tests/test_ambiguous.py"
+
+    def cands(name: str) -> list[Fused]:
+        return [
+            fused(test, 1, 0.05, symbol=name, kind="function", text=1, vector=11),
+            fused("wcwidth/align.py", 1, 0.04, symbol="center", kind="function", text=8, vector=3),
+        ]
+
+    for name in ("test_center_ambiguous", "TestCenterRespectsWidth", "test_ambiguous_width_parameter_center"):
+        kept = rank(cands(name), sentence, _only())
+        assert paths(kept)[0] == (test, 1) and kept[0].score == pytest.approx(0.05), name
+        assert kept[0].steps == [("role:test", "×1: a test named for the sentence")] and kept[0].roles == ()
+    for name in ("test_center", "test_center_wide", "TestAmbiguousWidth", "center_ambiguous"):
+        demoted = rank(cands(name), sentence, _only())
+        assert paths(demoted)[0] == ("wcwidth/align.py", 1), name
+        assert demoted[1].score == pytest.approx(0.05 * 0.3), name
+    real = cands("test_center_ambiguous")
+    real[1] = fused("wcwidth/align.py", 1, 0.04, symbol="center_ambiguous", kind="function", text=8, vector=3)
+    assert paths(rank(real, sentence, _only()))[0] == ("wcwidth/align.py", 1)
+    topic = analyse("ambiguous width handling in center")
+    assert paths(rank(cands("test_center_ambiguous"), topic, _only()))[0] == ("wcwidth/align.py", 1)
+    off = rank(cands("test_center_ambiguous"), sentence, _only(named_tests=False))
+    assert paths(off)[0] == ("wcwidth/align.py", 1)
+
+
 def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
     cands = [
         fused("route_example_test.go", 1, 0.05, symbol="ExampleRoute_HeadersRegexp", kind="function"),

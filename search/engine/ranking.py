@@ -58,7 +58,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    retriever's first ``agreed_top`` (both retrievers put it first: the one function the sentence
    documents, a test's own docstring included) or the symbol retriever's first (its words and its
    name: a test named for what it checks, "Newlines are mandatory breaks when replace_whitespace is
-   False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or the query is a
+   False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or it is a test named in
+   the sentence's words (``named_tests``: two words or more beside ``test``, not the name of a function
+   the sentence or real code among the candidates names; ``test_center_ambiguous`` for "Center
+   respects ambiguous_width parameter."), or the query is a
    function sentence found almost only in tests (at least ``tests_found`` of the text and the dense
    retrievers' first ten hits each are tests or fixtures, or the first three of each are: a test's own
    docstring in words that do not say so; then tests and fixtures keep their role), or the query
@@ -165,7 +168,10 @@ class RankingConfig:
     code_penalty: float = (
         0.5  # a sentence that opens by stating a test ("Make sure …"): candidates not in tests
     )
-    agreed_top: int = 2  # a function sentence's text first within this dense rank (or symbol first) keeps its role
+    agreed_top: int = (
+        2  # a function sentence's text first within this dense rank (or symbol first) keeps its role
+    )
+    named_tests: bool = True  # a function sentence's test named in its words keeps its role
     named_others: float = 0.5  # "Name verbs …": other definitions of the name than the symbol index's first
     name_words: float = (
         0.2  # a function sentence's plain words spell a function's name (0: off; one part: half)
@@ -850,6 +856,8 @@ def _roles(
     """Rule 4: the penalty of each candidate's strongest role the query does not ask for (``found``:
     why tests keep theirs, :func:`_tests_found`)."""
     agreed = config.agreed_top if query.form == "function" else 0
+    named = _test_words(query) if agreed and config.named_tests else frozenset()
+    tested = _tested_names(ranked, query, cache) if named else frozenset()
     wants = query.wants | {"test"} if found else query.wants
     for r in ranked:
         path = r.fused.span.path
@@ -877,6 +885,9 @@ def _roles(
             elif r.fused.ranks.get("symbol") == 1:
                 r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its name"))
                 r.roles = ()
+        if r.roles and named and _named_for(r, named, tested):
+            r.steps.append((f"role:{r.roles[0]}", "×1: a test named for the sentence"))
+            r.roles = ()  # ``test_center_ambiguous`` for "Center respects ambiguous_width parameter."
     # A file that defines a name the query asks for is what the query asks for, whatever its role,
     # unless real code defines it too and the query is a topic, a question or a name: then the test's
     # own ``ZodType``, the legacy ``v3/`` copy, the declaration file's or the example's are shadows of
@@ -897,6 +908,53 @@ def _roles(
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
 
 
+def _test_words(query: AnalysedQuery) -> frozenset[str]:
+    """The words of a function sentence that a test's name may spell: every word, the parts of the
+    names it mentions included ("grapheme_boundary_before with emoji and wide Unicode."), as written
+    and stemmed."""
+    words = [w.lower() for w in _LETTERS.findall(query.text)]
+    words += [p for ident in query.identifiers for p in name_words(bare_name(ident))]
+    return frozenset(words) | frozenset(stem_words(words)) if words else frozenset()
+
+
+def _tested_names(
+    ranked: list[Ranked], query: AnalysedQuery, cache: Mapping[str, tuple[str, ...]]
+) -> frozenset[str]:
+    """The names, normalised, of the functions a test may be named after: those the query mentions
+    and those that candidates outside tests and fixtures define."""
+    names = [bare_name(n) for n in query.identifiers]
+    names += [
+        bare_name(n)
+        for r in ranked
+        if r.fused.label.kind in FUNCTION_KINDS
+        and (n := r.fused.defines or r.fused.label.symbol)
+        and not _TESTING.intersection(cache[r.fused.span.path])
+    ]
+    return frozenset(normalise(n) for n in names)
+
+
+def _named_for(r: Ranked, words: frozenset[str], tested: frozenset[str]) -> bool:
+    """``r`` is a test function whose name, its ``test`` part aside, is two words or more that
+    ``words`` all spell (``test_center_ambiguous``, ``TestEncodeSkipInvalidType``): a test named for
+    what it checks, in the words of the sentence that documents it. A test is named for a behaviour, a
+    function for an action: such a name is seldom spelled by chance. Not one named after a function
+    of ``tested`` (``test_glibc_version_string`` for "Fallback implementation of
+    glibc_version_string using ctypes."): that is a test of the function the sentence documents."""
+    if r.fused.label.kind not in FUNCTION_KINDS or not _TESTING.intersection(r.roles):
+        return False
+    name = r.fused.defines or r.fused.label.symbol
+    parts = name_words(bare_name(name)) if name else []
+    if not parts or (parts[0] != "test" and parts[-1] != "test"):
+        return False
+    rest = [p for p in parts if p != "test"]
+    if "".join(rest) in tested:  # ``test_glibc_version_string``: a test of that function
+        return False
+    return len(rest) >= 2 and all(
+        p in words or s in words for p, s in zip(rest, stem_words(rest), strict=True)
+    )
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
 _FOUND_DEPTH = 10  # the hits of each retriever that say where a sentence is found
 _FOUND_TOP = 3  # …and the first hits that do so by themselves
 _PYTHON = (".py", ".pyi")
