@@ -427,12 +427,12 @@ def test_a_function_sentences_first_by_words_and_by_name_keeps_its_role() -> Non
     kept = rank(named, sentence, _only())
     assert paths(kept)[0] == (test, 1) and kept[0].score == pytest.approx(0.05)
     assert kept[0].steps == [("role:test", "×1: first by its words and by its name")] and kept[0].roles == ()
-    for text, symbol in ((2, 1), (1, 2), (None, 1)):
-        ranks = {"text": text} if text else {}
-        cands = [
-            fused(test, 1, 0.05, symbol_rank=symbol, vector=13, **ranks),
-            fused("wcwidth/textwrap.py", 1, 0.04, text=5, vector=4),
-        ]
+    for first in (
+        fused(test, 1, 0.05, text=2, symbol_rank=1, vector=13),
+        fused(test, 1, 0.05, text=1, symbol_rank=2, vector=13),
+        fused(test, 1, 0.05, symbol_rank=1, vector=13),
+    ):
+        cands = [first, fused("wcwidth/textwrap.py", 1, 0.04, text=5, vector=4)]
         demoted = rank(cands, sentence, _only())
         assert paths(demoted)[0] == ("wcwidth/textwrap.py", 1)
         assert demoted[1].score == pytest.approx(0.05 * 0.3)
