@@ -1970,6 +1970,29 @@ def test_tests_asked_for_a_name_are_the_tests_named_after_it() -> None:
     assert paths(ranked)[0] == ("src/dev.py", 10)  # without "tests", the definition
 
 
+def test_the_tests_named_after_a_name_alone_go_before_those_that_add_words_the_query_lacks() -> None:
+    def test(name: str, score: float) -> Fused:
+        span = Span(f"{name}_test.go", 10, 40)
+        hit = Hit(span, 1.0, name, "function")
+        return Fused(span, score, {"symbol": None, "text": 1, "vector": None}, hit, False, None)
+
+    each = test("TestEachInt16", 0.06)  # a test of Each, for int16 values
+    slice_ = test("TestInt16Slice", 0.058)
+    own = test("TestInt16", 0.05)
+    ranked = rank([each, slice_, own], analyse("Tests for Int16 (int16 and []int16)"), _only(definition=3.0))
+    assert [r.fused.label.symbol for r in ranked] == ["TestInt16", "TestEachInt16", "TestInt16Slice"]
+    assert ranked[0].steps[0] == ("a test of it", f"+{3.0 * 0.06 * 0.5:.4f}")  # top × weight × ½
+    assert ranked[1].steps[0] == ("a test of it (a longer name)", f"+{3.0 * 0.06 * 0.5 * 0.5:.4f}")
+    # a query that tells more than the name may name its test in other words: each gains in full
+    ranked = rank([each, slice_, own], analyse("Test Int16 over a fresh slice"), _only(definition=3.0))
+    assert [r.fused.label.symbol for r in ranked] == ["TestEachInt16", "TestInt16Slice", "TestInt16"]
+    assert {r.steps[0][0] for r in ranked} == {"a test of it"}
+    # a method of the test class named after it tests it, whatever its own name
+    method = test("TestInt16.TestOverflow", 0.04)
+    ranked = rank([each, method], analyse("tests for Int16"), _only(definition=3.0))
+    assert ranked[0].fused.label.symbol == "TestInt16.TestOverflow"
+
+
 def test_a_names_usages_in_real_code_come_first_then_in_tests_then_its_definitions() -> None:
     query = as_usages(analyse("who calls parse_args"), NameRequest("parse_args", frozenset(), True))
 

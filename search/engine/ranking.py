@@ -26,7 +26,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    One that also names the owner of one definition ("Serialize allows StringSlice to fulfill
    Serializer") names that one, the others gaining ``named_others`` of it. A topic or a
    question that asks for tests of a name ("tests for ConsoleRenderer", "how is ConsoleRenderer
-   tested") gains for the tests named after it (``TestConsoleRenderer``), not for its definition.
+   tested") gains for the tests named after it (``TestConsoleRenderer``), not for its definition;
+   where the query says nothing but the name, one whose name adds words the query lacks (objx's
+   ``TestEachInt16`` for "Tests for Int16") tests something else that holds it, and gains half once a
+   test named after it alone is among them.
    **name words** — a function sentence that does not open with a name gains for each function or
    method whose name its plain words spell (the chunk's own, or one of the short functions it holds
    after its first, as the symbol index knows them), every part of it ("Returns the month name for …":
@@ -130,7 +133,16 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer import DATA_KINDS, FUNCTION_KINDS, dotted, identifier_parts, name_words, normalise, stem_words
+from indexer import (
+    DATA_KINDS,
+    FUNCTION_KINDS,
+    STOP_WORDS,
+    dotted,
+    identifier_parts,
+    name_words,
+    normalise,
+    stem_words,
+)
 from models import ConfigError
 from search.engine.fusion import Fused
 from search.engine.query import GETTER_OPENERS, AnalysedQuery, bare_name, plain_words
@@ -553,7 +565,10 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
         # "tests for ConsoleRenderer": the tests named after it (``TestConsoleRenderer``,
         # ``test_console_renderer_pads``) are what is asked for, not the definition they test
         wanted = {normalise(bare_name(n)) for n in names}
-        match = [_tests_of(r, wanted) if "test" in _path_roles(r.fused.span.path) else 0 for r in ranked]
+        words = _test_words(query) if _names_only(query, names) else None
+        match = [
+            _tests_of(r, wanted, words) if "test" in _path_roles(r.fused.span.path) else 0 for r in ranked
+        ]
     # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
     # as written, one that defines it only in another case gains half.
     other_case = 0.5 if 2 in match else 1.0
@@ -588,6 +603,8 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
                 + (
                     ""
                     if m == 2 or other_case == 1.0
+                    else " (a longer name)"
+                    if tests
                     else " (case differs)"
                     if not qualified
                     else " (not as written)"
@@ -789,10 +806,50 @@ def _defines_data(r: Ranked) -> bool:
     return r.fused.definition is not None and r.fused.definition.kind in DATA_KINDS
 
 
-def _tests_of(r: Ranked, wanted: set[str]) -> int:
-    """2 where the test ``r`` holds is named after a name asked for (normalised: ``wanted``), else 0."""
-    found = [normalise(s) for s in (r.fused.defines, r.fused.label.symbol) if s]
-    return 2 if any(w and w in f for f in found for w in wanted) else 0
+def _names_only(query: AnalysedQuery, names: Sequence[str]) -> bool:
+    """The query asks for the tests of ``names`` and says nothing more ("Tests for Int16 (int16 and
+    []int16)", "how is ConsoleRenderer tested"): every word it has beside the function words and
+    "test" is a part of a name. One that tells a behaviour ("Test slicing on a fresh iterable each
+    time") may be naming its test in other words (``test_slicing_reset``)."""
+    parts = {p for n in names for p in name_words(bare_name(n))} | {normalise(bare_name(n)) for n in names}
+    said = {w.lower() for w in _LETTERS.findall(query.text)} - STOP_WORDS - _TEST_WORDS
+    return said <= parts
+
+
+_TEST_WORDS = frozenset({"test", "tests", "tested", "testing"})
+
+
+def _tests_of(r: Ranked, wanted: set[str], words: frozenset[str] | None) -> int:
+    """2 where the test ``r`` holds is named after a name asked for (normalised: ``wanted``), else 0;
+    where the query asks for nothing but a name's tests (``words``: its words, :func:`_names_only`),
+    2 only for a test named after it and otherwise in the query's words (``TestInt16`` or
+    ``test_int16`` for "tests for Int16"), 1 where its name holds the name among words the query
+    lacks (``TestEachInt16``, ``TestInt16Slice``: tests of other functions whose names hold it, or of
+    one case of it)."""
+    names = [s for s in (r.fused.defines, r.fused.label.symbol) if s]
+    found = [normalise(s) for s in names]
+    held = [w for w in wanted if w and any(w in f for f in found)]
+    if not held:
+        return 0
+    if words is None:
+        return 2
+    # the test's own name or its class's: ``TestConsoleRenderer.test_pads`` tests ConsoleRenderer
+    for part in {p for name in names for p in dotted(name).split(".") if p}:
+        extra = "".join(p for p in name_words(part) if p not in ("test", "tests") and not _spelled(p, words))
+        if any(w in normalise(part) and extra in w for w in held):
+            return 2
+    return 1
+
+
+def _spelled(part: str, words: frozenset[str]) -> bool:
+    """A name's part is one of the query's words, stemmed, or the short form of one (``attrib`` for
+    "attribute", ``config`` for "configuration"). Not a word a sentence's index leaves out: a name's
+    ``Where`` or ``Each`` is a function's (objx's ``TestWhereFloat64``), not a filler."""
+    return (
+        part in words
+        or stem_words([part])[0] in words
+        or (len(part) >= 4 and any(w.startswith(part) for w in words))
+    )
 
 
 def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top: float) -> None:
