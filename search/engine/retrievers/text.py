@@ -422,7 +422,7 @@ class TextRetriever:
         matches: list[RgLine],
         index: Index | None,
         limit: int,
-        spaced: str | None = None,
+        spaced: str | None,
     ) -> list[Hit]:
         n_files = index.snapshot().count("files") if index is not None else 0
         mapper = self._mapper(index, matches)
@@ -467,7 +467,7 @@ class TextRetriever:
         mapper: SpanMapper,
         limit: int,
         n_files: int,
-        spaced: str | None = None,
+        spaced: str | None,
     ) -> list[Hit]:
         """BM25 over chunk spans from ripgrep's matches (the matched words tokenised by
         :func:`code_tokens`, tf per span, df per file; the indexed chunks' k1 and b, and their short
