@@ -499,6 +499,10 @@ def test_a_sentence_opening_with_a_common_word_that_names_a_definition_finds_it(
         ("Initialize a new Rack::Builder instance.", "Rack::Builder", True),
         ("Creates an empty JsonArray.", "JsonArray", True),
         ("construct `cargo`", "cargo", True),  # as code: whatever its case
+        # Sphinx's roles, a relative reference and the tilde that shows the last part only
+        ("Initialize the :class:`Re2PsBackend` instance.", "Re2PsBackend", True),
+        ("Initializes the :class:`.PathSpec` instance.", "PathSpec", True),
+        ("Create a new :py:class:`~markup.Markup`.", "markup.Markup", True),
     ],
 )
 def test_a_constructors_doc_that_says_only_what_it_makes_asks_for_that_constructor(

@@ -784,8 +784,9 @@ def creation_request(text: str) -> NameRequest | None:
     The name is a type's: written as code (backticks, an identifier's shape: ``certain``) or a
     capitalised word, which is a name only where the symbol index defines it. Anything more ("Create
     a DateTime from an ISO 8601 string", "Create a task group.") is a sentence, and a factory's doc
-    that names its product in lower case ("Creates a new logger.") too."""
-    words = text.split()
+    that names its product in lower case ("Creates a new logger.") too. Sphinx's markup of the name is
+    no word of it: "Initialize the :class:`~pkg.Pattern` instance." makes a ``pkg.Pattern``."""
+    words = _ROLE.sub("", text).replace("`~", "`").split()
     if not 2 <= len(words) <= 5 or words[0].lower() not in _MAKING:
         return None
     rest = [w.strip(_EDGE).lower() for w in words[1:]]
