@@ -1497,6 +1497,26 @@ def test_a_confirmed_name_in_a_doc_sentence_puts_its_definition_first(tmp_path) 
         engine.close()
 
 
+def test_the_function_a_sentence_compares_its_own_with_gains_nothing_by_name_words() -> None:
+    """ "Like :func:`escape` but …" names ``escape`` as the function compared with: it spells nothing,
+    where the same word as a plain word of the sentence spells it (half: a one-part name)."""
+    cands = [
+        fused("markup.py", 1, 0.050, symbol="escape", kind="function"),
+        fused("markup.py", 20, 0.040, symbol="escape_silent", kind="function"),
+    ]
+    compared = rank(
+        cands, analyse("Like :func:`escape` but treats ``None`` as the empty string."), _only(name_words=0.5)
+    )
+    assert not any(rule.startswith("name words") for r in compared for rule, _ in r.steps)
+    plain = rank(
+        cands, analyse("Escape the string and treat None as the empty string."), _only(name_words=0.5)
+    )
+    # top 0.050; ``escape``, one part among the words: +0.5 × 0.050 × 0.5
+    assert plain[0].fused.label.symbol == "escape"
+    assert plain[0].score == pytest.approx(0.050 + 0.5 * 0.050 * 0.5)
+    assert plain[0].steps == [("name words", "+0.0125")]
+
+
 def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() -> None:
     cands = [
         fused("locales.py", 1, 0.050, symbol="Locale.day_name", kind="method"),

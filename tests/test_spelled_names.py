@@ -78,3 +78,17 @@ def test_a_spelled_function_is_kept_within_the_scope_searched(indexed_engine) ->
     assert in_app and all(r.path == "src/app.py" for r in in_app)
     templating = engine.search(Query(sentence), parse_scope("dir:src", ["templating.py"])).results
     assert [r.symbol for r in templating] == ["load_templates"]
+
+
+def test_the_function_a_sentence_compares_its_own_with_spells_no_name() -> None:
+    """ "Like :func:`escape` but treats None as the empty string." documents ``escape_silent``: it
+    mentions ``escape`` as the function it compares its own with, so that mention is no word of what
+    its own does and spells no name; a word written again ("… but loads from a file.") still does, and
+    a mention written as an identifier (``IO#read``) was never a plain word."""
+    sentence = "Like :func:`escape` but treats ``None`` as the empty string."
+    read = analyse(sentence)
+    assert read.form == "function" and read.relatives == ("escape",)
+    assert "escape" not in read.spelled and {"none", "empty", "string"} <= read.spelled
+    assert "escape" in analyse("Escape the string and treat None as the empty string.").spelled
+    assert "loads" in analyse("Like :meth:`loads` but loads from a file.").spelled
+    assert "read" in analyse("* +read+ behaves like IO#read .").spelled

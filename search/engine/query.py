@@ -534,6 +534,16 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     # A function sentence spells what its definition takes or returns ("Return the running event
     # loop"), not the definition: compounds are looked for in topics and questions only.
     joined = compounds(spaced) if form == "area" else ()
+    relatives = compared_with(spaced, identifiers) if form == "function" else ()
+    plain = plain_words(q, identifiers) if form == "function" else []
+    # "Like :func:`escape` but treats None as the empty string." names ``escape`` as the function it
+    # compares its own with, not as a word of what its own does: that mention spells no name (a word
+    # written again, "Like :meth:`loads` but loads from a file.", still does; a mention written as an
+    # identifier, ``IO#read``, is no plain word already)
+    taken = {bare_name(i).lower() for i in identifiers}
+    for relative in dict.fromkeys(bare_name(r).lower() for r in relatives):
+        if relative in plain and relative not in taken:
+            plain.remove(relative)
     return AnalysedQuery(
         q,
         "natural",
@@ -553,14 +563,12 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         within_paths(spaced)
         if form == "area" or (len(spaced) <= _WITHIN_WORDS and not q.endswith("."))
         else (),
-        relatives=compared_with(spaced, identifiers) if form == "function" else (),
+        relatives=relatives,
         # a function's documentation writes in words what its code names in short forms (the
         # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
         # every handler's variables (``req``, ``res``)
         short_forms=short_forms(tokens) if form == "function" else (),
-        spelled=spelled_by(plain)
-        if form == "function" and len(plain := plain_words(q, identifiers)) >= 2
-        else frozenset(),
+        spelled=spelled_by(plain) if len(plain) >= 2 else frozenset(),
         tests_claim=stated or (claimed and a_statement),
     )
 

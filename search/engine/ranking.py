@@ -36,8 +36,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``month_name``; "… runs a maximum of ``limit`` async operations": ``mapLimit``, with "map"),
    ``name_words × top score``; a one-part name counts unless it is the sentence's opening verb and that
    verb is a getter's ("Returns a ``date`` object …": ``date``; "Encode a list of sentences.":
-   ``encode``; "Seek to a specific point": ``seek``; "Get the event loop": not ``get``). A getter's
-   opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
+   ``encode``; "Seek to a specific point": ``seek``; "Get the event loop": not ``get``); the function
+   it compares its own with ("Like :func:`escape` but …") is no word of it and spells nothing. A
+   getter's opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
    ``is`` and ``has`` ("Return True if …", "Returns whether …"), and a word the short form code
    writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``). A function is
    usually named with the words its documentation uses. A name spelled only as a part of a longer one
