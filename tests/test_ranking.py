@@ -1251,6 +1251,11 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("Command line utility: read from stdin", "function"),
         ("retry policy: backoff and jitter", "area"),  # typed in lower case: a topic
         ("Note: this deviates from the spec a little", "function"),
+        # words that compare, then a name written as code: a relative's documentation, period or not
+        ("Like ``is_partial_args`` for the given signature spec", "function"),
+        ("Like `either`, but provide some context to whichever of the", "function"),
+        ("like button handling in forms", "area"),  # no name after them
+        ("same as before in the cache", "area"),
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

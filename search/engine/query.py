@@ -610,6 +610,18 @@ def compared_with(spaced: Sequence[str], identifiers: Sequence[str]) -> tuple[st
     return tuple(dict.fromkeys(out))
 
 
+def _opens_comparing(spaced: Sequence[str]) -> bool:
+    """The sentence opens with words that compare and a name written as code ("Like ``is_partial_args``
+    for the given signature spec", "Like `either`, but …", "Shortcut for :meth:`route` …"): a function's
+    documentation, with or without its period; a topic does not open so."""
+    lows = [_NOT_LETTER.sub("", w.lower()) for w in spaced[:3]]
+    for cue in _COMPARED:
+        if len(spaced) > len(cue) and tuple(lows[: len(cue)]) == cue:
+            name = spaced[len(cue)]
+            return bool(_CODE_WORD.match(name)) or looks_like_identifier(name.strip(_EDGE + "[]*"))
+    return False
+
+
 def _compares(lows: Sequence[str], at: int) -> bool:
     """The (lower-cased, letters only) words before word ``at`` end with words that compare."""
     before = tuple(lows[max(0, at - 2) : at])
@@ -938,7 +950,8 @@ def sentence_form(text: str) -> Form:
     of a finite verb ("Renaming files … is not permitted"), or with an article, as a field's or a
     value's documentation does ("The field name found in the", "A safe Kernel::load, issuing the
     hooks …"; a topic typed as a query does not), or with a capitalised label and a colon ("Output:
-    plain with multiline cells", "Deprecated: use …");
+    plain with multiline cells", "Deprecated: use …"), or with words that compare and a name written as
+    code ("Like `either`, but provide some context …");
     ``area`` for questions ("how does …"; "Do basic configuration …." and "When X, Y." with their
     period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
     the retry logic", where "tests" is no verb)."""
@@ -951,6 +964,8 @@ def sentence_form(text: str) -> Form:
         return "area"
     if _LABELLED.match(text):
         return "function"  # "Output: plain with multiline cells", "Deprecated: use the decoder"
+    if _opens_comparing(spaced):
+        return "function"  # "Like `either`, but provide some context …": a relative's documentation
     # "String gets the argument …" and "Is gets whether …." name a definition, then say what it does:
     # not a gerund, not a question (a question does not end with its period: "what returns the config").
     names_first = names_verb(low[1]) and _IDENT.fullmatch(spaced[0]) is not None
