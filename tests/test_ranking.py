@@ -1522,6 +1522,27 @@ def test_the_function_a_sentence_compares_its_own_with_gains_nothing_by_name_wor
     assert plain[0].steps == [("name words", "+0.0125")]
 
 
+def test_a_method_whose_class_name_the_sentence_spells_gains_a_quarter_of_the_name_words_gain() -> None:
+    """ "Update sorted list by …" documents ``SortedList.update``: both ``update`` methods gain for their
+    one-part name, the sorted list's a quarter more for its class's name; a class of one part
+    (``Locale``) is too common a word to count."""
+    cands = [
+        fused("sortedset.py", 1, 0.050, symbol="SortedSet.update", kind="method"),
+        fused("sortedlist.py", 1, 0.048, symbol="SortedList.update", kind="method"),
+    ]
+    ranked = rank(
+        cands, analyse("Update sorted list by adding all values from `iterable`."), _only(name_words=0.5)
+    )
+    # top 0.050: ``update``, one part: +0.5 × 0.050 × 0.5; the class: +0.5 × 0.050 × 0.25
+    assert [r.fused.label.symbol for r in ranked] == ["SortedList.update", "SortedSet.update"]
+    assert ranked[0].score == pytest.approx(0.048 + 0.0125 + 0.00625)
+    assert ranked[0].steps == [("name words", "+0.0125"), ("name words (its class)", "+0.0063")]
+    assert ranked[1].steps == [("name words", "+0.0125")]
+    one_part = [fused("locales.py", 1, 0.05, symbol="Locale.meridian", kind="method")]
+    lone = rank(one_part, analyse("Returns the meridian of the locale for an hour."), _only(name_words=0.5))
+    assert lone[0].steps == [("name words", "+0.0125")]
+
+
 def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() -> None:
     cands = [
         fused("locales.py", 1, 0.050, symbol="Locale.day_name", kind="method"),
