@@ -39,8 +39,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``encode``; "Seek to a specific point": ``seek``; "Get the event loop": not ``get``); the function
    it compares its own with ("Like :func:`escape` but …") is no word of it and spells nothing; a
    method whose class's name of two parts or more the words spell ("Update sorted list by …":
-   ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more. A
-   getter's opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
+   ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more. A getter's
+   opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
    ``is`` and ``has`` ("Return True if …", "Returns whether …"), and a word the short form code
    writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``). A function is
    usually named with the words its documentation uses. A name spelled only as a part of a longer one
