@@ -831,7 +831,7 @@ def _names_only(query: AnalysedQuery, names: Sequence[str]) -> bool:
     "test" is a part of a name. One that tells a behaviour ("Test slicing on a fresh iterable each
     time") may be naming its test in other words (``test_slicing_reset``)."""
     parts = {p for n in names for p in name_words(bare_name(n))} | {normalise(bare_name(n)) for n in names}
-    said = {w.lower() for w in _LETTERS.findall(query.text)} - STOP_WORDS - _TEST_WORDS
+    said = set(plain_words(query.text, ())) - STOP_WORDS - _TEST_WORDS
     return said <= parts
 
 
@@ -988,7 +988,7 @@ def _test_words(query: AnalysedQuery) -> frozenset[str]:
     """The words of a function sentence that a test's name may spell: every word, the parts of the
     names it mentions included ("grapheme_boundary_before with emoji and wide Unicode."), as written
     and stemmed."""
-    words = [w.lower() for w in _LETTERS.findall(query.text)]
+    words = plain_words(query.text, ())  # every word, the names' parts added below
     words += [p for ident in query.identifiers for p in name_words(bare_name(ident))]
     return frozenset(words) | frozenset(stem_words(words)) if words else frozenset()
 
@@ -1030,7 +1030,6 @@ def _named_for(r: Ranked, words: frozenset[str], tested: frozenset[str]) -> bool
     )
 
 
-_LETTERS = re.compile(r"[A-Za-z]+")
 _FOUND_DEPTH = 10  # the hits of each retriever that say where a sentence is found
 _FOUND_TOP = 3  # …and the first hits that do so by themselves
 _PYTHON = (".py", ".pyi")
