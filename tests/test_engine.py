@@ -435,6 +435,31 @@ def test_a_pasted_message_split_over_two_literals_is_found_where_it_is_written(i
     assert [r.path for r in both[:2]] == ["web/docs.py", "web/log.py"]
 
 
+def test_a_phrase_holding_a_non_breaking_space_is_found_where_the_code_holds_that_character(
+    indexed_engine, make_repo, settings_for
+) -> None:
+    """Only ASCII whitespace separates a phrase's words: a non-breaking space pasted from a test of
+    escapes is a character of the text, found where the code holds it, first by the phrase rule, from
+    the index's files and from ripgrep's alike."""
+    files = {
+        "tests/test_escapes.py": "def test_escapes():\n"
+        "    assert xpath(r'[h\\a0 ref]') == \"*[attribute::*[name() = 'h\u00a0ref']]\"\n",
+        "xpath.py": "def attrib(name):\n    '''Translate an attribute selector: attribute name, href.'''\n"
+        "    return f\"*[attribute::*[name() = '{name}']]\"  # attribute name h ref\n",
+    }
+    query = "*[attribute::*[name() = 'h\u00a0ref']]"
+    engine = indexed_engine(files)
+    assert [h.span.path for h in engine.rankings(query)["text"] if h.exact] == ["tests/test_escapes.py"]
+    top = engine.search(Query(query, explain=True)).results[0]
+    assert top.path == "tests/test_escapes.py"
+    assert top.explain is not None and {"rule": "phrase", "effect": "first"} in top.explain["rules"]
+    bare = Engine(settings_for(make_repo(files)))
+    try:
+        assert [h.span.path for h in bare.rankings(query)["text"] if h.exact] == ["tests/test_escapes.py"]
+    finally:
+        bare.close()
+
+
 def test_a_phrase_is_found_verbatim_where_the_code_double_spaces_it(
     indexed_engine, make_repo, settings_for
 ) -> None:

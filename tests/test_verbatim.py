@@ -9,6 +9,7 @@ from pathlib import Path
 
 import search.engine.retrievers.verbatim as verbatim
 from indexer import Settings
+from search.engine.query import collapsed
 from search.engine.retrievers.verbatim import MAX_FILES, find_verbatim, phrase_pattern
 from search.workspace.ripgrep import RgCommand, run_rg
 
@@ -156,3 +157,18 @@ def test_a_wrapped_phrase_is_matched_in_linear_time(make_repo) -> None:
     text = f"word{run}x\nword \"{run}+{run}\\{run}\n{run}+{run}'{run}y\n" + f"word\n{run}\n" * 8
     root = make_repo({"spaces.txt": text})
     assert find_verbatim(str(root), "word other", ["spaces.txt"]) == []
+
+
+def test_only_ascii_whitespace_separates_a_phrases_words(make_repo, settings_for) -> None:
+    """A non-breaking space is a character the phrase holds, as ripgrep reads it: matched as written,
+    not as a space; a space of the phrase does not match one either."""
+    assert collapsed(" name() = 'h\u00a0ref'\t\n x ") == "name() = 'h\u00a0ref' x"
+    assert phrase_pattern("h\u00a0ref  x") == "h\u00a0ref[ \\t]+x"
+    root = make_repo({"t.py": "a = 'h\u00a0ref x'\nb = 'h ref x'\n"})
+    paths = ["t.py"]
+    held = ripgrep(settings_for(root), "'h\u00a0ref x'", paths)
+    assert held == [("t.py", 1, ("'h\u00a0ref x'",))]
+    assert find_verbatim(str(root), "'h\u00a0ref x'", paths) is None  # not ASCII: ripgrep's to read
+    spaced = find_verbatim(str(root), "'h ref x'", paths)
+    assert spaced is not None and [(m.line, m.submatches) for m in spaced] == [(2, ("'h ref x'",))]
+    assert ripgrep(settings_for(root), "'h ref x'", paths) == [("t.py", 2, ("'h ref x'",))]

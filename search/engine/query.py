@@ -203,7 +203,7 @@ class AnalysedQuery:
     @property
     def phrase(self) -> str:
         """The query with its whitespace normalised: what "occurs verbatim" means for a sentence."""
-        return " ".join(self.text.split())
+        return collapsed(self.text)
 
     @property
     def spaced(self) -> str | None:
@@ -220,6 +220,15 @@ class AnalysedQuery:
 
 
 _LETTERS = re.compile(r"[A-Za-z]+")
+_GAPS = re.compile(r"[ \t\n\r\f\v]+")  # what separates the words of a phrase: ASCII whitespace
+
+
+def collapsed(text: str) -> str:
+    """``text`` with each run of spaces, tabs and line breaks one space, trimmed: how a phrase is
+    compared when it "occurs verbatim". Only ASCII whitespace separates words; a non-breaking space or
+    another Unicode space ("h\\xa0ref" in a test of CSS escapes) is a character the text holds, as
+    ripgrep reads it, and a phrase holding one is found where the code holds that character."""
+    return _GAPS.sub(" ", text).strip(" ")
 
 
 def plain_words(text: str, identifiers: Sequence[str]) -> list[str]:

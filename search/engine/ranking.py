@@ -1241,7 +1241,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                         ),
                     )
                 )
-        if query.shape == "identifier" and config.phrase_rule and len(query.phrase.split()) >= 2:
+        if query.shape == "identifier" and config.phrase_rule and len(query.phrase.split(" ")) >= 2:
             # Names written as a phrase ("div.console div.inner", a CSS selector): where the words are
             # found as written, within a line, in a few places, those come first, as the phrase rule
             # has it for any unquoted query of two words or more

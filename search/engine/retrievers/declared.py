@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from indexer import read_beneath
+from search.engine.query import collapsed
 from search.workspace.ripgrep import RgLine
 
 if TYPE_CHECKING:
@@ -46,13 +47,12 @@ def declared_definitions(
     case) inside a doc comment, the definitions in code of the name declared under that comment:
     ``{(path, line): [rows]}``, at most ``limit`` rows each, empty where none is certain (no name
     read, no definition, several of that name and none of the same owner)."""
-    wanted = " ".join(phrase.lower().split())
+    wanted = collapsed(phrase.lower())
     places = sorted(
         {
             (m.path, m.line)
             for m in matches
-            if DECLARATION_FILE.search(m.path)
-            and any(" ".join(s.lower().split()) == wanted for s in m.submatches)
+            if DECLARATION_FILE.search(m.path) and any(collapsed(s.lower()) == wanted for s in m.submatches)
         }
     )
     out: dict[tuple[str, int], list[SymbolRow]] = {}

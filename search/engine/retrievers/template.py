@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from indexer import read_beneath
+from search.engine.query import collapsed
 
 MAX_SPANS = 20  # BM25's first chunks read for format strings
 MAX_FILES = 24
@@ -59,7 +60,7 @@ def filled_places(
     holds a format string ``phrase`` fills; ``as written``: it fills it with the case of the format
     string's own words too. Files that cannot be read are skipped; nothing is read for a phrase longer
     than :data:`MAX_PHRASE`."""
-    text = " ".join(phrase.split())
+    text = collapsed(phrase)
     if not text or len(text) > MAX_PHRASE:
         return []
     lines_in: dict[str, list[tuple[int, int]]] = {}

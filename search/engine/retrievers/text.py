@@ -32,7 +32,7 @@ from indexer import K1 as BM25_K1
 from indexer import B as BM25_B
 from indexer import IndexStoreError, Settings, code_tokens
 from models import PlaitError
-from search.engine.query import AnalysedQuery
+from search.engine.query import AnalysedQuery, collapsed
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.declared import declared_definitions
 from search.engine.retrievers.live import (
@@ -150,8 +150,8 @@ class TextRetriever:
             hits = self._rank_counts(
                 matches, self._mapper(index, matches), limit, code_first=query.usages, typed=typed
             )
-            phrase = " ".join(query.asked.split()) if query.usages else ""
-            if len(phrase.split()) >= 2:
+            phrase = collapsed(query.asked) if query.usages else ""
+            if len(phrase.split(" ")) >= 2:
                 # usages asked for in words the code may hold ("getSchema is called", a test's message):
                 # those words hold the name, so the lines ripgrep found it on are where they can be
                 hits = self._marked_asked(phrase, _holding(phrase, matches), hits, index)
@@ -238,8 +238,8 @@ class TextRetriever:
         sentence's verbatim search finds its words in the indexed files that can hold them (read here,
         more by ripgrep; none where the index cannot tell which, or more than :data:`MAX_TARGETS`) and
         in the files changed since indexing; more than :data:`MAX_ASKED` places, none."""
-        phrase = " ".join(query.asked.split())
-        if len(phrase.split()) < 2:
+        phrase = collapsed(query.asked)
+        if len(phrase.split(" ")) < 2:
             return out
         try:
             holders = lexical.files_holding(query.asked_tokens, allow=allow)
@@ -265,7 +265,7 @@ class TextRetriever:
         meta: dict[Span, tuple[str | None, str | None, str | None]] = {}
         for line in lines:
             span, symbol, kind, language = mapper.span(line.path, line.line)
-            written = any(" ".join(sub.split()) == phrase for sub in line.submatches)
+            written = any(collapsed(sub) == phrase for sub in line.submatches)
             level[span] = max(level.get(span, 0), 2 if written else 1)
             meta[span] = (symbol, kind, language)
         if len(level) > MAX_ASKED:  # common in any case: rare as written, perhaps
@@ -503,11 +503,11 @@ class TextRetriever:
             for sub in m.submatches:
                 seen = found.get(sub)
                 if seen is None:
-                    whole = verbatim is not None and " ".join(sub.lower().split()) == verbatim
+                    whole = verbatim is not None and collapsed(sub.lower()) == verbatim
                     seen = found[sub] = (
                         tuple(counts_as[t] for t in code_tokens(sub) if t in wanted),
                         whole,
-                        whole and " ".join(sub.split()) == written,
+                        whole and collapsed(sub) == written,
                     )
                 held, whole, cased = seen
                 if whole:

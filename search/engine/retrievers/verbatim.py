@@ -29,6 +29,7 @@ import re
 from collections.abc import Sequence
 
 from indexer import read_beneath
+from search.engine.query import collapsed
 from search.workspace.ripgrep import RgLine
 
 MAX_FILES = 24
@@ -52,7 +53,7 @@ def phrase_pattern(phrase: str) -> str:
     """``phrase`` (whitespace-normalised) as a ripgrep regex: its words, metacharacters escaped,
     joined by runs of spaces and tabs, so that "verify PIN. Network" also finds "verify PIN.  Network"
     in an aligned or double-spaced line."""
-    return GAP.join(rg_escape(word) for word in phrase.split())
+    return GAP.join(rg_escape(word) for word in collapsed(phrase).split(" "))
 
 
 def rg_escape(text: str) -> str:
