@@ -1543,6 +1543,39 @@ def test_a_method_whose_class_name_the_sentence_spells_gains_a_quarter_of_the_na
     assert lone[0].steps == [("name words", "+0.0125")]
 
 
+def test_a_special_method_is_spelled_by_the_words_its_documentation_says_it_in() -> None:
+    """Python names a special method for what the language does with it: "Return string
+    representation of sorted list." documents ``SortedList.__repr__``, which gains half the name-words
+    gain (one part), and a quarter more for its class; ``__len__`` beside it gains nothing, and a
+    common word ("… in the string") spells no ``__str__``."""
+    cands = [
+        fused("sortedlist.py", 1, 0.050, symbol="SortedList.__len__", kind="method"),
+        fused("sortedlist.py", 20, 0.040, symbol="SortedList.__repr__", kind="method"),
+        fused("sorteddict.py", 1, 0.045, symbol="SortedDict.__repr__", kind="method"),
+    ]
+    ranked = rank(cands, analyse("Return string representation of sorted list."), _only(name_words=0.5))
+    # top 0.050: ``__repr__``, one part: +0.5 × 0.050 × 0.5; the class: +0.5 × 0.050 × 0.25
+    assert [r.fused.label.symbol for r in ranked] == [
+        "SortedList.__repr__",
+        "SortedDict.__repr__",
+        "SortedList.__len__",
+    ]
+    assert ranked[0].score == pytest.approx(0.040 + 0.0125 + 0.00625)
+    assert ranked[0].steps == [("name words", "+0.0125"), ("name words (its class)", "+0.0063")]
+    assert ranked[1].score == pytest.approx(0.045 + 0.0125)
+    assert ranked[2].steps == [("name words (its class)", "+0.0063")]
+    size = rank(cands, analyse("Return the size of the sorted dict."), _only(name_words=0.5))
+    assert size[0].fused.label.symbol == "SortedList.__len__"
+    assert size[0].steps == [("name words", "+0.0125")]
+    common = [fused("markup.py", 1, 0.05, symbol="Markup.__str__", kind="method"), fused("m.py", 1, 0.06)]
+    plain = rank(
+        common,
+        analyse("Replace the characters in the string with HTML-safe sequences."),
+        _only(name_words=0.5),
+    )
+    assert all(r.steps == [] for r in plain)
+
+
 def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() -> None:
     cands = [
         fused("locales.py", 1, 0.050, symbol="Locale.day_name", kind="method"),

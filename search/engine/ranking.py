@@ -49,6 +49,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    as does a name of three parts or more of which the words spell two thirds ("Display an error
    message if conflicting options are used …": ``_checkForConflictingLocalOptions``) where the
    chunk has no name spelled whole: the more of a name the words spell, the less likely by chance.
+   Python's special methods are named for what the language does with them, and their documentation
+   says it in words: "Return string representation of sorted list." spells ``__repr__``, "Return
+   the size of …" ``__len__``, "Lookup value at ``index`` …" ``__getitem__`` (a one-part name: half).
    A test's own sentence (a claim, "copy() preserves the name.", or one found in tests, rule 4)
    spells the code under test: only tests and fixtures gain.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
@@ -662,7 +665,13 @@ def _name_words(
             names += functions_within(span.path, span.start_line, span.end_line)
         own: list[frozenset[str]] = []
         for name in dict.fromkeys(names):
-            parts = _name_parts(name) if name else None
+            if not name:
+                continue
+            bare = bare_name(name)
+            if _SPECIAL_METHODS.get(bare, frozenset()) & spelled:
+                own.append(frozenset({bare}))
+                continue
+            parts = _name_parts(name)
             if not parts:
                 continue
             whole, stems, single = parts
@@ -713,6 +722,21 @@ def _name_words(
 
 
 _OWNER_SHARE = 0.25  # of the name-words gain, for a method whose class's name the sentence spells
+
+# Python's special methods, and the words their documentation says what the language does with them
+# in, each rare in other documentation (beside the name's own part where it has four letters or more:
+# "Return an iterator …", a short form of "iterator", spells ``__iter__``). Not "string" for
+# ``__str__``, "element" for ``__contains__``, "equal" for ``__eq__`` or "loop" for ``__iter__``: "… in
+# the string", "two elements tuple", "… if they are equal", "a for loop" document other functions.
+_SPECIAL_METHODS: dict[str, frozenset[str]] = {
+    "__repr__": frozenset({"representation"}),
+    "__len__": frozenset({"length", "size"}),
+    "__eq__": frozenset({"equality"}),
+    "__ne__": frozenset({"inequality"}),
+    "__bool__": frozenset({"truth", "truthy", "falsy"}),
+    "__getitem__": frozenset({"lookup", "indexing", "subscript"}),
+    "__reduce__": frozenset({"pickle", "pickling", "pickled"}),
+}
 
 
 def _run_together(part: str, spelled: frozenset[str]) -> frozenset[str] | None:
