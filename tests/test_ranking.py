@@ -1269,6 +1269,15 @@ def test_a_role_word_that_opens_a_function_sentence_is_its_verb_not_a_role_asked
     assert analyse("Mock the clock used by tests.").wants == {"test"}  # "Mock" is the verb, tests are asked
 
 
+def test_a_spec_is_a_specification_and_specs_are_tests() -> None:
+    """A sentence's "spec" is a specification, not a test: the Rack spec's validator, a path-spec's
+    methods and ``PathSpec`` are code; "specs for the router" asks for a JavaScript project's tests."""
+    assert analyse("Rack spec conformance validator").wants == frozenset()
+    assert analyse("Matches the files to this path-spec.").wants == frozenset()
+    assert analyse("Initializes the :class:`PathSpec` instance.").wants == frozenset()
+    assert analyse("specs for the router").wants == {"test"}
+
+
 def test_a_qualified_name_puts_the_definitions_it_names_before_others_of_its_last_part() -> None:
     near = _member("crypto/hash.c", 19, 0.03, "hash_ctx.len")  # nearer the root, ranked higher
     owned = _member("include/linux/skbuff.h", 850, 0.02, "sk_buff.len")

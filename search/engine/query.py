@@ -107,9 +107,11 @@ _EDGE = ".,;:!?()`'\""  # punctuation a sentence's word is stripped of
 MAX_TERMS = 12
 MAX_COMPOUNDS = 8
 
-# Words that ask for a kind of file the ranking otherwise demotes ("tests for the retry logic").
+# Words that ask for a kind of file the ranking otherwise demotes ("tests for the retry logic"). Not
+# "spec" alone: a sentence's "spec" is a specification ("the Rack spec", "the signature spec", "this
+# path-spec", ``PathSpec``), where "specs" are a JavaScript project's tests.
 ROLE_WORDS: dict[str, frozenset[str]] = {
-    "test": frozenset({"test", "tests", "testing", "tested", "spec", "specs", "unittest", "pytest"}),
+    "test": frozenset({"test", "tests", "testing", "tested", "specs", "unittest", "pytest"}),
     "fixture": frozenset({"fixture", "fixtures", "testdata", "mock", "mocks", "snapshot", "snapshots"}),
     "example": frozenset({"example", "examples", "sample", "samples", "demo", "demos", "tutorial"}),
     "docs": frozenset({"doc", "docs", "documentation", "readme", "changelog", "guide", "manual"}),
