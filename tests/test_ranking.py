@@ -1369,6 +1369,8 @@ def test_a_test_stated_without_a_function_sentences_form_asks_for_tests(text: st
         "When no handler matches, nothing happens.",
         "If a retry succeeds, then it returns the first result.",
         "It's possible to configure only the renderers.",  # that something can be done
+        "It will trigger an error when a blank line follows the decorator.",  # what it will do
+        "This will deadlock on a cache that uses a regular lock.",
         "A custom error handler can be used.",  # used, and nothing said it is used for
         "The retry_key property can be set and read.",  # a participle that does not end in -ed
         "Cached values are invalidated on reload.",  # what happens, told in the passive
@@ -1408,6 +1410,7 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "Children returns the commands that are Hidden=false.",  # Go's field, not Python's constant
         "retry with reraise=True",  # a search for the setting, not a sentence
         "If the file is missing, return None.",  # a case and what the function does then
+        "Returns the parser. It will be reused by the caller.",  # "It will" after the opening
         "If a callback is given, call it with the response.",
         "When reading, skip the header line.",
         "NopWriter can be used as a logger's output.",  # what it is for
