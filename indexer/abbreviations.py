@@ -83,6 +83,15 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "statistics": ("stats",),
     "synchronize": ("sync",),
     "asynchronous": ("async",),
+    # a parser's, a compiler's and an exception handler's: ``is_expr``, ``last_stmt``, ``exc_info``,
+    # ``sep``, ``decl``
+    "expression": ("expr",),
+    "expressions": ("exprs",),
+    "statement": ("stmt",),
+    "statements": ("stmts",),
+    "exception": ("exc",),
+    "separator": ("sep",),
+    "declaration": ("decl",),
 }
 
 

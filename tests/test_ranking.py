@@ -1646,6 +1646,16 @@ def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
         addr, analyse("Returns the local address that this stream is bound to."), _only(name_words=0.5)
     )
     assert paths(lifted)[0] == ("stream.rs", 1)
+    # a parser's short forms: "expression" spells ``expr``, "statement" ``stmt`` (+0.5 × 0.03)
+    nodes = [
+        fused("util.py", 1, 0.030, symbol="is_slice", kind="function"),
+        fused("util.py", 9, 0.025, symbol="is_expr", kind="function"),
+        fused("util.py", 20, 0.020, symbol="is_stmt", kind="function"),
+    ]
+    expr = rank(nodes, analyse("Returns whether node is an expression node."), _only(name_words=0.5))
+    assert paths(expr)[0] == ("util.py", 9) and expr[0].score == pytest.approx(0.025 + 0.5 * 0.03)
+    stmt = rank(nodes, analyse("Returns whether node is a statement node."), _only(name_words=0.5))
+    assert paths(stmt)[0] == ("util.py", 20)
 
 
 def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -> None:
