@@ -667,8 +667,7 @@ def _name_words(
         for name in dict.fromkeys(names):
             if not name:
                 continue
-            bare = bare_name(name)
-            if _SPECIAL_METHODS.get(bare, frozenset()) & spelled:
+            if name.endswith("__") and _SPECIAL_METHODS.get(bare := bare_name(name), frozenset()) & spelled:
                 own.append(frozenset({bare}))
                 continue
             parts = _name_parts(name)
@@ -714,8 +713,7 @@ def _name_words(
         if tests_only is not None and not _TESTING.intersection(tests_only[r.fused.span.path]):
             continue
         label = r.fused.label
-        owner = _owner(r.fused.defines or label.symbol or "") if label.kind in FUNCTION_KINDS else None
-        parts = _name_parts(owner) if owner else None
+        parts = _owner_parts(r.fused.defines or label.symbol or "") if label.kind in FUNCTION_KINDS else None
         if parts is not None and len(parts[0]) > 1 and (parts[0] <= spelled or parts[1] <= spelled):
             r.score += gain * _OWNER_SHARE
             r.steps.append(("name words (its class)", f"+{gain * _OWNER_SHARE:.4f}"))
@@ -813,6 +811,14 @@ def _owned(ranked: Sequence[Ranked], match: Sequence[int], query: AnalysedQuery)
         if m == 2 and any(_owner(s) in named for s in (r.fused.defines, r.fused.hit.symbol) if s)
     ]
     return owned[0] if len({r.fused.span for r in owned}) == 1 else None
+
+
+@lru_cache(maxsize=1 << 14)
+def _owner_parts(symbol: str) -> tuple[frozenset[str], frozenset[str], str | None] | None:
+    """:func:`_name_parts` of the class (or other owner) of a qualified name, ``None`` where it has
+    none (memoised: the same definitions come back query after query)."""
+    owner = _owner(symbol)
+    return _name_parts(owner) if owner else None
 
 
 def _owner(symbol: str) -> str | None:
