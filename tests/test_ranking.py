@@ -1897,6 +1897,8 @@ def test_the_readme_names_every_ranking_setting() -> None:
         "Tests prepending in front of an empty iterable",
         "Test the happy path here",
         "Test that cookies persist",  # "Test that …" however short
+        "Test the Bytes() function.",  # a short sentence, its period says so
+        "Test repr of ``Node``.",
         "Benchmark ljust() with an ASCII string.",  # a benchmark is a test that states what it times
         "Benchmarks parsing of a long header list",
     ],

@@ -448,8 +448,10 @@ def _states_a_test(text: str) -> bool:
     after = (found[1] or "").lower()
     if after == "that" or text[:5].lower() == "this ":
         return True  # "Test that …", "This test …": a test's, however short
-    if len(text.split()) < _STATED_WORDS:
-        return False  # "verify jwt signature", "ensure dir exists", "test runner config": words for code
+    if len(text.split()) < _STATED_WORDS and not (found[1] and text.rstrip().endswith(".")):
+        # "verify jwt signature", "ensure dir exists", "test runner config": words for code; "Test the
+        # Bytes() function." and "Test repr of ``Node``." end as sentences do, a test's docstring
+        return False
     return not names_verb(after)
 
 
