@@ -1186,6 +1186,9 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("how routes are registered", "area"),
         ("Erase all content from the cursor position to the end of that line", "function"),  # quantifier
         ("freeing all resources when closing a handle", "area"),
+        ("Walks one step in doc and returns the referenced part", "function"),  # a number spelled
+        ("Takes two arguments and compares them", "function"),
+        ("one two three", "area"),  # a list of numbers, not a verb and its count
         # Go's "Name verbs …" without a period; a name ending in "ing" is not a gerund
         ("OnlyValidArgs returns an error if there are any positional args", "function"),
         ("UsageString returns usage string.", "function"),

@@ -44,6 +44,10 @@ _QUESTION_WORDS = frozenset(
 _DETERMINERS = frozenset("the a an this that these those its their each every given".split())  # noqa: SIM905
 _CONDITIONS = frozenset({"if", "whether"})  # "Determine if …", "Check whether …"
 _QUANTIFIERS = frozenset({"all", "any", "some", "both", "every", "each", "no"})  # "Erase all content …"
+# A number spelled after a sentence's first word counts what a verb acts on ("Walks one step in doc and
+# returns …", "Takes two arguments"): a topic's noun is not followed by one. Not after a number: "one two
+# three" is a list.
+_NUMERALS = frozenset("zero one two three four five six seven eight nine ten".split())  # noqa: SIM905
 # Verbs that documentation of one function opens with (imperative, or third person: "Returns …").
 _DOC_VERBS = frozenset(
     "return get set create check determine convert parse trim resolve remove add build make find read"  # noqa: SIM905
@@ -1013,7 +1017,8 @@ def sentence_form(text: str) -> Form:
     if end == ".":
         return "function"
     after_verb = low[2] if low[1] in _PARTICLES else low[1]
-    if after_verb in _DETERMINERS or after_verb in _CONDITIONS or low[1] in _QUANTIFIERS or low[0] == "it":
+    counted = low[1] in _QUANTIFIERS or (low[1] in _NUMERALS and low[0] not in _NUMERALS)
+    if after_verb in _DETERMINERS or after_verb in _CONDITIONS or counted or low[0] == "it":
         return "function"
     return "function" if is_doc_verb(low[0]) or _imperative(low[0]) else "area"
 
