@@ -1194,6 +1194,9 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("UsageString returns usage string.", "function"),
         ("Error returns the formatted remote provider error", "function"),  # a plain word as the name
         ("setenv sets or unsets an environment variable", "function"),
+        ("walk recursively descends path, calling walkFn", "function"),  # an adverb before the verb
+        ("cycle endlessly cycles through the values", "function"),
+        ("really fast hashing", "area"),
         ("cookie persistence across sessions", "area"),
         ("parsing a JSON object field", "area"),
         # a plural role noun and a preposition asks for files of that role; a verb documents one

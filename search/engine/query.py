@@ -989,7 +989,10 @@ def sentence_form(text: str) -> Form:
         return "function"  # "Like `either`, but provide some context …": a relative's documentation
     # "String gets the argument …" and "Is gets whether …." name a definition, then say what it does:
     # not a gerund, not a question (a question does not end with its period: "what returns the config").
-    names_first = names_verb(low[1]) and _IDENT.fullmatch(spaced[0]) is not None
+    # So does Go's "walk recursively descends path …", "cycle endlessly cycles …": an adverb between
+    # the name and its verb, which in the third person is any word ending in one "s".
+    adverbed = low[1].endswith("ly") and low[2].endswith("s") and not low[2].endswith("ss")
+    names_first = (names_verb(low[1]) or adverbed) and _IDENT.fullmatch(spaced[0]) is not None
     identifier_first = looks_like_identifier(spaced[0].strip(_EDGE))
     named = identifier_first or names_first
     gerund = low[0].endswith("ing") and not named  # "UsageString" is a name, not a gerund
