@@ -903,6 +903,30 @@ def test_the_one_definition_of_a_relative_a_function_sentence_names_is_demoted()
     assert [r.score for r in both] == [0.05, 0.04] and all(not r.steps for r in both)
 
 
+def test_a_chunk_holding_another_function_beside_the_relative_is_not_demoted() -> None:
+    """asttokens' "Same as get_token(), but interprets col_offset as a UTF8 offset …" documents
+    ``get_token_from_utf8``, which the chunk labelled ``get_token`` holds after it: that chunk is not
+    only the relative, and keeps its score. Where the symbol index finds only the relative on its lines,
+    it is halved as before."""
+    sentence = analyse("Same as get_token(), but interprets col_offset as a UTF8 offset.")
+    pair = fused(
+        "asttokens.py", 172, 0.06, symbol="ASTTokens.get_token", kind="method", symbol_rank=1, text=1
+    )
+    other = fused("line_numbers.py", 24, 0.05, symbol="LineNumbers", kind="class", text=2)
+    defined = {("asttokens.py", 172): ["ASTTokens.get_token", "ASTTokens.get_token_from_utf8"]}
+
+    def within(path: str, start: int, end: int) -> list[str]:
+        return defined.get((path, start), [])
+
+    kept = rank([pair, other], sentence, _only(relative_penalty=0.5), functions_within=within)
+    assert paths(kept) == [("asttokens.py", 172), ("line_numbers.py", 24)]
+    assert kept[0].score == pytest.approx(0.06) and kept[0].steps == []
+    defined[("asttokens.py", 172)] = ["ASTTokens.get_token"]
+    alone = rank([pair, other], sentence, _only(relative_penalty=0.5), functions_within=within)
+    assert paths(alone) == [("line_numbers.py", 24), ("asttokens.py", 172)]
+    assert alone[1].score == pytest.approx(0.03) and alone[1].steps == [("a relative (get_token)", "×0.5")]
+
+
 def test_a_function_sentence_demotes_candidates_that_define_nothing() -> None:
     def labelled(path: str, score: float, symbol: str | None, kind: str | None) -> Fused:
         span = Span(path, 1, 10)

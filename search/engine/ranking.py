@@ -85,7 +85,7 @@ in the candidate's explanation (``plait search --explain``). In order:
    calls) is multiplied by ``undefined_penalty``; and one that compares its function with another
    ("This method is like `_.findKey` except …", "Alias for :meth:`main`.") documents a relative of
    it: the one candidate that defines the name compared with is multiplied by ``relative_penalty``
-   (none where several do).
+   (none where several do, nor one whose chunk holds another function beside it).
 6. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
@@ -488,7 +488,7 @@ def rank(
             _path(ranked, query, config, top)
         _roles(ranked, query, config, roles, found)
         _undefined(ranked, query, config)
-        _relatives(ranked, query, config)
+        _relatives(ranked, query, config, functions_within)
         _tiers(ranked, query, config)
         if config.where_to_look:
             _within(ranked, query)
@@ -1138,12 +1138,21 @@ def _undefined(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig
             r.steps.append(("defines nothing", f"×{penalty:g}"))
 
 
-def _relatives(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
+def _relatives(
+    ranked: list[Ranked],
+    query: AnalysedQuery,
+    config: RankingConfig,
+    functions_within: Callable[[str, int, int], Sequence[str]] | None = None,
+) -> None:
     """A function sentence that compares its function with another ("This method is like `_.findKey`
     except that it iterates from the right") documents a relative of that one: the one candidate that
     defines the name compared with (``AnalysedQuery.relatives``) is multiplied by
     ``relative_penalty``. Where several candidates define that name, none is: the function documented
-    may share it (attrs' new ``asdict``, "Same as `attr.asdict`, except …", beside the old one)."""
+    may share it (attrs' new ``asdict``, "Same as `attr.asdict`, except …", beside the old one). Nor
+    is one whose chunk holds another function too (``functions_within``): relatives are written side by
+    side, and a chunk labelled ``get_token`` may hold ``get_token_from_utf8`` after it ("Same as
+    get_token(), but …"), one labelled ``Sprintf`` ``Sprint`` ("Sprint is a convenience wrapper for
+    fmt.Sprintf.")."""
     penalty = config.relative_penalty
     if query.form != "function" or not query.relatives or penalty == 1.0:
         return
@@ -1154,9 +1163,19 @@ def _relatives(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig
         if symbol and bare_name(symbol) in wanted:
             defining[bare_name(symbol)].append(r)
     for name, found in defining.items():
-        if len(found) == 1:
+        if len(found) == 1 and not _holds_others(found[0], wanted, functions_within):
             found[0].score *= penalty
             found[0].steps.append((f"a relative ({name})", f"×{penalty:g}"))
+
+
+def _holds_others(
+    r: Ranked, names: set[str], functions_within: Callable[[str, int, int], Sequence[str]] | None
+) -> bool:
+    """``r``'s chunk holds a function not named ``names`` (by the symbol index's functions on its lines)."""
+    if functions_within is None:
+        return False
+    span = r.fused.span
+    return any(bare_name(f) not in names for f in functions_within(span.path, span.start_line, span.end_line))
 
 
 def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
