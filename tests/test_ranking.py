@@ -1219,6 +1219,9 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("Error returns the formatted remote provider error", "function"),  # a plain word as the name
         ("setenv sets or unsets an environment variable", "function"),
         ("walk recursively descends path, calling walkFn", "function"),  # an adverb before the verb
+        ("String emulates GNU diff's format.", "function"),  # a noun ending in "ing", not a gerund
+        ("Nothing happens if types match.", "function"),
+        ("string interning in the parser", "area"),
         ("cycle endlessly cycles through the values", "function"),
         ("really fast hashing", "area"),
         ("cookie persistence across sessions", "area"),

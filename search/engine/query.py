@@ -995,7 +995,8 @@ def sentence_form(text: str) -> Form:
     names_first = (names_verb(low[1]) or adverbed) and _IDENT.fullmatch(spaced[0]) is not None
     identifier_first = looks_like_identifier(spaced[0].strip(_EDGE))
     named = identifier_first or names_first
-    gerund = low[0].endswith("ing") and not named  # "UsageString" is a name, not a gerund
+    # "UsageString" is a name, not a gerund; "String emulates …" and "Nothing happens …" open with a noun
+    gerund = low[0].endswith("ing") and not named and low[0] not in _ING_NOUNS
     # "Do basic configuration …." and "When the key is unset, … ." end as statements: an imperative
     # or a condition that documents code, not a question.
     stated = end == "." and (low[0] in _STATEMENT_OPENERS or names_first)
@@ -1042,6 +1043,11 @@ def _imperative(word: str) -> bool:
     return word in _IMPERATIVES or any(b in _IMPERATIVES for b in _bare_verbs(word))
 
 
+# Words ending in "ing" that are no verb's -ing form: a sentence opening with one is no gerund's topic.
+_ING_NOUNS = frozenset(
+    "string thing nothing something anything everything during sibling ring spring king wing ceiling"  # noqa: SIM905
+    " morning evening".split()
+)
 _ARTICLES = frozenset({"the", "a", "an"})  # what documentation opens with, and a topic typed does not
 _FINITE = frozenset(
     "is are was were will would can could cannot must should does do has have may might isn't aren't wasn't"  # noqa: SIM905
