@@ -328,6 +328,17 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     assert asked[0].score == pytest.approx(0.05)
 
 
+def test_hidden_files_are_demoted_unless_the_query_asks_for_ci_or_tool_settings() -> None:
+    """termcolor's CI workflows and pre-commit settings share a sentence's words ("env", "color") and
+    not its meaning; "github workflow that runs the tests" asks for them."""
+    cands = [fused(".github/workflows/test.yml", 1, 0.04), fused("src/termcolor/termcolor.py", 92, 0.03)]
+    demoted = rank(cands, analyse("color applied when the env var is present"), _only())
+    assert paths(demoted)[0] == ("src/termcolor/termcolor.py", 92)
+    assert demoted[1].score == pytest.approx(0.04 * 0.5) and demoted[1].steps == [("role:hidden", "×0.5")]
+    asked = rank(cands, analyse("github workflow that runs the tests"), _only())
+    assert paths(asked)[0] == (".github/workflows/test.yml", 1) and asked[0].score == pytest.approx(0.04)
+
+
 def test_a_demoted_definition_of_a_name_asked_about_keeps_its_penalty_where_real_code_defines_it() -> None:
     """zod: "how ZodType base class parses …" — the legacy ``v3/`` copy and a test's own ``ZodType``
     define the name as the current code does: they stay demoted, the current class first. Where only
@@ -538,6 +549,13 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("Docs/Guide.MD", ("docs",)),
         ("Sources/Alamofire/Core/Session.swift", ()),
         ("src/Illuminate/Http/Request.php", ()),
+        # a repository's housekeeping, in hidden files and folders
+        (".github/workflows/test.yml", ("hidden",)),
+        (".gitignore", ("hidden",)),
+        ("web/.eslintrc.js", ("hidden",)),
+        (".github/CONTRIBUTING.md", ("docs", "hidden")),
+        ("./src/app.py", ()),  # the current folder, not a hidden one
+        ("src/..hidden", ()),
     ],
 )
 def test_file_roles_come_from_the_path(path: str, roles: tuple[str, ...]) -> None:

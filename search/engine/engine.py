@@ -156,6 +156,7 @@ _ROLE_LABELS = {
     "compat": "compatibility code",
     "stub": "declaration files",
     "reexport": "re-exporting modules",
+    "hidden": "hidden files",
 }
 
 

@@ -123,6 +123,9 @@ ROLE_WORDS: dict[str, frozenset[str]] = {
     "generated": frozenset({"generated", "codegen", "protobuf", "pb"}),
     "compat": frozenset({"compat", "compatibility", "legacy", "deprecated", "shim", "polyfill"}),
     "stub": frozenset({"stub", "stubs", "declaration", "declarations", "typings"}),
+    "hidden": frozenset(
+        "hidden dotfile dotfiles github gitlab ci workflow workflows gitignore precommit editorconfig".split()  # noqa: SIM905
+    ),
     "reexport": frozenset({"init", "barrel", "exports", "reexport", "package"}),
 }
 

@@ -59,8 +59,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    each word weighted by how few of the candidate files it names.
 4. **roles** — tests, fixtures (scaffolding templates included), examples, vendored, generated and
    compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included),
-   docs, the import blocks of package ``__init__`` files (not the definitions some of them hold) and
-   type stubs are multiplied by a penalty (a file of several roles, ``docs/examples/``, by the
+   docs, the import blocks of package ``__init__`` files (not the definitions some of them hold), type
+   stubs and hidden files (a repository's housekeeping: ``.github/``, ``.gitignore``) are multiplied by
+   a penalty (a file of several roles, ``docs/examples/``, by the
    strongest one only; Go's runnable examples, ``example_test.go``, are examples and tests, asked for
    as either), unless the query asks for that role ("tests for the retry logic"), or the
    query is a function sentence and the candidate is the text retriever's first and within the dense
@@ -183,6 +184,7 @@ class RankingConfig:
     docs_penalty: float = 0.5
     reexport_penalty: float = 0.5
     stub_penalty: float = 0.7
+    hidden_penalty: float = 0.5  # hidden files and folders: CI, VCS, editor and tool settings
     code_penalty: float = (
         0.5  # a sentence that opens by stating a test ("Make sure …"): candidates not in tests
     )
@@ -313,9 +315,13 @@ _DOCS_FILE = re.compile(
 # directory's real module (axios's lib/defaults/index.js) as a barrel.
 _REEXPORT_NAMES = frozenset({"__init__.py", "package-info.java", "module-info.java"})
 _STUB_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
+# A repository's housekeeping, in hidden files and folders: CI workflows, VCS, editor, linter and tool
+# settings (.github/workflows/test.yml, .gitignore, .pre-commit-config.yaml), never what a sentence
+# about the code asks for, whose words their boilerplate still shares.
+_HIDDEN = re.compile(r"(?:^|/)\.[^./][^/]*(?:/|$)")
 _SOURCE_MAP_FILE = re.compile(_SOURCE_MAP)
 
-ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub")
+ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub", "hidden")  # fmt: skip
 
 
 _VERSION_DIR = re.compile(r"(?:^|/)v(\d{1,3})/")
@@ -366,6 +372,8 @@ def _path_roles(path: str) -> tuple[str, ...]:
         roles.append("reexport")
     if _STUB_FILE.search(path):
         roles.append("stub")
+    if _HIDDEN.search(path):
+        roles.append("hidden")
     return tuple(roles)
 
 
