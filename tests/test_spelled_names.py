@@ -80,6 +80,17 @@ def test_a_spelled_function_is_kept_within_the_scope_searched(indexed_engine) ->
     assert [r.symbol for r in templating] == ["load_templates"]
 
 
+def test_a_short_mixed_case_word_of_prose_spells_a_name_as_a_word_does() -> None:
+    """tomlkit's "… bundles them into an AoT." documents ``_parse_aot``: "AoT" reads as a name by its
+    case, but it is prose's word for an array of tables, as "NumPy" and "URLs" are words; a name
+    written as code (```toJSON```) or a long one (``ErrorTree``) is still a name it mentions."""
+    read = analyse("Parses all siblings of the provided table first and bundles them into an AoT.")
+    assert "AoT" in read.identifiers and "aot" in read.spelled
+    assert {"numpy", "urls"} <= analyse("Read the URLs of a NumPy record array.").spelled
+    assert "tojson" not in analyse("Call `toJSON` on the value before writing it.").spelled
+    assert "errortree" not in analyse("Return the ErrorTree of this validation error.").spelled
+
+
 def test_the_function_a_sentence_compares_its_own_with_spells_no_name() -> None:
     """ "Like :func:`escape` but treats None as the empty string." documents ``escape_silent``: it
     mentions ``escape`` as the function it compares its own with, so that mention is no word of what

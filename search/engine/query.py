@@ -242,10 +242,17 @@ def collapsed(text: str) -> str:
 
 def plain_words(text: str, identifiers: Sequence[str]) -> list[str]:
     """A sentence's words, letters only, lower-cased, once the identifiers it mentions are taken out
-    ("… carries a *time.Duration.": names it mentions, not the name of the function it documents)."""
+    ("… carries a *time.Duration.": names it mentions, not the name of the function it documents). A
+    short one of letters and digits, in mixed case or with a digit and not written as code, stays a
+    word: "an AoT", "a NumPy record array", "the URLs" spell ``_parse_aot``, ``numpy`` and ``urls`` as
+    prose does."""
     for ident in identifiers:
-        text = text.replace(ident, " ")
+        if not (_WORDLIKE.fullmatch(ident) and f"`{ident}" not in text and f"{ident}`" not in text):
+            text = text.replace(ident, " ")
     return [w.lower() for w in _LETTERS.findall(text)]
+
+
+_WORDLIKE = re.compile(r"(?=.*[A-Z0-9])[A-Za-z][A-Za-z0-9]{1,5}")
 
 
 def spelled_by(words: list[str]) -> frozenset[str]:
