@@ -1241,6 +1241,7 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("Nothing happens if types match.", "function"),
         ("string interning in the parser", "area"),
         ("cycle endlessly cycles through the values", "function"),
+        ("indent indents the lines of the given buffer", "function"),  # the name as its own verb
         ("really fast hashing", "area"),
         ("cookie persistence across sessions", "area"),
         ("parsing a JSON object field", "area"),

@@ -1000,9 +1000,11 @@ def sentence_form(text: str) -> Form:
     # "String gets the argument …" and "Is gets whether …." name a definition, then say what it does:
     # not a gerund, not a question (a question does not end with its period: "what returns the config").
     # So does Go's "walk recursively descends path …", "cycle endlessly cycles …": an adverb between
-    # the name and its verb, which in the third person is any word ending in one "s".
+    # the name and its verb, which in the third person is any word ending in one "s"; and "indent
+    # indents the lines …", "Swap swaps arguments …": the name, then itself as a verb in the third person.
     adverbed = low[1].endswith("ly") and low[2].endswith("s") and not low[2].endswith("ss")
-    names_first = (names_verb(low[1]) or adverbed) and _IDENT.fullmatch(spaced[0]) is not None
+    itself = low[1] in (low[0] + "s", low[0] + "es", low[0][:-1] + "ies")
+    names_first = (names_verb(low[1]) or adverbed or itself) and _IDENT.fullmatch(spaced[0]) is not None
     identifier_first = looks_like_identifier(spaced[0].strip(_EDGE))
     named = identifier_first or names_first
     # "UsageString" is a name, not a gerund; "String emulates …" and "Nothing happens …" open with a noun
