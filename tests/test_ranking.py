@@ -587,12 +587,34 @@ def test_an_older_version_directory_is_compat_only_beside_a_later_one() -> None:
     paths_ = ["src/v3/types.ts", "src/v4/core/schemas.ts", "api/v1/routes.py", "lib/v2/x.py", "lib/v10/x.py"]
     # v3 beside v4 and v2 beside v10 are older; v1 alone under api/ is the only version there
     assert superseded(paths_) == {"src/v3/types.ts", "lib/v2/x.py"}
-    cands = [fused("src/v3/types.ts", 1, 0.05), fused("src/v4/types.ts", 1, 0.04)]
+    cands = [
+        fused("src/v3/types.ts", 1, 0.05, symbol="ZodType"),
+        fused("src/v4/types.ts", 1, 0.04, symbol="ZodType"),
+    ]
     ranked = rank(cands, analyse("how a schema parses input"), OFF)
     assert paths(ranked)[0] == ("src/v4/types.ts", 1)
     assert ranked[1].steps == [("role:compat", "×0.3")]
     asked = rank(cands, analyse("v3 compatibility types"), OFF)  # the query asks for compat code
     assert paths(asked)[0] == ("src/v3/types.ts", 1)
+
+
+def test_a_compat_folder_that_holds_all_the_code_among_the_candidates_is_the_project() -> None:
+    """The Deprecated library's own package is ``deprecated/``: with no candidate defining anything
+    outside it (its tests and docs have roles of their own), it is the project, not old code beside
+    the current, and is not demoted; beside code of no role it is, as ``lib/compat/`` is."""
+    code = fused("deprecated/sphinx.py", 173, 0.03, symbol="versionadded", kind="function")
+    test = fused("tests/test_sphinx.py", 14, 0.05, symbol="directive", kind="function")
+    readme = fused("README.md", 1, 0.035)
+    ranked = rank([code, test, readme], analyse("insert a versionadded directive in a docstring"), OFF)
+    assert paths(ranked) == [("deprecated/sphinx.py", 173), ("README.md", 1), ("tests/test_sphinx.py", 14)]
+    assert ranked[0].score == pytest.approx(0.03) and ranked[0].steps == []
+    assert ranked[1].score == pytest.approx(0.035 * 0.5) and ranked[2].score == pytest.approx(0.05 * 0.3)
+    current = fused("src/directives.py", 1, 0.02, symbol="add_directive", kind="function")
+    beside = rank(
+        [code, test, readme, current], analyse("insert a versionadded directive in a docstring"), OFF
+    )
+    assert paths(beside)[0] == ("src/directives.py", 1)
+    assert ("role:compat", "×0.3") in {r.fused.span.path: r for r in beside}["deprecated/sphinx.py"].steps
 
 
 def test_an_identifiers_definitions_in_demoted_files_follow_the_real_ones() -> None:

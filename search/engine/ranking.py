@@ -58,7 +58,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
 4. **roles** — tests, fixtures (scaffolding templates included), examples, vendored, generated and
-   compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included),
+   compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included; not
+   where no candidate is code of no role: then the compat folder is the project, ``deprecated/``),
    docs, the import blocks of package ``__init__`` files (not the definitions some of them hold), type
    stubs and hidden files (a repository's housekeeping: ``.github/``, ``.gitignore``) are multiplied by
    a penalty (a file of several roles, ``docs/examples/``, by the
@@ -937,12 +938,18 @@ def _candidate_roles(
     ranked: list[Ranked], generated: Callable[[str], bool] | None
 ) -> dict[str, tuple[str, ...]]:
     """Each candidate file's roles (:func:`file_roles`; ``compat`` for an older version directory
-    beside a later one among the candidates)."""
+    beside a later one among the candidates). Where no candidate is code of no role (one that
+    defines something), a compat folder holds the project itself, not its old code beside the current:
+    the Deprecated library's ``deprecated/`` package. It is no role then."""
     cache: dict[str, tuple[str, ...]] = {}
     older = superseded(sorted({r.fused.span.path for r in ranked}))
     for path in dict.fromkeys(r.fused.span.path for r in ranked):
         roles = file_roles(path, generated)
         cache[path] = (*roles, "compat") if path in older and "compat" not in roles else roles
+    if any("compat" in roles for roles in cache.values()) and not any(
+        r.fused.label.symbol and not cache[r.fused.span.path] for r in ranked
+    ):
+        cache = {path: tuple(role for role in roles if role != "compat") for path, roles in cache.items()}
     return cache
 
 
