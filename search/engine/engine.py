@@ -652,9 +652,11 @@ class Engine:
             found = (_fused_at(fused, h.span) for h in rankings.get("vector", ())[: config.keep_dense_top])
             dense_top = [f for f in found if f is not None]
         generated = self._generated() if config.enabled else None  # only the ranking's rules read it
-        # the functions a chunk holds after its first, for a sentence that may spell one's name
+        # the functions defined on a chunk's lines: a sentence may spell one's name, or name a relative
+        # of the one it documents, which sits beside it
         within = None
-        if config.enabled and config.name_words and query.form == "function":
+        relatives = bool(query.relatives) and config.relative_penalty != 1.0
+        if config.enabled and (config.name_words or relatives) and query.form == "function":
             # a workspace without an index has no symbol table to read (and its index code stays unloaded)
             source = index if index is not None else self.index if self.has_index() else None
             within = source.functions_within() if source is not None else None

@@ -479,7 +479,7 @@ def rank(
 ) -> list[Ranked]:
     """Order fused candidates by the rules of the module docstring. Deterministic: ties go by span.
     ``functions_within`` names the functions and methods defined on a file's lines (the symbol
-    index's), for the name-words rule; without it a chunk is known by its label only."""
+    index's), for the name-words and relatives rules; without it a chunk is known by its label only."""
     ranked = [Ranked(f, f.score) for f in fused]
     if not ranked:
         return []
