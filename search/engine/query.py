@@ -1003,7 +1003,7 @@ def sentence_form(text: str) -> Form:
     # the name and its verb, which in the third person is any word ending in one "s"; and "indent
     # indents the lines …", "Swap swaps arguments …": the name, then itself as a verb in the third person.
     adverbed = low[1].endswith("ly") and low[2].endswith("s") and not low[2].endswith("ss")
-    itself = low[1] in (low[0] + "s", low[0] + "es", low[0][:-1] + "ies")
+    itself = low[0] in _bare_verbs(low[1])
     names_first = (names_verb(low[1]) or adverbed or itself) and _IDENT.fullmatch(spaced[0]) is not None
     identifier_first = looks_like_identifier(spaced[0].strip(_EDGE))
     named = identifier_first or names_first
