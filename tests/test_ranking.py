@@ -339,6 +339,28 @@ def test_hidden_files_are_demoted_unless_the_query_asks_for_ci_or_tool_settings(
     assert paths(asked)[0] == (".github/workflows/test.yml", 1) and asked[0].score == pytest.approx(0.04)
 
 
+def test_manifests_and_build_settings_are_demoted_unless_the_query_asks_for_them() -> None:
+    """werkzeug's "Compiles the regular expression and stores it." shares words with a project's
+    manifest and build settings (its name, its description, its modules' paths), not its meaning; "which
+    license is the project under" and "how is the extension built" ask for them."""
+    cands = [fused("pyproject.toml", 1, 0.04), fused("src/werkzeug/routing/rules.py", 699, 0.03)]
+    demoted = rank(cands, analyse("compile the regular expression and store it"), _only())
+    assert paths(demoted)[0] == ("src/werkzeug/routing/rules.py", 699)
+    assert demoted[1].score == pytest.approx(0.04 * 0.5) and demoted[1].steps == [("role:manifest", "×0.5")]
+    for asking in ("which license is the project under", "how is the extension built"):
+        asked = rank(cands, analyse(asking), _only())
+        assert paths(asked)[0] == ("pyproject.toml", 1) and asked[0].score == pytest.approx(0.04)
+
+
+def test_a_sentence_opening_with_build_documents_a_function_and_asks_for_no_build_settings() -> None:
+    """ "Build the URL for an endpoint." opens with the verb it documents, as "Mock the clock" does: the
+    Makefile stays demoted."""
+    cands = [fused("Makefile", 1, 0.04), fused("src/flask/helpers.py", 190, 0.03)]
+    ranked = rank(cands, analyse("Build the URL for an endpoint."), _only())
+    assert paths(ranked)[0] == ("src/flask/helpers.py", 190)
+    assert ranked[1].steps == [("role:manifest", "×0.5")]
+
+
 def test_a_demoted_definition_of_a_name_asked_about_keeps_its_penalty_where_real_code_defines_it() -> None:
     """zod: "how ZodType base class parses …" — the legacy ``v3/`` copy and a test's own ``ZodType``
     define the name as the current code does: they stay demoted, the current class first. Where only
@@ -555,6 +577,19 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("web/.eslintrc.js", ("hidden",)),
         (".github/CONTRIBUTING.md", ("docs", "hidden")),
         ("./src/app.py", ()),  # the current folder, not a hidden one
+        # a project's manifests, build settings and licence; not code that builds (setup.py, build.py)
+        ("pyproject.toml", ("manifest",)),
+        ("packages/core/package.json", ("manifest",)),
+        ("tsconfig.build.json", ("manifest",)),
+        ("go.mod", ("manifest",)),
+        ("Makefile", ("manifest",)),
+        ("LICENSE", ("manifest",)),
+        ("LICENSE.txt", ("docs", "manifest")),
+        ("requests.gemspec", ("manifest",)),
+        ("setup.py", ()),
+        ("noxfile.py", ()),
+        ("tools/build.py", ()),
+        ("src/manifest.json", ()),
         ("src/..hidden", ()),
     ],
 )

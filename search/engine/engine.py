@@ -157,6 +157,7 @@ _ROLE_LABELS = {
     "stub": "declaration files",
     "reexport": "re-exporting modules",
     "hidden": "hidden files",
+    "manifest": "manifests and build settings",
 }
 
 

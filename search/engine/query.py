@@ -126,6 +126,14 @@ ROLE_WORDS: dict[str, frozenset[str]] = {
     "hidden": frozenset(
         "hidden dotfile dotfiles github gitlab ci workflow workflows gitignore precommit editorconfig".split()  # noqa: SIM905
     ),
+    "manifest": frozenset(
+        {
+            *("manifest", "manifests", "dependency", "dependencies", "deps", "requirements"),
+            *("license", "licence", "licensing", "copyright", "build", "builds", "built"),
+            *("packaging", "packaged", "publish", "install", "installation"),
+            *("makefile", "pyproject", "gemspec", "gemfile", "cargo", "tox", "tsconfig"),
+        }
+    ),
     "reexport": frozenset({"init", "barrel", "exports", "reexport", "package"}),
 }
 

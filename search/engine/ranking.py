@@ -61,7 +61,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included; not
    where no candidate is code of no role: then the compat folder is the project, ``deprecated/``),
    docs, the import blocks of package ``__init__`` files (not the definitions some of them hold), type
-   stubs and hidden files (a repository's housekeeping: ``.github/``, ``.gitignore``) are multiplied by
+   stubs, hidden files (a repository's housekeeping: ``.github/``, ``.gitignore``) and manifests and
+   build settings (``pyproject.toml``, ``package.json``, ``Makefile``, ``LICENSE``) are multiplied by
    a penalty (a file of several roles, ``docs/examples/``, by the
    strongest one only; Go's runnable examples, ``example_test.go``, are examples and tests, asked for
    as either), unless the query asks for that role ("tests for the retry logic"), or the
@@ -186,6 +187,7 @@ class RankingConfig:
     reexport_penalty: float = 0.5
     stub_penalty: float = 0.7
     hidden_penalty: float = 0.5  # hidden files and folders: CI, VCS, editor and tool settings
+    manifest_penalty: float = 0.5  # a project's manifests, build settings and licence: package.json, Makefile
     code_penalty: float = (
         0.5  # a sentence that opens by stating a test ("Make sure …"): candidates not in tests
     )
@@ -320,9 +322,23 @@ _STUB_FILE = re.compile(r"\.d\.[cm]?ts$|\.pyi$")
 # settings (.github/workflows/test.yml, .gitignore, .pre-commit-config.yaml), never what a sentence
 # about the code asks for, whose words their boilerplate still shares.
 _HIDDEN = re.compile(r"(?:^|/)\.[^./][^/]*(?:/|$)")
+# A project's manifests, build settings and licence: its name, what it depends on, how it is built,
+# tested and packaged (pyproject.toml, package.json, go.mod, Makefile, LICENSE). They repeat the
+# project's own words (its name, its description, its modules' paths) and say nothing of how the code
+# works. Declarative files only: setup.py, noxfile.py or a Rakefile hold functions a query documents.
+_MANIFEST_FILE = re.compile(
+    r"(?:^|/)(?:"
+    r"pyproject\.toml|setup\.cfg|MANIFEST\.in|(?:tox|pytest|mypy)\.ini|Pipfile"
+    r"|package\.json|[jt]sconfig(?:\.[\w-]+)?\.json|composer\.json|bower\.json|deno\.jsonc?"
+    r"|go\.mod|go\.work|Cargo\.toml|Gemfile|[^/]+\.gemspec"
+    r"|pom\.xml|(?:build|settings)\.gradle(?:\.kts)?|CMakeLists\.txt|meson\.build|BUILD(?:\.bazel)?|WORKSPACE"
+    r"|(?:GNU)?[Mm]akefile"
+    r"|(?:LICEN[CS]E|COPYING|NOTICE)(?:[.-][^/]*)?"
+    r")$"
+)
 _SOURCE_MAP_FILE = re.compile(_SOURCE_MAP)
 
-ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub", "hidden")  # fmt: skip
+ROLES = ("test", "fixture", "example", "vendored", "generated", "compat", "docs", "reexport", "stub", "hidden", "manifest")  # fmt: skip
 
 
 _VERSION_DIR = re.compile(r"(?:^|/)v(\d{1,3})/")
@@ -375,6 +391,8 @@ def _path_roles(path: str) -> tuple[str, ...]:
         roles.append("stub")
     if _HIDDEN.search(path):
         roles.append("hidden")
+    if _MANIFEST_FILE.search(path):
+        roles.append("manifest")
     return tuple(roles)
 
 
