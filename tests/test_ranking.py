@@ -553,7 +553,7 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("web/package-lock.json", ("generated",)),
         ("Cargo.lock", ("generated",)),
         ("PKG-INFO", ("docs",)),  # a source distribution's metadata: the README again
-        ("src/pkg.egg-info/PKG-INFO", ("docs",)),
+        ("src/pkg.egg-info/PKG-INFO", ("docs", "manifest")),
         ("dist/esm/escape.js.map", ("generated",)),  # a source map beside the compiler's output
         ("dist/styles/app.css.map", ("generated",)),
         ("assets/world.map", ()),  # a map, not a source map
@@ -590,6 +590,8 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("noxfile.py", ()),
         ("tools/build.py", ()),
         ("src/manifest.json", ()),
+        ("zipp.egg-info/scm_file_list.json", ("manifest",)),  # what a Python build writes
+        ("src/info/egg.py", ()),
         ("src/..hidden", ()),
     ],
 )

@@ -326,6 +326,7 @@ _HIDDEN = re.compile(r"(?:^|/)\.[^./][^/]*(?:/|$)")
 # tested and packaged (pyproject.toml, package.json, go.mod, Makefile, LICENSE). They repeat the
 # project's own words (its name, its description, its modules' paths) and say nothing of how the code
 # works. Declarative files only: setup.py, noxfile.py or a Rakefile hold functions a query documents.
+# So is the metadata a Python build writes beside the sources (``zipp.egg-info/``).
 _MANIFEST_FILE = re.compile(
     r"(?:^|/)(?:"
     r"pyproject\.toml|setup\.cfg|MANIFEST\.in|(?:tox|pytest|mypy)\.ini|Pipfile"
@@ -335,6 +336,8 @@ _MANIFEST_FILE = re.compile(
     r"|(?:GNU)?[Mm]akefile"
     r"|(?:LICEN[CS]E|COPYING|NOTICE)(?:[.-][^/]*)?"
     r")$"
+    # a Python distribution's metadata, written by its build (file lists, requirements, entry points)
+    r"|(?:^|/)[^/]+\.(?:egg|dist)-info/"
 )
 _SOURCE_MAP_FILE = re.compile(_SOURCE_MAP)
 
