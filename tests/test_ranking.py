@@ -260,6 +260,23 @@ def test_a_plain_word_names_the_file_of_its_stem() -> None:
     assert paths(rank(cands, analyse("quantum"), _only(definition=3.0)))[0] == ("model.py", 1)
 
 
+def test_a_constant_in_capitals_names_no_file_after_its_plural() -> None:
+    """jsonpickle's ``ERROR`` (an enum member) is no module's name: errors.py gains nothing for it,
+    where ``Error`` names errors.py's module and ``URL`` url.py as written."""
+    cands = [fused("model.py", 1, 0.05), fused("jsonpickle/errors.py", 1, 0.02)]
+    constant = rank(cands, analyse("ERROR"), _only(definition=3.0))
+    assert paths(constant)[0] == ("model.py", 1) and constant[1].score == pytest.approx(0.02)
+    assert not constant[1].steps
+    named = rank(cands, analyse("Error"), _only(definition=3.0))
+    assert paths(named)[0] == ("jsonpickle/errors.py", 1) and named[0].score == pytest.approx(
+        0.02 + 3.0 * 0.05
+    )
+    acronym = rank(
+        [fused("model.py", 1, 0.05), fused("url.py", 1, 0.02)], analyse("URL"), _only(definition=3.0)
+    )
+    assert paths(acronym)[0] == ("url.py", 1) and acronym[0].steps == [("file named after it", "+0.1500")]
+
+
 def test_a_topic_naming_an_identifier_lifts_the_file_named_after_it() -> None:
     cands = [fused("Core.hs", 1, 0.05), fused("ManageHook.hs", 1, 0.02)]
     topic = analyse("how ManageHook routes new windows to workspaces")
