@@ -717,6 +717,30 @@ def test_phrase_rule_puts_the_few_verbatim_places_first() -> None:
     assert paths(arrow)[0] == ("a.py", 1)  # punctuation alone is no text to find
 
 
+def test_phrase_rule_puts_a_documents_quote_after_the_code_and_before_a_declaration() -> None:
+    """content-type's README quotes its functions' JSDoc ("Format an object into a `Content-Type`
+    header."): BM25 ranks the README's chunk first, the code that the sentence documents comes first,
+    then the README, then the declaration file's copy. A query asking for documentation keeps BM25's
+    order."""
+    cands = [
+        fused("README.md", 41, 0.04, exact=True, text=1)._replace(exact_case=True),
+        fused("dist/index.d.ts", 1, 0.035, exact=True, text=2)._replace(exact_case=True),
+        fused("dist/index.js", 35, 0.03, exact=True, text=3)._replace(exact_case=True),
+        fused("dist/other.js", 1, 0.06, vector=1),
+    ]
+    ranked = rank(cands, analyse("Format an object into a `Content-Type` header."), RankingConfig())
+    assert paths(ranked) == [
+        ("dist/index.js", 35),
+        ("README.md", 41),
+        ("dist/index.d.ts", 1),
+        ("dist/other.js", 1),
+    ]
+    assert ("phrase", "after the code (documentation)") in ranked[1].steps
+    asked = rank(cands[:1] + cands[2:], analyse("readme: Format an object into a header"), RankingConfig())
+    assert paths(asked)[:2] == [("README.md", 41), ("dist/index.js", 35)]
+    assert ("phrase", "first") in asked[0].steps
+
+
 def test_phrase_rule_puts_a_declaration_files_copy_after_the_code_it_documents() -> None:
     """commander ships ``typings/index.d.ts`` with its JSDoc repeated word for word: a pasted doc sentence
     is found in both, BM25 ranks the declarations' chunk first, the implementation comes first."""

@@ -106,7 +106,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    a capital letter puts the places holding it as written first, as ripgrep's smart case would, and
    a phrase found in more places is still rare where few hold it within a line, as ripgrep reads; a
    declaration file's copy, ``index.d.ts`` or ``.pyi``, and a compiler's source map, ``escape.js.map``
-   (generated code), follow the code that holds the phrase too;
+   (generated code), follow the code that holds the phrase too, and a document that quotes it (a
+   README repeating a function's doc comment) comes between the code and those copies, unless the
+   query asks for documentation;
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
    it fills, a message pasted as a program printed it, follows both; the lines the query names, such
@@ -1386,13 +1388,22 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         # and by its uses: the definition first, as for a name.
         defines = _defines_asked(r)
         r.tier = 1
+        # A document that holds it (a README, a guide) quotes the code's text as a declaration file
+        # does, after the code and before the copies, unless the query asks for documentation.
+        quoted = "docs" in r.roles
         r.lead = (
-            2 * int(copy) + int(not defines),
+            4 * int(copy) + 2 * int(quoted) + int(not defines),
             int(differs),
             loose,
             r.fused.ranks.get("text") or unranked,
         )
-        where = f"after the code ({'a declaration' if stub else 'a source map'})" if copy else "first"
+        where = (
+            f"after the code ({'a declaration' if stub else 'a source map'})"
+            if copy
+            else "after the code (documentation)"
+            if quoted
+            else "first"
+        )
         notes = [
             n
             for n, on in (
