@@ -459,7 +459,7 @@ def _constant_plural(path: str, names: Sequence[str]) -> bool:
     """Every name is written in capitals (``ERROR``, ``MAX_SIZE``) and ``path``'s file is named after
     none as written, only after its plural or stem (``errors.py``): a constant, whose module a file is
     not named after."""
-    bares = [n.rsplit(".", 1)[-1] for n in names]
+    bares = [bare_name(n) for n in names]
     return all(b.isupper() for b in bares) and not any(b.lower() in _stem_forms(path)[:2] for b in bares)
 
 
