@@ -370,8 +370,8 @@ def test_manifests_and_build_settings_are_demoted_unless_the_query_asks_for_them
 
 
 def test_a_sentence_opening_with_build_documents_a_function_and_asks_for_no_build_settings() -> None:
-    """ "Build the URL for an endpoint." opens with the verb it documents, as "Mock the clock" does: the
-    Makefile stays demoted."""
+    """The sentence "Build the URL for an endpoint." opens with the verb it documents, as "Mock the
+    clock" does: the Makefile stays demoted."""
     cands = [fused("Makefile", 1, 0.04), fused("src/flask/helpers.py", 190, 0.03)]
     ranked = rank(cands, analyse("Build the URL for an endpoint."), _only())
     assert paths(ranked)[0] == ("src/flask/helpers.py", 190)
