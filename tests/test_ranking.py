@@ -356,6 +356,17 @@ def test_hidden_files_are_demoted_unless_the_query_asks_for_ci_or_tool_settings(
     assert paths(asked)[0] == (".github/workflows/test.yml", 1) and asked[0].score == pytest.approx(0.04)
 
 
+def test_benchmarks_are_demoted_as_tests_unless_the_query_asks_for_them() -> None:
+    """pathspec's benchmarks/ share a sentence's words (the patterns they time), not its meaning; "benchmarks
+    for the lexer" asks for them."""
+    cands = [fused("benchmarks/bench_lexer.py", 1, 0.04), fused("pathspec/lexer.py", 12, 0.03)]
+    demoted = rank(cands, analyse("split a pattern into tokens"), _only())
+    assert paths(demoted)[0] == ("pathspec/lexer.py", 12)
+    assert demoted[1].score == pytest.approx(0.04 * 0.3) and demoted[1].steps == [("role:test", "×0.3")]
+    asked = rank(cands, analyse("benchmarks for the lexer"), _only())
+    assert paths(asked)[0] == ("benchmarks/bench_lexer.py", 1) and asked[0].score == pytest.approx(0.04)
+
+
 def test_manifests_and_build_settings_are_demoted_unless_the_query_asks_for_them() -> None:
     """werkzeug's "Compiles the regular expression and stores it." shares words with a project's
     manifest and build settings (its name, its description, its modules' paths), not its meaning; "which
@@ -608,6 +619,13 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("tools/build.py", ()),
         ("src/manifest.json", ()),
         ("zipp.egg-info/scm_file_list.json", ("manifest",)),  # what a Python build writes
+        # benchmarks are tests that time the code; a benchmarking library's own module is not one
+        ("benchmarks/bench_grouping.py", ("test",)),
+        ("bench/runner.py", ("test",)),
+        ("jsonpickle_benchmarks.py", ("test",)),
+        ("tools/bench_lexer.py", ("test",)),
+        ("src/pytest_benchmark/benchmark.py", ()),
+        ("src/workbench/app.py", ()),
         ("src/info/egg.py", ()),
         ("src/..hidden", ()),
     ],

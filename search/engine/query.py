@@ -115,7 +115,20 @@ MAX_COMPOUNDS = 8
 # "spec" alone: a sentence's "spec" is a specification ("the Rack spec", "the signature spec", "this
 # path-spec", ``PathSpec``), where "specs" are a JavaScript project's tests.
 ROLE_WORDS: dict[str, frozenset[str]] = {
-    "test": frozenset({"test", "tests", "testing", "tested", "specs", "unittest", "pytest"}),
+    "test": frozenset(
+        {
+            "test",
+            "tests",
+            "testing",
+            "tested",
+            "specs",
+            "unittest",
+            "pytest",
+            "benchmark",
+            "benchmarks",
+            "bench",
+        }
+    ),
     "fixture": frozenset({"fixture", "fixtures", "testdata", "mock", "mocks", "snapshot", "snapshots"}),
     "example": frozenset({"example", "examples", "sample", "samples", "demo", "demos", "tutorial"}),
     "docs": frozenset({"doc", "docs", "documentation", "readme", "changelog", "guide", "manual"}),

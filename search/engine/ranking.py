@@ -58,8 +58,8 @@ in the candidate's explanation (``plait search --explain``). In order:
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
-4. **roles** — tests, fixtures (scaffolding templates included), examples, vendored, generated and
-   compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included; not
+4. **roles** — tests (benchmarks included), fixtures (scaffolding templates included), examples,
+   vendored, generated and compat code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included; not
    where no candidate is code of no role: then the compat folder is the project, ``deprecated/``),
    docs, the import blocks of package ``__init__`` files (not the definitions some of them hold), type
    stubs, hidden files (a repository's housekeeping: ``.github/``, ``.gitignore``) and manifests and
@@ -281,6 +281,13 @@ _TEST_FILE = re.compile(
     r")$"
 )
 _TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/", re.IGNORECASE)
+# Benchmarks are tests that time the code (sqlparse's benchmarks/bench_grouping.py, attrs's bench/,
+# jsonpickle_benchmarks.py): harness code that exercises the library, asked for as tests or by name
+# ("benchmarks for the lexer"). Not a module named benchmark.py alone: a benchmarking library's own.
+_BENCHMARK = re.compile(
+    r"(?:^|/)(?:benchmarks?|bench)/|(?:^|/)(?:bench|benchmarks?)_[^/]+$|_(?:bench|benchmarks?)\.[^/.]+$",
+    re.IGNORECASE,
+)
 _FIXTURE_DIR = re.compile(
     r"(?:^|/)(?:fixtures?|__fixtures__|testdata|test-data|__snapshots__|__mocks__|mocks)/"
     # (a folder of doubles is plural, mocks/ or __mocks__/: a singular mock/ is a mocking library's own
@@ -377,7 +384,7 @@ def file_roles(path: str, generated: Callable[[str], bool] | None = None) -> tup
 def _path_roles(path: str) -> tuple[str, ...]:
     """:func:`file_roles` from the path alone (memoised: the same files come back query after query)."""
     roles = []
-    if _TEST_FILE.search(path) or _TEST_DIR.search(path):
+    if _TEST_FILE.search(path) or _TEST_DIR.search(path) or _BENCHMARK.search(path):
         roles.append("test")
     if _FIXTURE_DIR.search(path):
         roles.append("fixture")
