@@ -345,39 +345,52 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
     assert asked[0].score == pytest.approx(0.05)
 
 
-def test_hidden_files_are_demoted_unless_the_query_asks_for_ci_or_tool_settings() -> None:
-    """termcolor's CI workflows and pre-commit settings share a sentence's words ("env", "color") and
-    not its meaning; "github workflow that runs the tests" asks for them."""
-    cands = [fused(".github/workflows/test.yml", 1, 0.04), fused("src/termcolor/termcolor.py", 92, 0.03)]
-    demoted = rank(cands, analyse("color applied when the env var is present"), _only())
-    assert paths(demoted)[0] == ("src/termcolor/termcolor.py", 92)
-    assert demoted[1].score == pytest.approx(0.04 * 0.5) and demoted[1].steps == [("role:hidden", "×0.5")]
-    asked = rank(cands, analyse("github workflow that runs the tests"), _only())
-    assert paths(asked)[0] == (".github/workflows/test.yml", 1) and asked[0].score == pytest.approx(0.04)
-
-
-def test_benchmarks_are_demoted_as_tests_unless_the_query_asks_for_them() -> None:
-    """pathspec's benchmarks/ share a sentence's words (the patterns they time), not its meaning; "benchmarks
-    for the lexer" asks for them."""
-    cands = [fused("benchmarks/bench_lexer.py", 1, 0.04), fused("pathspec/lexer.py", 12, 0.03)]
-    demoted = rank(cands, analyse("split a pattern into tokens"), _only())
-    assert paths(demoted)[0] == ("pathspec/lexer.py", 12)
-    assert demoted[1].score == pytest.approx(0.04 * 0.3) and demoted[1].steps == [("role:test", "×0.3")]
-    asked = rank(cands, analyse("benchmarks for the lexer"), _only())
-    assert paths(asked)[0] == ("benchmarks/bench_lexer.py", 1) and asked[0].score == pytest.approx(0.04)
-
-
-def test_manifests_and_build_settings_are_demoted_unless_the_query_asks_for_them() -> None:
-    """werkzeug's "Compiles the regular expression and stores it." shares words with a project's
-    manifest and build settings (its name, its description, its modules' paths), not its meaning; "which
-    license is the project under" and "how is the extension built" ask for them."""
-    cands = [fused("pyproject.toml", 1, 0.04), fused("src/werkzeug/routing/rules.py", 699, 0.03)]
-    demoted = rank(cands, analyse("compile the regular expression and store it"), _only())
-    assert paths(demoted)[0] == ("src/werkzeug/routing/rules.py", 699)
-    assert demoted[1].score == pytest.approx(0.04 * 0.5) and demoted[1].steps == [("role:manifest", "×0.5")]
-    for asking in ("which license is the project under", "how is the extension built"):
-        asked = rank(cands, analyse(asking), _only())
-        assert paths(asked)[0] == ("pyproject.toml", 1) and asked[0].score == pytest.approx(0.04)
+@pytest.mark.parametrize(
+    ("role_path", "code_path", "sentence", "asking", "role", "penalty"),
+    [
+        # termcolor's CI workflows and pre-commit settings share a sentence's words ("env", "color")
+        (
+            ".github/workflows/test.yml",
+            "src/termcolor/termcolor.py",
+            "color applied when the env var is present",
+            ("github workflow that runs the tests",),
+            "hidden",
+            0.5,
+        ),
+        # pathspec's benchmarks share the patterns they time: tests that time the code
+        (
+            "benchmarks/bench_lexer.py",
+            "pathspec/lexer.py",
+            "split a pattern into tokens",
+            ("benchmarks for the lexer",),
+            "test",
+            0.3,
+        ),
+        # a project's manifest repeats its name, description and modules' paths (werkzeug's "Compiles
+        # the regular expression and stores it.")
+        (
+            "pyproject.toml",
+            "src/werkzeug/routing/rules.py",
+            "compile the regular expression and store it",
+            ("which license is the project under", "how is the extension built"),
+            "manifest",
+            0.5,
+        ),
+    ],
+)
+def test_housekeeping_is_demoted_unless_the_query_asks_for_it(
+    role_path: str, code_path: str, sentence: str, asking: tuple[str, ...], role: str, penalty: float
+) -> None:
+    """Hidden files, benchmarks and manifests share a sentence's words and not its meaning; a query
+    that names them asks for them."""
+    cands = [fused(role_path, 1, 0.04), fused(code_path, 10, 0.03)]
+    demoted = rank(cands, analyse(sentence), _only())
+    assert paths(demoted)[0] == (code_path, 10)
+    assert demoted[1].score == pytest.approx(0.04 * penalty)
+    assert demoted[1].steps == [(f"role:{role}", f"×{penalty:g}")]
+    for query in asking:
+        asked = rank(cands, analyse(query), _only())
+        assert paths(asked)[0] == (role_path, 1) and asked[0].score == pytest.approx(0.04)
 
 
 def test_a_sentence_opening_with_build_documents_a_function_and_asks_for_no_build_settings() -> None:
@@ -619,6 +632,7 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("tools/build.py", ()),
         ("src/manifest.json", ()),
         ("zipp.egg-info/scm_file_list.json", ("manifest",)),  # what a Python build writes
+        ("src/info/egg.py", ()),
         # benchmarks are tests that time the code; a benchmarking library's own module is not one
         ("benchmarks/bench_grouping.py", ("test",)),
         ("bench/runner.py", ("test",)),
@@ -626,7 +640,6 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("tools/bench_lexer.py", ("test",)),
         ("src/pytest_benchmark/benchmark.py", ()),
         ("src/workbench/app.py", ()),
-        ("src/info/egg.py", ()),
         ("src/..hidden", ()),
     ],
 )
