@@ -366,6 +366,15 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
             "test",
             0.3,
         ),
+        # simplejson's stress test races the scanner whose members it reads: a test that exercises the code
+        (
+            "tsan_stress_simplejson.py",
+            "simplejson/scanner.py",
+            "scan a JSON string concurrently",
+            ("fuzz targets for the scanner", "stress tests of the scanner"),
+            "test",
+            0.3,
+        ),
         # a project's manifest repeats its name, description and modules' paths (werkzeug's "Compiles
         # the regular expression and stores it.")
         (
@@ -381,7 +390,7 @@ def test_roles_are_demoted_unless_the_query_asks_for_them() -> None:
 def test_housekeeping_is_demoted_unless_the_query_asks_for_it(
     role_path: str, code_path: str, sentence: str, asking: tuple[str, ...], role: str, penalty: float
 ) -> None:
-    """Hidden files, benchmarks and manifests share a sentence's words and not its meaning; a query
+    """Hidden files, benchmarks, stress tests and manifests share a sentence's words and not its meaning; a query
     that names them asks for them."""
     cands = [fused(role_path, 1, 0.04), fused(code_path, 10, 0.03)]
     demoted = rank(cands, analyse(sentence), _only())
@@ -640,6 +649,14 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("tools/bench_lexer.py", ("test",)),
         ("src/pytest_benchmark/benchmark.py", ()),
         ("src/workbench/app.py", ()),
+        # so are fuzz targets and stress tests; a fuzzing library's own fuzz.go is not one
+        ("fuzzing/fuzz-targets/utils.py", ("test",)),
+        ("fuzz/jmespath.go", ("test",)),
+        ("fuzz_unpickle.py", ("test",)),
+        ("parser_fuzz.go", ("test",)),
+        ("tsan_stress_simplejson.py", ("test",)),
+        ("fuzz.go", ()),
+        ("src/distress_signal.py", ()),
         ("src/..hidden", ()),
     ],
 )

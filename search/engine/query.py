@@ -127,6 +127,10 @@ ROLE_WORDS: dict[str, frozenset[str]] = {
             "benchmark",
             "benchmarks",
             "bench",
+            "fuzz",
+            "fuzzing",
+            "fuzzer",
+            "fuzzers",
         }
     ),
     "fixture": frozenset({"fixture", "fixtures", "testdata", "mock", "mocks", "snapshot", "snapshots"}),
