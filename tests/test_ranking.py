@@ -656,6 +656,11 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("parser_fuzz.go", ("test",)),
         ("tsan_stress_simplejson.py", ("test",)),
         ("fuzz.go", ()),
+        # a folder named for the tests it holds
+        ("internal/toml-test/toml.go", ("test",)),
+        ("integration_tests/client.py", ("test",)),
+        ("src/latest/app.py", ()),
+        ("pkg/contest/judge.go", ()),
         ("src/distress_signal.py", ()),
         ("src/..hidden", ()),
     ],

@@ -280,7 +280,11 @@ _TEST_FILE = re.compile(
     r"|[^/]+_spec\.(?:rb|lua|ex|exs)|[^/]+\.bats|conftest\.py|test_helpers?\.[a-z]+|Spec\.hs"
     r")$"
 )
-_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|specs?|testing|t)/", re.IGNORECASE)
+# A test folder, or one named for the tests it holds: toml's internal/toml-test/ (the runner of the
+# TOML test suite), integration_tests/, e2e-tests/, json/output-tests/
+_TEST_DIR = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|specs?|testing|t|[^/]+[_-](?:tests?|specs?|testing))/", re.IGNORECASE
+)
 # Benchmarks, fuzz targets and stress tests are tests that time the code, feed it random input or race
 # it (sqlparse's benchmarks/bench_grouping.py, attrs's bench/, jsonpickle_benchmarks.py, jsonpickle's
 # fuzzing/, simplejson's tsan_stress_simplejson.py): harness code that exercises the library, asked for
