@@ -1893,6 +1893,32 @@ def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -
     assert paths(other)[0] == ("decorators.py", 1)  # the accessors gain half: two of their three parts
 
 
+def test_a_name_that_longer_names_extend_by_the_alternatives_listed_gains_as_their_dispatcher() -> None:
+    """rsa: "Loads a key in PKCS#1 DER or PEM format." spells ``_load_pkcs1_der`` and
+    ``_load_pkcs1_pem``, and documents ``load_pkcs1``, which loads either."""
+    cands = [
+        fused("rsa/key.py", 318, 0.064, symbol="PublicKey._load_pkcs1_pem", kind="method"),
+        fused("rsa/key.py", 274, 0.058, symbol="PublicKey._load_pkcs1_der", kind="method"),
+        fused("rsa/key.py", 105, 0.063, symbol="AbstractKey.load_pkcs1", kind="method"),
+    ]
+    listed = rank(cands, analyse("Loads a key in PKCS#1 DER or PEM format."), _only(name_words=0.5))
+    # all three gain +0.5 × 0.064 (the dispatcher gaining nothing would fall below the DER loader)
+    assert paths(listed) == [("rsa/key.py", 318), ("rsa/key.py", 105), ("rsa/key.py", 274)]
+    assert [r.score for r in listed] == pytest.approx([0.064 + 0.032, 0.063 + 0.032, 0.058 + 0.032])
+    assert listed[1].steps == [("name words", "+0.0320")]
+    # one format named: the longer name spelled is the one documented, the shorter gains nothing
+    one = rank(cands, analyse("Loads a key in PKCS#1 PEM format."), _only(name_words=0.5))
+    assert paths(one)[0] == ("rsa/key.py", 318)
+    assert {r.fused.label.symbol: r.steps for r in one}["AbstractKey.load_pkcs1"] == []
+    # both formats named, not as alternatives ("DER format before PEM"): no dispatcher is documented
+    both = rank(cands, analyse("Loads a key in PKCS#1 DER format before PEM."), _only(name_words=0.5))
+    assert {r.fused.label.symbol: r.steps for r in both}["AbstractKey.load_pkcs1"] == []
+    assert [r.fused.label.symbol for r in both if r.steps] == [
+        "PublicKey._load_pkcs1_pem",
+        "PublicKey._load_pkcs1_der",
+    ]
+
+
 def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() -> None:
     cands = [
         fused("command.js", 1988, 0.061, symbol="Command.unknownOption", kind="method"),

@@ -742,10 +742,15 @@ def _name_words(
         if own:
             found.append((r, own))
     # "Allow unknown options on the command line" spells ``allowUnknownOption``, and ``unknownOption``
-    # only as a part of it: a name whose parts all belong to a longer name spelled gains nothing
+    # only as a part of it: a name whose parts all belong to a longer name spelled gains nothing, unless
+    # the longer names extend it by the alternatives the sentence lists (:func:`_dispatches`)
     spelled_names = {stems for _, own in found for stems in own}
     for r, own in found:
-        kept = [stems for stems in own if not any(stems < longer for longer in spelled_names)]
+        kept = [
+            stems
+            for stems in own
+            if not any(stems < longer for longer in spelled_names) or _dispatches(stems, spelled_names, words)
+        ]
         if not kept:
             continue
         # a sentence spells a one-part name (``command``, ``invoke``) with any plain word of it: half
@@ -803,6 +808,21 @@ def _run_together(part: str, spelled: frozenset[str]) -> frozenset[str] | None:
         if part[:i] in spelled and part[i:] in spelled:
             return frozenset((part[:i], part[i:]))
     return None
+
+
+def _dispatches(stems: frozenset[str], spelled_names: set[frozenset[str]], words: list[str]) -> bool:
+    """ "Loads a key in PKCS#1 DER or PEM format." spells ``_load_pkcs1_der`` and ``_load_pkcs1_pem``
+    and documents ``load_pkcs1``, which loads either: a name of two parts or more (``stems``) that two
+    longer names spelled extend, one by each of two alternatives the sentence lists ("DER or PEM",
+    "PEM and DER": a dispatcher documented by what it dispatches to)."""
+    extras = {longer - stems for longer in spelled_names if stems < longer}
+    if len(stems) < 2 or len(extras) < 2:
+        return False
+    stemmed = stem_words(words)
+    return any(
+        joined in ("or", "and") and any(a in x and b in y for x in extras for y in extras if x != y)
+        for a, joined, b in zip(stemmed, words[1:], stemmed[2:], strict=False)
+    )
 
 
 def _mostly_spelled(whole: frozenset[str], stems: frozenset[str], spelled: frozenset[str]) -> bool:
