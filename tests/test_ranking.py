@@ -789,6 +789,15 @@ def test_phrase_rule_puts_a_documents_quote_after_the_code_and_before_a_declarat
         ("dist/other.js", 1),
     ]
     assert ("phrase", "after the code (documentation)") in ranked[1].steps
+    # ranked first by its words and by its meaning, the README loses its role's penalty (rule 4) and is
+    # a document all the same: after the code, as the declaration file is
+    agreed = fused("README.md", 41, 0.04, exact=True, text=1, vector=1)._replace(exact_case=True)
+    ranked = rank(
+        [agreed, *cands[1:3]], analyse("Format an object into a `Content-Type` header."), RankingConfig()
+    )
+    assert paths(ranked) == [("dist/index.js", 35), ("README.md", 41), ("dist/index.d.ts", 1)]
+    assert ("role:docs", "×1: first by its words and by its meaning") in ranked[1].steps
+    assert ranked[1].steps[-1] == ("phrase", "after the code (documentation)")
     asked = rank(cands[:1] + cands[2:], analyse("readme: Format an object into a header"), RankingConfig())
     assert paths(asked)[:2] == [("README.md", 41), ("dist/index.js", 35)]
     assert ("phrase", "first") in asked[0].steps

@@ -1424,8 +1424,10 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         defines = _defines_asked(r)
         r.tier = 1
         # A document that holds it (a README, a guide) quotes the code's text as a declaration file
-        # does, after the code and before the copies, unless the query asks for documentation.
-        quoted = "docs" in r.roles
+        # does, after the code and before the copies, unless the query asks for documentation: by its
+        # path, as a declaration file is, so also where the text and dense retrievers both rank it
+        # first (which lifts its role's penalty, rule 4)
+        quoted = _DOCS_FILE.search(path) is not None and "docs" not in query.wants
         r.lead = (
             4 * int(copy) + 2 * int(quoted) + int(not defines),
             int(differs),
