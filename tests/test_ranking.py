@@ -1641,6 +1641,8 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "There is one lock per pool.",  # what there is, not what there is not
         "Removing files present in the base layer is not permitted.",  # what a setting permits
         "Parsing JSON fields",  # a topic
+        "During startup the loader raises on a missing file.",  # no gerund opens it
+        "Encoding the header raises on a bad value.",  # a gerund that is a noun as often
     ],
 )
 def test_no_claim_where_the_sentence_documents_or_asks(text: str) -> None:

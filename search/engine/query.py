@@ -384,6 +384,13 @@ _SPEC = re.compile(
     r"\b(?:should|shouldn't|must|(?:is|are) raised)\b|^(?:ensures?|verify|verifies|make sure|checks? that|asserts?|raises)\b",
     re.IGNORECASE,
 )
+# Words ending in "ing" that are no verb's -ing form: a sentence opening with one is no gerund's topic.
+_ING_NOUNS = frozenset(
+    "string thing nothing something anything everything during sibling ring spring king wing ceiling"  # noqa: SIM905
+    " morning evening".split()
+)
+# Words ending in "ing" that are a verb's -ing form and a noun as often ("the encoding", "a mapping").
+_NOUN_GERUNDS = frozenset({"encoding", "setting", "mapping", "binding", "padding"})
 # A claim about how code behaves, which a test's docstring makes and a definition's does not. Each form
 # below, counted on the quality corpora's docstrings (and, from the forty-ninth session, on fresh
 # projects' too); none of them matches a query of the peer suite's tuning half.
@@ -449,8 +456,7 @@ _CLAIM_FORMS = (
     # a decorator results in no warnings."): 24 of the tests', none of real code's, which says what a
     # setting permits in the passive ("Removing files … is not permitted."); a gerund that is a noun as
     # often ("Encoding", "Mapping", "Setting") does not count.
-    r"^(?=.*\.$)(?!(?:if|when|returns?|gets?|nothing|something|everything|anything|string|thing|padding"
-    r"|encoding|setting|mapping|binding|ring|king|spring)\b)[a-z]+ing\b(?:\s+[^\s,]+){1,8}?\s+"
+    rf"^(?=.*\.$)(?!(?:{'|'.join(sorted(_ING_NOUNS | _NOUN_GERUNDS))})\b)[a-z]+ing\b(?:\s+[^\s,]+){{1,8}}?\s+"
     r"(?:results?\s+in|causes?|raises?|gives?|produces?|leads?\s+to|works?|fails?|triggers?|emits?|generates?"
     r"|can(?:not)?|should|does(?:n't)?|doesn't)\b",
 )
@@ -1080,11 +1086,6 @@ def _imperative(word: str) -> bool:
     return word in _IMPERATIVES or any(b in _IMPERATIVES for b in _bare_verbs(word))
 
 
-# Words ending in "ing" that are no verb's -ing form: a sentence opening with one is no gerund's topic.
-_ING_NOUNS = frozenset(
-    "string thing nothing something anything everything during sibling ring spring king wing ceiling"  # noqa: SIM905
-    " morning evening".split()
-)
 _ARTICLES = frozenset({"the", "a", "an"})  # what documentation opens with, and a topic typed does not
 _FINITE = frozenset(
     "is are was were will would can could cannot must should does do has have may might isn't aren't wasn't"  # noqa: SIM905
