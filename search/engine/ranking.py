@@ -811,10 +811,10 @@ def _run_together(part: str, spelled: frozenset[str]) -> frozenset[str] | None:
 
 
 def _dispatches(stems: frozenset[str], spelled_names: set[frozenset[str]], words: list[str]) -> bool:
-    """ "Loads a key in PKCS#1 DER or PEM format." spells ``_load_pkcs1_der`` and ``_load_pkcs1_pem``
-    and documents ``load_pkcs1``, which loads either: a name of two parts or more (``stems``) that two
-    longer names spelled extend, one by each of two alternatives the sentence lists ("DER or PEM",
-    "PEM and DER": a dispatcher documented by what it dispatches to)."""
+    """A dispatcher documented by what it dispatches to: a name of two parts or more (``stems``) that
+    two longer names spelled extend, one by each of two alternatives the sentence lists ("DER or PEM",
+    "PEM and DER"). rsa's "Loads a key in PKCS#1 DER or PEM format." spells ``_load_pkcs1_der`` and
+    ``_load_pkcs1_pem`` and documents ``load_pkcs1``, which loads either."""
     extras = {longer - stems for longer in spelled_names if stems < longer}
     if len(stems) < 2 or len(extras) < 2:
         return False
