@@ -108,6 +108,7 @@ if TYPE_CHECKING:
     from indexer.textview import open_view as open_view
     from indexer.types import DATA_KINDS as DATA_KINDS
     from indexer.types import FUNCTION_KINDS as FUNCTION_KINDS
+    from indexer.types import TYPE_KINDS as TYPE_KINDS
     from indexer.types import Chunk as Chunk
     from indexer.types import ChunkSpan as ChunkSpan
     from indexer.types import FileRecord as FileRecord
@@ -207,6 +208,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "FileRecord",
         "DATA_KINDS",
         "FUNCTION_KINDS",
+        "TYPE_KINDS",
         "Symbol",
         "SymbolKind",
         "sha256_hex",

@@ -71,14 +71,13 @@ from indexer.c_attributes import read_past
 from indexer.languages import SYMBOL_LANGUAGES
 from indexer.macro_items import unwrapped
 from indexer.parsing import load_query, parse
-from indexer.types import DATA_KINDS, Symbol
+from indexer.types import DATA_KINDS, TYPE_KINDS, Symbol
 
 __all__ = ["SYMBOL_LANGUAGES", "extract_symbols", "symbols_from_tree"]
 
 
 _SIGNATURE_MAX = 200
 _BODY = "compound_statement"  # the block a @then_body definition goes on into (C)
-_CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 # What may hold a field's declarator on its line (see _declaration).
 _DECLARATIONS = frozenset(
     {
@@ -470,14 +469,14 @@ def _owner(stack: list[_Open]) -> _Open | None:
     """The scope a field or variant belongs to: the innermost class-like one, so that the attributes
     Python's ``__init__`` sets on ``self`` are the class's (``Client.timeout``), not the method's."""
     for open_ in reversed(stack):
-        if open_.kind in _CLASS_LIKE:
+        if open_.kind in TYPE_KINDS:
             return open_
     return stack[-1] if stack else None
 
 
 def _refine_kind(item: _Found, parent: _Open | None, language: str, modules: set[str]) -> str:
     kind = item.kind
-    if kind == "function" and parent is not None and parent.kind in _CLASS_LIKE and not item.qualifier:
+    if kind == "function" and parent is not None and parent.kind in TYPE_KINDS and not item.qualifier:
         kind = "method"
     if language == "cpp" and kind == "method":
         owner = item.qualifier[-1] if item.qualifier else (parent.name if parent is not None else "")

@@ -30,6 +30,7 @@ SymbolKind = Literal[
 #: the file's code around it) and name nothing nested in them.
 DATA_KINDS: frozenset[str] = frozenset({"field", "variant", "variable"})
 FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})  # definitions that are called
+TYPE_KINDS: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "enum", "type"})  # types
 
 
 class Symbol(NamedTuple):

@@ -752,6 +752,27 @@ def test_a_definition_in_a_package_init_is_real_code_a_reexport_is_not() -> None
     assert ("exact", "after real code") in ranked[1].steps
 
 
+def test_a_type_only_a_declaration_file_declares_is_not_demoted_below_real_code() -> None:
+    """handlebars: the AST node ``PathExpression`` is an interface in ``types/index.d.ts``; the
+    JavaScript defines no such type, only visitor methods of that name. The interface goes as a
+    definition in real code would: nearer the root, first. Where real code defines a type of that
+    name, the declaration file is its copy and follows it."""
+
+    def definition(path: str, symbol: str, kind: str, symbol_rank: int) -> Fused:
+        return fused(path, 10, 0.03, symbol=symbol, kind=kind, exact=True, symbol_rank=symbol_rank)
+
+    declared = definition("types/index.d.ts", "hbs.AST.PathExpression", "interface", 1)
+    visitor = definition("lib/handlebars/compiler/compiler.js", "Compiler.PathExpression", "method", 2)
+    ranked = rank([visitor, declared], analyse("PathExpression"), _only())
+    assert paths(ranked) == [("types/index.d.ts", 10), ("lib/handlebars/compiler/compiler.js", 10)]
+    assert ("exact", "first, a type only a declaration file declares") in ranked[0].steps
+    assert ("role:stub", "×0.7") in ranked[0].steps  # its score keeps the penalty; its place does not
+    real = definition("lib/handlebars/compiler/ast.js", "PathExpression", "class", 3)
+    ranked = rank([visitor, declared, real], analyse("PathExpression"), _only())
+    assert paths(ranked)[-1] == ("types/index.d.ts", 10)
+    assert ("exact", "after real code") in ranked[-1].steps
+
+
 def test_phrase_rule_puts_the_few_verbatim_places_first() -> None:
     cands = [
         fused("a.py", 1, 0.06, vector=1),

@@ -149,6 +149,7 @@ from indexer import (
     DATA_KINDS,
     FUNCTION_KINDS,
     STOP_WORDS,
+    TYPE_KINDS,
     dotted,
     identifier_parts,
     name_words,
@@ -1307,6 +1308,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
             as_written = {id(r) for r in ranked if _defines(r, exact_names, folded, qualified) == 2}
             if not as_written:
                 qualified = ()
+        # handlebars' `PathExpression`: the AST node's interface in types/index.d.ts, and visitor methods
+        # of that name in the JavaScript, which defines no such type. A declaration file is demoted as
+        # a copy of real code's definitions; a type that real code does not define is no copy, and
+        # goes as a definition in real code would.
+        declared_types = query.shape == "identifier" and not any(
+            r.fused.exact and r.fused.label.kind in TYPE_KINDS and not r.roles for r in ranked
+        )
         for r in ranked:
             stem = query.shape == "identifier" and any(_stem_is(r.fused.span.path, n) for n in query.names)
             if r.fused.exact and not (
@@ -1319,7 +1327,8 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 # a name's definitions and usages, a string's or a pattern's places: those in real
                 # code before those in tests, docs or stubs (the code that raises a message before
                 # the test that asserts it)
-                demoted = any(role != "reexport" or not real for role in r.roles)
+                declared = declared_types and r.roles == ("stub",) and label.kind in TYPE_KINDS
+                demoted = not declared and any(role != "reexport" or not real for role in r.roles)
                 # "class Console": the class before a method or a constant of that name
                 other_kind = bool(query.kinds) and r.fused.label.kind not in query.kinds
                 # Of two definitions of one name, the one nearer the root is the one a project is
@@ -1363,6 +1372,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                         + (", another kind" if other_kind else "")
                         + (", not as written" if qualified and id(r) not in as_written else "")
                         + (", a macro beside a definition of another kind" if shim else "")
+                        + (", a type only a declaration file declares" if declared else "")
                         + (
                             ", declared in the file named after it"
                             if stem and member
