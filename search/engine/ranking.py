@@ -97,8 +97,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    chunks ripgrep verified (for a request for a name's usages, those that define it after the rest,
    and a few that hold the request's words verbatim, "getSchema is called", before it); for identifiers the definitions of that exact name (those in files of a
    demoted role after the others, where a definition in a package's ``__init__.py`` is real code as
-   in rule 4, and so is a type that only a declaration file declares, then those of another kind than a request asks for, "class
-   Console", then those in a file named after it first, and a macro that shares the name with a
+   in rule 4, and so is a type that only a declaration file declares, then those of another kind
+   than a request asks for, "class Console", then those in a file named after it first, and a macro that shares the name with a
    function or a type after them: ``#define kmalloc(size, flags) malloc(size)`` is a shim of
    ``kmalloc``, not its definition); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
