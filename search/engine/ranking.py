@@ -98,9 +98,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    and a few that hold the request's words verbatim, "getSchema is called", before it); for identifiers the definitions of that exact name (those in files of a
    demoted role after the others, where a definition in a package's ``__init__.py`` is real code as
    in rule 4, and so is a type that only a declaration file declares, then those of another kind
-   than a request asks for, "class Console", then those in a file named after it first, and a macro that shares the name with a
-   function or a type after them: ``#define kmalloc(size, flags) malloc(size)`` is a shim of
-   ``kmalloc``, not its definition); for an unquoted
+   than a request asks for, "class Console", then those in a file named after it first, and a macro
+   that shares the name with a function or a type after them: ``#define kmalloc(size, flags)
+   malloc(size)`` is a shim of ``kmalloc``, not its definition); for an unquoted
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
    a capital letter puts the places holding it as written first, as ripgrep's smart case would, and
@@ -1435,9 +1435,9 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         r.tier = 1
         # A document that holds it (a README, a guide) quotes the code's text as a declaration file
         # does, after the code and before the copies, unless the query asks for documentation: by its
-        # path, as a declaration file is, so also where the text and dense retrievers both rank it
-        # first (which lifts its role's penalty, rule 4)
-        quoted = _DOCS_FILE.search(path) is not None and "docs" not in query.wants
+        # path's role, as a declaration file is by its path, so also where the text and dense
+        # retrievers both rank it first (which lifts its role's penalty, rule 4)
+        quoted = "docs" in _path_roles(path) and "docs" not in query.wants
         r.lead = (
             4 * int(copy) + 2 * int(quoted) + int(not defines),
             int(differs),
