@@ -824,6 +824,55 @@ def test_phrase_rule_puts_a_documents_quote_after_the_code_and_before_a_declarat
     assert ("phrase", "first") in asked[0].steps
 
 
+def test_a_function_sentence_that_only_documents_hold_asks_for_the_function() -> None:
+    """dpath's README (and the PKG-INFO that repeats it) quotes its functions' docstrings: "Given a
+    path glob, set all existing elements in the document to the given value." held by documents only,
+    the code wording it otherwise, asks for the function ``set``, not for the pages quoting it. With
+    the roles' penalties only (docs 0.5): the README 0.040 × 0.5 = 0.020 and the PKG-INFO 0.038 × 0.5
+    = 0.019 follow ``set`` at 0.030, with no tier; the README, the text retriever's first, stays on
+    the page. A topic is no function's documentation: the documents holding it come first."""
+    sentence = "Given a path glob, set all existing elements in the document to the given value."
+    cands = [
+        fused("README.rst", 121, 0.040, exact=True, text=1)._replace(exact_case=True),
+        fused("PKG-INFO", 161, 0.038, exact=True, text=2)._replace(exact_case=True),
+        fused("dpath/__init__.py", 133, 0.030, symbol="set", kind="function", symbol_rank=1, vector=1),
+        fused("dpath/segments.py", 10, 0.025, vector=2),
+    ]
+    query = analyse(sentence)
+    assert query.form == "function"
+    ranked = rank(cands, query, _only(phrase_rule=True))
+    assert paths(ranked) == [
+        ("dpath/__init__.py", 133),
+        ("dpath/segments.py", 10),
+        ("README.rst", 121),
+        ("PKG-INFO", 161),
+    ]
+    assert [r.tier for r in ranked] == [0, 0, 0, 0]
+    assert [round(r.score, 4) for r in ranked] == [0.03, 0.025, 0.02, 0.019]
+    assert not any(rule == "phrase" for r in ranked for rule, _ in r.steps)
+    # where code holds it too, the phrase rule puts the code first and the documents after it
+    with_code = [*cands, fused("dpath/legacy.py", 40, 0.01, exact=True, text=3)._replace(exact_case=True)]
+    ranked = rank(with_code, query, _only(phrase_rule=True))
+    assert paths(ranked)[:3] == [("dpath/legacy.py", 40), ("README.rst", 121), ("PKG-INFO", 161)]
+    assert ranked[1].steps[-1] == ("phrase", "after the code (documentation)")
+    # a Go file in cobra's package doc/ has the docs role by its folder and is code, no document
+    go = [fused("doc/rest_docs.go", 138, 0.02, exact=True, text=1)._replace(exact_case=True), cands[2]]
+    ranked = rank(go, query, _only(phrase_rule=True))
+    assert paths(ranked)[0] == ("doc/rest_docs.go", 138)
+    assert ranked[0].steps[-1] == ("phrase", "first")
+    # a topic: the documents holding it verbatim come first, in the text retriever's order
+    held = [
+        fused("README.rst", 121, 0.040, exact=True, text=1)._replace(exact_case=True),
+        fused("PKG-INFO", 161, 0.038, exact=True, text=2)._replace(exact_case=True),
+        cands[2],
+    ]
+    phrase = analyse("existing elements in the document")
+    assert phrase.form != "function"
+    topic = rank(held, phrase, _only(phrase_rule=True))
+    assert paths(topic)[:2] == [("README.rst", 121), ("PKG-INFO", 161)]
+    assert topic[0].tier == 1
+
+
 def test_phrase_rule_puts_a_declaration_files_copy_after_the_code_it_documents() -> None:
     """commander ships ``typings/index.d.ts`` with its JSDoc repeated word for word: a pasted doc sentence
     is found in both, BM25 ranks the declarations' chunk first, the implementation comes first."""

@@ -108,7 +108,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    declaration file's copy, ``index.d.ts`` or ``.pyi``, and a compiler's source map, ``escape.js.map``
    (generated code), follow the code that holds the phrase too, and a document that quotes it (a
    README repeating a function's doc comment) comes between the code and those copies, unless the
-   query asks for documentation;
+   query asks for documentation; a sentence that documents a function and that only documents hold
+   (a README's copy of a docstring the code words otherwise) puts no place first: it asks for the
+   function, which the ranking finds, while the text retriever's first keeps a place (rule 8);
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
    it fills, a message pasted as a program printed it, follows both; the lines the query names, such
@@ -149,7 +151,9 @@ from indexer import (
     DATA_KINDS,
     FUNCTION_KINDS,
     STOP_WORDS,
+    SYMBOL_LANGUAGES,
     TYPE_KINDS,
+    detect_language,
     dotted,
     identifier_parts,
     name_words,
@@ -387,6 +391,13 @@ def file_roles(path: str, generated: Callable[[str], bool] | None = None) -> tup
     if "generated" not in roles and generated is not None and generated(path):
         roles = tuple(r for r in ROLES if r in roles or r == "generated")  # in ROLES order, as below
     return roles
+
+
+@lru_cache(maxsize=1 << 16)
+def _is_document(path: str) -> bool:
+    """A document: a file of the docs role that is no source code (``README.rst``, ``docs/guide.md``,
+    ``man/tool.1``, a built ``doc/usage.html``; not cobra's Go package ``doc/``)."""
+    return "docs" in _path_roles(path) and detect_language(path) not in SYMBOL_LANGUAGES
 
 
 @lru_cache(maxsize=1 << 16)
@@ -1416,7 +1427,18 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     # once and split over two literals in six other places is pasted from the one that holds it whole.
     narrowings: list[Callable[[Ranked], bool]] = [lambda r: r.fused.exact_case] if cased else []
     narrowings.append(lambda r: r.fused.loose == VERBATIM)
-    for r in _rare(places, config, narrowings):
+    rare = _rare(places, config, narrowings)
+    if (
+        query.form == "function"
+        and "docs" not in query.wants
+        and all(_is_document(r.fused.span.path) for r in rare)
+    ):
+        # A sentence that documents a function, held verbatim by documents only (a README's or a man
+        # page's copy of a docstring that the code words otherwise, or no longer holds): the function
+        # it documents is what it asks for, not the page that quotes it; the ranking decides, and the
+        # text retriever's first keeps a place on the page (rule 8).
+        rare = []
+    for r in rare:
         differs = cased and not r.fused.exact_case
         # A declaration file (``index.d.ts``, ``.pyi``) repeats the documentation of code found
         # elsewhere, a source map its text: where both hold the phrase, the code that does what it
@@ -1437,7 +1459,7 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
         # does, after the code and before the copies, unless the query asks for documentation: by its
         # path's role, as a declaration file is by its path, so also where the text and dense
         # retrievers both rank it first (which lifts its role's penalty, rule 4)
-        quoted = "docs" in _path_roles(path) and "docs" not in query.wants
+        quoted = _is_document(path) and "docs" not in query.wants
         r.lead = (
             4 * int(copy) + 2 * int(quoted) + int(not defines),
             int(differs),
