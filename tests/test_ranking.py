@@ -11,7 +11,14 @@ import pytest
 from models.errors import ConfigError
 from search import Query, QueryError
 from search.engine.fusion import Fused
-from search.engine.query import NameRequest, analyse, as_definition, as_usages, named_in_sentence
+from search.engine.query import (
+    NameRequest,
+    analyse,
+    as_definition,
+    as_usages,
+    implies_get,
+    named_in_sentence,
+)
 from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
 from search.types import WRAPPED, Hit, Span
 
@@ -1951,13 +1958,14 @@ def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -
         fused("core.py", 40, 0.050, symbol="Command.is_help_option", kind="method"),
     ]
     # "Returns …" spells ``get``: the getter gains +0.5 × 0.063 (without the prefix only ``help_option``
-    # gained and went first), and ``help_option``, spelled only as a part of it, nothing; the predicate
-    # is not spelled whole ("is" is not among the words), two of its three parts: half, +0.0158
+    # gained and went first); ``help_option`` is the same name without the ``get`` the opening implies
+    # (a property's, a Go getter's) and gains as much, after it; the predicate is not spelled whole
+    # ("is" is not among the words), two of its three parts: half, +0.0158
     getter = rank(cands, analyse("Returns the help option object."), _only(name_words=0.5))
-    assert paths(getter) == [("core.py", 20), ("core.py", 40), ("decorators.py", 1)]
+    assert paths(getter) == [("core.py", 20), ("decorators.py", 1), ("core.py", 40)]
     assert getter[0].score == pytest.approx(0.063 + 0.5 * 0.063)
-    assert getter[1].steps == [("name words (most of it)", "+0.0158")]
-    assert getter[2].steps == []
+    assert getter[1].steps == [("name words", "+0.0315")]
+    assert getter[2].steps == [("name words (most of it)", "+0.0158")]
     # "Return True if …" spells ``is`` and ``has``, not ``get``: the predicate gains, 0.050 + 0.0315
     predicate = rank(cands, analyse("Return True if it names the help option."), _only(name_words=0.5))
     assert paths(predicate) == [("core.py", 40), ("core.py", 20), ("decorators.py", 1)]
@@ -2033,6 +2041,39 @@ def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() 
     ]
     both = rank(equal, analyse("Get the help of the command."), _only(name_words=0.5))
     assert all(r.steps == [("name words", "+0.0250")] for r in both)
+
+
+def test_a_getter_named_without_the_prefix_the_opening_implies_is_no_part_of_the_longer_name() -> None:
+    """boolean.py's "Return a set of all literals contained in this expression." documents the property
+    ``literals``; "Return" implies the ``get`` of ``get_literals``, which adds nothing the sentence
+    writes: the two are one getter named two ways (Go's and Rust's getters carry no ``get``), and
+    both gain. With name_words 0.2 and the top score 0.055: ``get_literals`` (two parts) +0.2 × 0.055 =
+    0.011, ``literals`` (one part) half, +0.0055, which lifts it from 0.0521 to 0.0576, above
+    ``expression_count`` at 0.055.
+    Where the sentence writes "Get", ``get`` is a word of it and ``literals`` only a part of the
+    longer name, as before: it gains nothing."""
+    cands = [
+        fused("boolean.py", 689, 0.0521, symbol="Expression.literals", kind="method"),
+        fused("boolean.py", 100, 0.055, symbol="Expression.expression_count", kind="method"),
+        fused("boolean.py", 677, 0.0492, symbol="Expression.get_literals", kind="method"),
+    ]
+    ranked = rank(
+        cands, analyse("Return a set of all literals contained in this expression."), _only(name_words=0.2)
+    )
+    assert paths(ranked) == [("boolean.py", 677), ("boolean.py", 689), ("boolean.py", 100)]
+    assert ranked[0].score == pytest.approx(0.0492 + 0.2 * 0.055)
+    assert ranked[1].score == pytest.approx(0.0521 + 0.2 * 0.055 * 0.5)
+    assert ranked[1].steps == [("name words", "+0.0055")]
+    assert ranked[2].steps == []  # expression_count: "count" is not a word of the sentence
+    written = rank(cands, analyse("Get the literals of this expression."), _only(name_words=0.2))
+    assert paths(written) == [("boolean.py", 677), ("boolean.py", 100), ("boolean.py", 689)]
+    assert written[2].steps == []
+    assert written[2].score == pytest.approx(0.0521)
+    # the prefix implied, not written; a predicate's is not a getter's
+    assert implies_get(["returns", "the", "loop"])
+    assert not implies_get(["get", "the", "loop"])
+    assert not implies_get(["returns", "whether", "it", "is", "empty"])
+    assert not implies_get([])
 
 
 def test_name_words_read_a_name_that_runs_two_words_together() -> None:

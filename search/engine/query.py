@@ -299,6 +299,14 @@ GETTER_OPENERS = frozenset({"return", "returns", "get", "gets", "fetch", "fetche
 _PREDICATE_OPENINGS = frozenset({("true", "if"), ("true", "when"), ("whether",), ("true", "iff")})
 
 
+def implies_get(words: list[str]) -> bool:
+    """Whether a sentence's opening implies a getter's ``get`` without writing it: "Returns the
+    literals …" documents ``get_literals`` or a property ``literals`` alike (Go's and Rust's getters
+    carry no ``get`` either); not "Get the event loop", which writes it, nor "Return True if …", whose
+    ``is`` and ``has`` a predicate's name keeps."""
+    return bool(words) and "get" in _accessor_words(words) and "get" not in stem_words(words)
+
+
 def _accessor_words(words: list[str]) -> frozenset[str]:
     """The prefixes of accessor names that the opening of a sentence's ``words`` spells: ``get`` for
     "Returns …", ``is`` and ``has`` for "Return True if …" and "Returns whether …"."""

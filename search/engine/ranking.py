@@ -46,7 +46,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``). A function is
    usually named with the words its documentation uses. A name spelled only as a part of a longer one
    spelled gains nothing ("Allow unknown options on the command line": ``allowUnknownOption``, not
-   ``unknownOption``), and a one-part name half as much,
+   ``unknownOption``; but one that adds only the ``get`` a getter's opening implies names the same
+   getter, ``get_literals`` and the property ``literals`` for "Return a set of all literals …", and
+   both gain), and a one-part name half as much,
    as does a name of three parts or more of which the words spell two thirds ("Display an error
    message if conflicting options are used …": ``_checkForConflictingLocalOptions``) where the
    chunk has no name spelled whole: the more of a name the words spell, the less likely by chance.
@@ -162,7 +164,7 @@ from indexer import (
 )
 from models import ConfigError
 from search.engine.fusion import Fused
-from search.engine.query import GETTER_OPENERS, AnalysedQuery, bare_name, plain_words
+from search.engine.query import GETTER_OPENERS, AnalysedQuery, bare_name, implies_get, plain_words
 from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
 # --- configuration -------------------------------------------------------------------------------
@@ -755,13 +757,18 @@ def _name_words(
             found.append((r, own))
     # "Allow unknown options on the command line" spells ``allowUnknownOption``, and ``unknownOption``
     # only as a part of it: a name whose parts all belong to a longer name spelled gains nothing, unless
-    # the longer names extend it by the alternatives the sentence lists (:func:`_dispatches`)
+    # the longer names extend it by the alternatives the sentence lists (:func:`_dispatches`). A longer
+    # name that adds only the ``get`` the opening implies is the same getter named the other
+    # way: "Return a set of all literals …" spells ``get_literals`` and the property ``literals`` alike
+    # (not a predicate's ``is``: ``is_help_option`` and the decorator ``help_option`` are not one)
     spelled_names = {stems for _, own in found for stems in own}
+    implied = frozenset({"get"}) if implies_get(words) else frozenset()
     for r, own in found:
         kept = [
             stems
             for stems in own
-            if not any(stems < longer for longer in spelled_names) or _dispatches(stems, spelled_names, words)
+            if not any(stems < longer and not longer - stems <= implied for longer in spelled_names)
+            or _dispatches(stems, spelled_names, words)
         ]
         if not kept:
             continue
