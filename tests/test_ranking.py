@@ -1848,6 +1848,43 @@ def test_a_method_whose_class_name_the_sentence_spells_gains_a_quarter_of_the_na
     assert lone[0].steps == [("name words", "+0.0125")]
 
 
+def test_a_function_named_from_the_one_a_sentence_likens_it_to_gains_as_a_spelled_name() -> None:
+    """memchr's "Like `memchr`, but searches for two bytes instead of one." documents ``memchr2``: a
+    sentence that compares its function with another by likeness documents a sibling, usually named
+    from it. With name_words 0.2 and the top score 0.052: ``memchr2`` +0.2 × 0.052 = 0.0104, from
+    0.045 to 0.0554, above ``memchr`` itself (the name compared with, no gain) and a name that does not
+    hold it. A sentence that stands in for another ("Shortcut for :meth:`route` …") likens nothing: the
+    function it documents is named otherwise (``get``), and ``_method_route`` gains nothing."""
+    query = analyse("Like `memchr`, but searches for two bytes instead of one.")
+    assert query.relatives == ("memchr",) and query.siblings == ("memchr",)
+    cands = [
+        fused("src/fallback.rs", 1, 0.052, symbol="memchr", kind="function"),
+        fused("src/memmem/mod.rs", 762, 0.048, symbol="NeedleInfo", kind="struct"),
+        fused("src/fallback.rs", 85, 0.045, symbol="memchr2", kind="function"),
+    ]
+    ranked = rank(cands, query, _only(name_words=0.2, relative_penalty=1.0))
+    assert paths(ranked) == [("src/fallback.rs", 85), ("src/fallback.rs", 1), ("src/memmem/mod.rs", 762)]
+    assert ranked[0].score == pytest.approx(0.045 + 0.2 * 0.052)
+    assert ranked[0].steps == [("named from memchr (compared with)", "+0.0104")]
+    assert ranked[1].steps == [] and ranked[2].steps == []
+    # with the relatives rule too, ``memchr`` itself falls to 0.026, below the struct
+    both = rank(cands, query, _only(name_words=0.2, relative_penalty=0.5))
+    assert paths(both) == [("src/fallback.rs", 85), ("src/memmem/mod.rs", 762), ("src/fallback.rs", 1)]
+    assert both[2].steps == [("a relative (memchr)", "×0.5")]
+    # switched off with the name-words gain
+    off = rank(cands, query, _only(name_words=0.0, relative_penalty=1.0))
+    assert paths(off)[0] == ("src/fallback.rs", 1)
+    shortcut = analyse('Shortcut for :meth:`route` with ``methods=["GET"]``.')
+    assert shortcut.relatives == ("route",) and shortcut.siblings == ()
+    stand_in = [
+        fused("scaffold.py", 296, 0.045, symbol="Scaffold.get", kind="method"),
+        fused("scaffold.py", 284, 0.043, symbol="Scaffold._method_route", kind="method"),
+    ]
+    ranked = rank(stand_in, shortcut, _only(name_words=0.2))
+    assert paths(ranked) == [("scaffold.py", 296), ("scaffold.py", 284)]
+    assert all(not r.steps for r in ranked)
+
+
 def test_a_special_method_is_spelled_by_the_words_its_documentation_says_it_in() -> None:
     """Python names a special method for what the language does with it: "Return string
     representation of sorted list." documents ``SortedList.__repr__``, which gains half the name-words

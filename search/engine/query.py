@@ -196,6 +196,11 @@ class AnalysedQuery:
     # method is like `_.findKey` except …"), which name a relative of that function, not the function
     # (see :func:`compared_with`).
     relatives: tuple[str, ...] = ()
+    # …of those, the ones it compares with by likeness ("Like `memchr`, but searches for two bytes",
+    # "Same as :meth:`load`, except …", "The inverse of :func:`zip`"), not the ones it stands in for
+    # ("Shortcut for :meth:`route` with …"): a sibling of the function documented, which is usually
+    # named from it (``memchr2``, ``loads``, ``unzip``; see :func:`compared_with`).
+    siblings: tuple[str, ...] = ()
     # A function sentence only: for a token that stands for a word code abbreviates, the tokens of the
     # short forms it writes (``configur`` → ``cfg``, ``conf``, ``config``; indexer.short_forms), which
     # the text retriever's BM25 counts as that token.
@@ -605,6 +610,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     # loop"), not the definition: compounds are looked for in topics and questions only.
     joined = compounds(spaced) if form == "area" else ()
     relatives = compared_with(spaced, identifiers) if form == "function" else ()
+    siblings = compared_with(spaced, identifiers, _LIKENESS) if relatives else ()
     plain = plain_words(q, identifiers) if form == "function" else []
     # "Like :func:`escape` but treats None as the empty string." names ``escape`` as the function it
     # compares its own with, not as a word of what its own does: that mention spells no name (a word
@@ -634,6 +640,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         if form == "area" or (len(spaced) <= _WITHIN_WORDS and not q.endswith("."))
         else (),
         relatives=relatives,
+        siblings=siblings,
         # a function's documentation writes in words what its code names in short forms (the
         # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
         # every handler's variables (``req``, ``res``)
@@ -645,10 +652,13 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
 
 # What a doc sentence says before the name of another function it compares its own with: "like
 # `_.findKey`", "the same as `groupBy`", "similar to :func:`pass_context`", "a version of `_.filter`".
-_COMPARED = (
+_LIKENESS = (
     ("like",), ("unlike",), ("same", "as"), ("similar", "to"), ("equivalent", "to"), ("version", "of"),
     ("variant", "of"), ("relative", "of"), ("counterpart", "of"), ("counterpart", "to"),
     ("opposite", "of"), ("inverse", "of"),
+)  # fmt: skip
+_COMPARED = (
+    *_LIKENESS,
     # what it stands in for: "Shortcut for :meth:`route` with …", "Alias for :meth:`main`.", "Wrapper
     # for :func:`itertools.pairwise`."
     ("shortcut", "for"), ("shorthand", "for"), ("alias", "for"), ("alias", "of"), ("wrapper", "for"),
@@ -657,7 +667,9 @@ _COMPARED = (
 _NOT_LETTER = re.compile(r"[^a-z]")
 
 
-def compared_with(spaced: Sequence[str], identifiers: Sequence[str]) -> tuple[str, ...]:
+def compared_with(
+    spaced: Sequence[str], identifiers: Sequence[str], cues: Sequence[tuple[str, ...]] = _COMPARED
+) -> tuple[str, ...]:
     """The ``identifiers`` a sentence names right after words that compare with them ("This method is
     like `_.findKey` except that it iterates from the right", "The same as [`groupBy`]module:
     Collections.groupBy but runs one at a time", "A specialized version of `_.filter` for arrays"): a
@@ -669,13 +681,13 @@ def compared_with(spaced: Sequence[str], identifiers: Sequence[str]) -> tuple[st
     for name in identifiers:
         whole = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")  # not ``getUser`` in ``getUserMap``
         at = next((i for i, w in enumerate(spaced) if whole.search(w)), None)
-        if at is not None and _compares(lows, at):
+        if at is not None and _compares(lows, at, cues):
             out.append(name)
     # a plain word written as code (quoted, or called) right after such words: "Like iteritems(),
     # but …", "the same as `map`"
     for at, word in enumerate(spaced):
         code = _CODE_WORD.match(word)
-        if code is not None and _compares(lows, at):
+        if code is not None and _compares(lows, at, cues):
             out.append(code[1] or code[2])
     return tuple(dict.fromkeys(out))
 
@@ -692,10 +704,10 @@ def _opens_comparing(spaced: Sequence[str]) -> bool:
     return False
 
 
-def _compares(lows: Sequence[str], at: int) -> bool:
-    """The (lower-cased, letters only) words before word ``at`` end with words that compare."""
+def _compares(lows: Sequence[str], at: int, cues: Sequence[tuple[str, ...]] = _COMPARED) -> bool:
+    """The (lower-cased, letters only) words before word ``at`` end with words that compare (``cues``)."""
     before = tuple(lows[max(0, at - 2) : at])
-    return any(before[-len(cue) :] == cue for cue in _COMPARED if len(before) >= len(cue))
+    return any(before[-len(cue) :] == cue for cue in cues if len(before) >= len(cue))
 
 
 # `map`, iteritems(), a reST role's :meth:`route`

@@ -91,7 +91,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    calls) is multiplied by ``undefined_penalty``; and one that compares its function with another
    ("This method is like `_.findKey` except …", "Alias for :meth:`main`.") documents a relative of
    it: the one candidate that defines the name compared with is multiplied by ``relative_penalty``
-   (none where several do, nor one whose chunk holds another function beside it).
+   (none where several do, nor one whose chunk holds another function beside it), while one that
+   defines a name holding it and more, where the sentence compares by likeness ("Like `memchr`, but
+   searches for two bytes …": ``memchr2``; not "Shortcut for :meth:`route` …"), gains as a name its
+   words spell does (rule 2).
 6. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
@@ -554,6 +557,7 @@ def rank(
         found = _tests_found(ranked, query, config, roles)  # reads the definition rule's steps
         tests_only = roles if query.tests_claim or found else None
         _name_words(ranked, query, config, top, functions_within, tests_only)
+        _siblings(ranked, query, config, top, functions_within)
         if by_file:
             _path(ranked, query, config, top)
         _roles(ranked, query, config, roles, found)
@@ -1237,6 +1241,43 @@ def _undefined(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig
         if r.fused.label.symbol is None:
             r.score *= penalty
             r.steps.append(("defines nothing", f"×{penalty:g}"))
+
+
+def _siblings(
+    ranked: list[Ranked],
+    query: AnalysedQuery,
+    config: RankingConfig,
+    top: float,
+    functions_within: Callable[[str, int, int], Sequence[str]] | None = None,
+) -> None:
+    """Rule 2's third part: a function sentence that compares its function with another by likeness
+    ("Like `memchr`, but searches for two bytes instead of one.", "Same as :meth:`load`, except …",
+    "The inverse of :func:`zip`", ``AnalysedQuery.siblings``) documents a sibling of that one, which
+    is usually named from it: a candidate defining a function whose name holds the name compared with
+    and more (``memchr2``, ``loads``, ``unzip``, ``escape_silent``; case and underscores aside) gains
+    as a name the words spell does. Not a function it stands in for ("Shortcut for :meth:`route` with
+    ``methods=["GET"]``" documents ``get``)."""
+    if not config.name_words or query.form != "function" or not query.siblings:
+        return
+    compared = {_squashed(n) for n in query.siblings} - {""}
+    gain = config.name_words * top
+    for r in ranked:
+        label = r.fused.label
+        names = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
+        if functions_within is not None:
+            span = r.fused.span
+            names += functions_within(span.path, span.start_line, span.end_line)
+        squashed = {_squashed(n) for n in names if n}
+        found = next((c for c in sorted(compared) for n in squashed if c in n and c != n), None)
+        if found is not None:
+            r.score += gain
+            r.steps.append((f"named from {found} (compared with)", f"+{gain:.4f}"))
+
+
+def _squashed(name: str) -> str:
+    """A name's bare form, lower-cased, without underscores: ``memchr2`` holds ``memchr``,
+    ``escape_silent`` ``escape``, ``zipBroadcast`` ``zip``."""
+    return bare_name(name).lower().replace("_", "")
 
 
 def _relatives(
