@@ -1874,6 +1874,17 @@ def test_a_function_named_from_the_one_a_sentence_likens_it_to_gains_as_a_spelle
     # switched off with the name-words gain
     off = rank(cands, query, _only(name_words=0.0, relative_penalty=1.0))
     assert paths(off)[0] == ("src/fallback.rs", 1)
+    # a name of two letters names a sibling as one of its parts (pydash's "Curried version of
+    # :func:`eq`." documents ``eq_cmp``), not as letters within a word (``frequency``)
+    short = analyse("Curried version of :func:`eq`.")
+    assert short.siblings == ("eq",)
+    named = [
+        fused("a.py", 1, 0.05, symbol="frequency", kind="function"),
+        fused("b.py", 1, 0.045, symbol="eq_cmp", kind="function"),
+    ]
+    ranked = rank(named, short, _only(name_words=0.2, relative_penalty=1.0))
+    assert [r.fused.label.symbol for r in ranked] == ["eq_cmp", "frequency"]
+    assert ranked[0].steps == [("named from eq (compared with)", "+0.0100")] and ranked[1].steps == []
     shortcut = analyse('Shortcut for :meth:`route` with ``methods=["GET"]``.')
     assert shortcut.relatives == ("route",) and shortcut.siblings == ()
     stand_in = [

@@ -1250,12 +1250,12 @@ def _siblings(
     top: float,
     functions_within: Callable[[str, int, int], Sequence[str]] | None = None,
 ) -> None:
-    """Rule 2's third part: a function sentence that compares its function with another by likeness
-    ("Like `memchr`, but searches for two bytes instead of one.", "Same as :meth:`load`, except …",
-    "The inverse of :func:`zip`", ``AnalysedQuery.siblings``) documents a sibling of that one, which
-    is usually named from it: a candidate defining a function whose name holds the name compared with
-    and more (``memchr2``, ``loads``, ``unzip``, ``escape_silent``; case and underscores aside) gains
-    as a name the words spell does. Not a function it stands in for ("Shortcut for :meth:`route` with
+    """Rule 5's other side, a gain as rule 2's: a function sentence that compares its function with
+    another by likeness ("Like `memchr`, but searches for two bytes instead of one.", "Same as
+    :meth:`load`, except …", "The inverse of :func:`zip`", ``AnalysedQuery.siblings``) documents a
+    sibling of that one, which is usually named from it: a candidate defining a function whose name
+    holds the name compared with and more (``memchr2``, ``loads``, ``unzip``, ``escape_silent``; case
+    and underscores aside) gains as a name the words spell does. Not a function it stands in for ("Shortcut for :meth:`route` with
     ``methods=["GET"]``" documents ``get``)."""
     if not config.name_words or query.form != "function" or not query.siblings:
         return
@@ -1267,11 +1267,22 @@ def _siblings(
         if functions_within is not None:
             span = r.fused.span
             names += functions_within(span.path, span.start_line, span.end_line)
-        squashed = {_squashed(n) for n in names if n}
-        found = next((c for c in sorted(compared) for n in squashed if c in n and c != n), None)
+        found = next((c for c in sorted(compared) for n in names if n and _named_from(n, c)), None)
         if found is not None:
             r.score += gain
             r.steps.append((f"named from {found} (compared with)", f"+{gain:.4f}"))
+
+
+def _named_from(name: str, compared: str) -> bool:
+    """``name`` holds ``compared`` (squashed) and more: within it (``memchr2``, ``unzip``) where
+    ``compared`` has three letters or more, as one of its parts where it is shorter (``eq_cmp`` from
+    ``eq``; ``request`` is not named from ``eq``)."""
+    squashed = _squashed(name)
+    if squashed == compared:
+        return False
+    if len(compared) >= 3:
+        return compared in squashed
+    return compared in (p.lower() for p in identifier_parts(bare_name(name)))
 
 
 def _squashed(name: str) -> str:
