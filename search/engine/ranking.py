@@ -732,11 +732,7 @@ def _name_words(
     for r in ranked:
         if tests_only is not None and not _TESTING.intersection(tests_only[r.fused.span.path]):
             continue
-        label = r.fused.label
-        names = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
-        if functions_within is not None:
-            span = r.fused.span
-            names += functions_within(span.path, span.start_line, span.end_line)
+        names = _functions_defined(r, functions_within)
         own: list[frozenset[str]] = []
         for name in dict.fromkeys(names):
             if not name:
@@ -819,6 +815,21 @@ _SPECIAL_METHODS: dict[str, frozenset[str]] = {
     "__getitem__": frozenset({"lookup", "indexing", "subscript"}),
     "__reduce__": frozenset({"pickle", "pickling", "pickled"}),
 }
+
+
+def _functions_defined(
+    r: Ranked, functions_within: Callable[[str, int, int], Sequence[str]] | None
+) -> list[str | None]:
+    """The functions ``r``'s chunk defines, for rule 2's gains: the one it is known by (the symbol
+    retriever's definition there, else its label's, where that is a function or a method) and, with
+    ``functions_within``, every function the symbol index has on its lines (a ``None`` where the
+    label has no symbol)."""
+    label = r.fused.label
+    names: list[str | None] = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
+    if functions_within is not None:
+        span = r.fused.span
+        names += functions_within(span.path, span.start_line, span.end_line)
+    return names
 
 
 def _run_together(part: str, spelled: frozenset[str]) -> frozenset[str] | None:
@@ -1255,18 +1266,14 @@ def _siblings(
     :meth:`load`, except …", "The inverse of :func:`zip`", ``AnalysedQuery.siblings``) documents a
     sibling of that one, which is usually named from it: a candidate defining a function whose name
     holds the name compared with and more (``memchr2``, ``loads``, ``unzip``, ``escape_silent``; case
-    and underscores aside) gains as a name the words spell does. Not a function it stands in for ("Shortcut for :meth:`route` with
-    ``methods=["GET"]``" documents ``get``)."""
+    and underscores aside) gains as a name the words spell does. Not a function it stands in for
+    ("Shortcut for :meth:`route` with ``methods=["GET"]``" documents ``get``)."""
     if not config.name_words or query.form != "function" or not query.siblings:
         return
     compared = {_squashed(n) for n in query.siblings} - {""}
     gain = config.name_words * top
     for r in ranked:
-        label = r.fused.label
-        names = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
-        if functions_within is not None:
-            span = r.fused.span
-            names += functions_within(span.path, span.start_line, span.end_line)
+        names = _functions_defined(r, functions_within)
         found = next((c for c in sorted(compared) for n in names if n and _named_from(n, c)), None)
         if found is not None:
             r.score += gain
