@@ -1896,6 +1896,55 @@ def test_a_function_named_from_the_one_a_sentence_likens_it_to_gains_as_a_spelle
     assert all(not r.steps for r in ranked)
 
 
+@pytest.mark.parametrize(
+    ("sentence", "widths"),
+    [
+        ("Writes signed 64 bit integers from `src` into `dst`.", {"i64"}),
+        ("Reads an unsigned 24 bit integer from `buf`, stored in u32.", {"u24"}),
+        ("Converts a 64-bit integer to a string.", {"i64", "u64"}),
+        ("Reads a IEEE754 single-precision (4 bytes) floating point number.", {"f32"}),
+        ("Returns the value as a 32-bit float.", {"f32"}),
+        ("Reports whether the value held is a []int16 or not.", {"i16"}),
+        ("Multiply unsigned 128 bit integers, return upper 128 bits of the result.", {"u128"}),
+        ("Encode the bytes as base64 text.", set()),
+        ("Fails on 32bit architectures without the build tag.", set()),
+    ],
+)
+def test_a_sentence_names_numeric_types_by_their_width(sentence: str, widths: set[str]) -> None:
+    """What a sentence calls "an unsigned 64 bit integer" a name writes ``u64`` (``uint64`` in Go);
+    a size that is no type ("the upper 128 bits") names none, nor does a type written beside a width
+    in words ("stored in u32": where the 24 bits are kept)."""
+    assert analyse(sentence).widths == widths
+
+
+def test_a_width_a_sentence_names_is_a_part_of_the_name_it_spells() -> None:
+    """byteorder's "Writes signed 64 bit integers from `src` into `dst`." documents ``write_i64_into``
+    among ``write_u64_into`` and ``write_u16_into``, whose words (write, into) it spells alike. The
+    width is a part of each name: ``i64`` is spelled, the full gain, name_words 0.2 × the top score
+    0.050 = +0.0100, from 0.046 to 0.056; the others spell two parts of three, half of it (+0.0050):
+    0.055 and 0.050. Without the width all three gained alike and ``write_u64_into`` stayed first."""
+    query = analyse("Writes signed 64 bit integers from `src` into `dst`.")
+    cands = [
+        fused("src/lib.rs", 1349, 0.050, symbol="ByteOrder.write_u64_into", kind="method"),
+        fused("src/lib.rs", 1506, 0.046, symbol="ByteOrder.write_i64_into", kind="method"),
+        fused("src/lib.rs", 1303, 0.045, symbol="ByteOrder.write_u16_into", kind="method"),
+    ]
+    ranked = rank(cands, query, _only(name_words=0.2))
+    assert paths(ranked) == [("src/lib.rs", 1506), ("src/lib.rs", 1349), ("src/lib.rs", 1303)]
+    assert [r.score for r in ranked] == pytest.approx([0.056, 0.055, 0.050])
+    assert ranked[0].steps == [("name words", "+0.0100")]
+    assert ranked[1].steps == ranked[2].steps == [("name words (most of it)", "+0.0050")]
+    # Go spells the type in a word of the name: "Reads an unsigned 64 bit integer." spells ``ReadUint64``
+    # (read, u64) and not ``ReadUint16``; a name that writes no width (``ReadFull``) is read as before
+    go = [
+        fused("binary.go", 1, 0.050, symbol="ReadUint16", kind="function"),
+        fused("binary.go", 20, 0.048, symbol="ReadUint64", kind="function"),
+    ]
+    ranked = rank(go, analyse("Reads an unsigned 64 bit integer from the reader."), _only(name_words=0.2))
+    assert [r.fused.label.symbol for r in ranked] == ["ReadUint64", "ReadUint16"]
+    assert ranked[0].steps == [("name words", "+0.0100")] and ranked[1].steps == []
+
+
 def test_a_special_method_is_spelled_by_the_words_its_documentation_says_it_in() -> None:
     """Python names a special method for what the language does with it: "Return string
     representation of sorted list." documents ``SortedList.__repr__``, which gains half the name-words

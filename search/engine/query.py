@@ -208,6 +208,10 @@ class AnalysedQuery:
     # A function sentence only: the parts of names its plain words spell (see :func:`spelled_by`): the
     # symbol retriever looks up the functions so named, the ranking lifts them.
     spelled: frozenset[str] = frozenset()
+    # A function sentence only: the numeric types it names by width ("an unsigned 64 bit integer",
+    # "single-precision", "a []int32"), as names write them: ``u64``, ``i8``, ``f32`` (see
+    # :func:`type_widths`). Of ``read_u16`` … ``read_u64``, the width tells which one it documents.
+    widths: frozenset[str] = frozenset()
     # Natural language only: the sentence is a test's own, by what it states (``states_test``), the
     # test's name it opens with or a claim about how code behaves (see _CLAIM): what it is about is the
     # code under test, not what it asks for. Not the language of a specification alone ("… must be
@@ -302,6 +306,60 @@ def spelled_by(words: list[str]) -> frozenset[str]:
 # the sentence's words)
 GETTER_OPENERS = frozenset({"return", "returns", "get", "gets", "fetch", "fetches", "retrieve", "retrieves"})
 _PREDICATE_OPENINGS = frozenset({("true", "if"), ("true", "when"), ("whether",), ("true", "iff")})
+
+
+_WIDTHS = "8|16|24|32|40|48|56|64|128"
+# "unsigned 64 bit integer", "signed 8-bit integers", "a 32-bit float", "64 bits"
+_BITS = re.compile(rf"\b(?:(un)?signed\s+)?({_WIDTHS})[- ]?bits?\b(?:[- ](\w+))?", re.IGNORECASE)
+_PRECISION = re.compile(r"\b(half|single|double)[- ]precision\b", re.IGNORECASE)
+# a type written by its name: "as a int16", "the []uint32", "a `f64`" (not inside a longer name)
+_TYPE_NAME = re.compile(rf"(?<![\w.])(u?int|float|[iuf])({_WIDTHS})(?!\w)", re.IGNORECASE)
+_PRECISIONS = {"half": "f16", "single": "f32", "double": "f64"}
+_FLOAT_WORDS = frozenset({"float", "floating", "floats", "double", "doubles", "real", "reals"})
+_INTEGER_WORDS = frozenset({"integer", "integers", "int", "ints", "number", "numbers", "value", "values"})
+
+
+def type_widths(text: str) -> frozenset[str]:
+    """The numeric types a sentence names, each as a short type name writes it: a sign or kind letter
+    and a width in bits (``u64``, ``i8``, ``f32``). "an unsigned 64 bit integer" is ``u64``, "signed
+    8 bit integers" ``i8``, "a 64-bit integer" either, "a 32-bit float" and "single-precision"
+    ``f32``; a type written by its name (``int16``, ``uint32``, ``float64``, ``u8``) is itself, where
+    the sentence names no width in words."""
+    found: set[str] = set()
+    for m in _BITS.finditer(text):
+        unsigned, bits, after = m[1], m[2], (m[3] or "").lower()
+        if after in _FLOAT_WORDS:
+            found.add(f"f{bits}")
+        elif m[0].lower().startswith(("signed", "unsigned")):
+            found.add(f"{'u' if unsigned else 'i'}{bits}")
+        elif after in _INTEGER_WORDS:  # "the upper 64 bits of the result" is a size, not a type
+            found |= {f"i{bits}", f"u{bits}"}
+    found |= {_PRECISIONS[m[1].lower()] for m in _PRECISION.finditer(text)}
+    if found:  # "Reads an unsigned 24 bit integer …, stored in u32": a type named beside is another's
+        return frozenset(found)
+    return frozenset(f"{m[1][0].lower()}{m[2]}" for m in _TYPE_NAME.finditer(text))
+
+
+def name_widths(parts: Sequence[str]) -> tuple[frozenset[str], list[str]]:
+    """The numeric types a name's parts (:func:`indexer.lexical.identifier_parts`) write, as
+    :func:`type_widths` gives them (``write_i64_into`` → ``i64``, ``ReadUint64`` → ``u64``,
+    ``from_slice_f32`` → ``f32``), and its other parts."""
+    widths: set[str] = set()
+    rest: list[str] = []
+    i = 0
+    while i < len(parts):
+        kind = parts[i].lower()
+        if i + 1 < len(parts) and kind in _TYPE_KINDS and parts[i + 1] in _WIDTH_SET:
+            widths.add(f"{kind[0]}{parts[i + 1]}")
+            i += 2
+            continue
+        rest.append(parts[i])
+        i += 1
+    return frozenset(widths), rest
+
+
+_TYPE_KINDS = frozenset({"i", "u", "f", "int", "uint", "float"})
+_WIDTH_SET = frozenset(_WIDTHS.split("|"))
 
 
 def implies_get(words: list[str]) -> bool:
@@ -646,6 +704,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         # every handler's variables (``req``, ``res``)
         short_forms=short_forms(tokens) if form == "function" else (),
         spelled=spelled_by(plain) if len(plain) >= 2 else frozenset(),
+        widths=type_widths(q) if form == "function" else frozenset(),
         tests_claim=stated or (claimed and a_statement),
     )
 

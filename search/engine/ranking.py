@@ -167,7 +167,14 @@ from indexer import (
 )
 from models import ConfigError
 from search.engine.fusion import Fused
-from search.engine.query import GETTER_OPENERS, AnalysedQuery, bare_name, implies_get, plain_words
+from search.engine.query import (
+    GETTER_OPENERS,
+    AnalysedQuery,
+    bare_name,
+    implies_get,
+    name_widths,
+    plain_words,
+)
 from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
 # --- configuration -------------------------------------------------------------------------------
@@ -718,9 +725,11 @@ def _name_words(
     name." spells the code under test, which the test is about, not what documents it."""
     if not config.name_words or query.form != "function" or query.opens_with_name:
         return
-    spelled = query.spelled  # analysed with the query: its plain words' parts, two words or more
-    if not spelled:
+    if not query.spelled:  # analysed with the query: its plain words' parts, two words or more
         return
+    # a width it names is a part it spells: "Writes signed 64 bit integers …" spells ``write_i64_into``
+    # and not ``write_u64_into``
+    spelled = query.spelled | query.widths
     words = plain_words(query.text, query.identifiers)
     # "Encode a list of sentences." names ``encode``, "Seek to a specific point in a file" ``seek``: a
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
@@ -740,7 +749,7 @@ def _name_words(
             if name.endswith("__") and _SPECIAL_METHODS.get(bare := bare_name(name), frozenset()) & spelled:
                 own.append(frozenset({bare}))
                 continue
-            parts = _name_parts(name)
+            parts = _name_parts(name, typed=bool(query.widths))
             if not parts:
                 continue
             whole, stems, single = parts
@@ -867,11 +876,20 @@ def _mostly_spelled(whole: frozenset[str], stems: frozenset[str], spelled: froze
 
 
 @lru_cache(maxsize=1 << 14)
-def _name_parts(name: str) -> tuple[frozenset[str], frozenset[str], str | None] | None:
+def _name_parts(
+    name: str, *, typed: bool = False
+) -> tuple[frozenset[str], frozenset[str], str | None] | None:
     """The parts of ``name``'s bare name of two letters or more, lower-cased, and their stems, and
     the stem of the one part of a one-part name (``None`` for a name of several); ``None`` for a name
-    with no such part or of one part shorter than four letters."""
-    parts = name_words(bare_name(name))
+    with no such part or of one part shorter than four letters. ``typed`` (a sentence that names a
+    numeric type by its width): the numeric types the name writes are parts of it too, each as one
+    (``write_i64_into``: write, into, ``i64``; ``ReadUint64``: read, ``u64``)."""
+    bare = bare_name(name)
+    widths, rest = name_widths(identifier_parts(bare)) if typed else (frozenset(), [])
+    if widths:
+        parts = [p.lower() for p in rest if len(p) >= 2 and p.isalpha()]
+        return frozenset(parts) | widths, frozenset(stem_words(parts)) | widths, None
+    parts = name_words(bare)
     if not parts or (len(parts) == 1 and len(parts[0]) < 4):
         return None
     stems = stem_words(parts)
