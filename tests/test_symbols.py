@@ -544,6 +544,36 @@ def test_file_level_variables(language: str, source: str, expected: list[tuple[s
     assert [(s.qualified_name, s.start_line) for s in symbols if s.kind == "variable"] == expected
 
 
+@pytest.mark.parametrize("language", ["typescript", "tsx"])
+def test_a_constructors_parameter_properties_are_fields_of_its_class(language: str) -> None:
+    """TypeScript's ``constructor(private readonly http: HttpClient)`` declares a field of the class,
+    with its doc comment; a plain parameter does not, nor does another method's parameter."""
+    source = (
+        "export class Decoder {\n"
+        "    constructor(\n"
+        "        /** The tree used to decode entities. */\n"
+        "        private readonly decodeTree: Uint16Array,\n"
+        "        protected emitCodePoint: (cp: number) => void,\n"
+        "        readonly errors?: string,\n"
+        "        plain: number,\n"
+        "        override level = 1,\n"
+        "    ) {}\n"
+        "    write(chunk: string) {}\n"
+        "}\n"
+    )
+    fields = [
+        (s.qualified_name, s.start_line, s.end_line)
+        for s in extract_symbols(source.encode(), language, "x")
+        if s.kind == "field"
+    ]
+    assert fields == [
+        ("Decoder.decodeTree", 3, 4),
+        ("Decoder.emitCodePoint", 5, 5),
+        ("Decoder.errors", 6, 6),
+        ("Decoder.level", 8, 8),
+    ]
+
+
 @pytest.mark.parametrize(
     ("language", "source"),
     [

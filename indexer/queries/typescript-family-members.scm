@@ -5,6 +5,15 @@
   name: [(property_identifier) (private_property_identifier)] @name) @definition.field
 (interface_body
   (property_signature name: (property_identifier) @name) @definition.field)
+;; a constructor's parameter properties declare the class's fields too (`constructor(private readonly
+;; http: HttpClient)`): a parameter with an accessibility modifier, `readonly` or `override`
+(method_definition
+  name: (property_identifier) @_constructor
+  parameters: (formal_parameters
+    [(required_parameter [(accessibility_modifier) (override_modifier) "readonly"] pattern: (identifier) @name)
+     (optional_parameter [(accessibility_modifier) (override_modifier) "readonly"] pattern: (identifier) @name)]
+      @definition.field)
+  (#eq? @_constructor "constructor"))
 ;; a type alias of an object type is an interface written another way (`type Action = { type: T }`);
 ;; the object types inside its members' types (a function's parameter, its result) are not its members
 (type_alias_declaration value: (object_type (property_signature name: (property_identifier) @name) @definition.field))
