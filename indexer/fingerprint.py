@@ -10,7 +10,7 @@ from indexer.chunks import CHUNKER_VERSION
 from indexer.config import Settings
 from indexer.parsing import queries_digest
 
-SCHEMA_VERSION = 2  # of the tables' columns
+SCHEMA_VERSION = 3  # of the tables' columns (3: symbols keep ``name_line``)
 
 
 def fingerprint(settings: Settings) -> dict[str, object]:

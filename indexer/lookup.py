@@ -41,8 +41,10 @@ KIND_WEIGHT = {
     "reexport": 0.85,  # a crate's public name for another crate's definition (Rust `pub use`)
 }  # fmt: skip
 
-SymbolRow = Symbol  # a symbol read back from the index (``name_line`` 0); the name of earlier releases
+SymbolRow = Symbol  # a symbol read back from the index; the name of earlier releases
 SYMBOL_COLUMNS: list[str] = list(STORED_SYMBOL_FIELDS)  # the columns of ``symbols`` a lookup reads
+# …of which an index built before schema 3 lacks ``name_line`` (read as 0 until a build replaces it)
+LEGACY_SYMBOL_COLUMNS: list[str] = [c for c in SYMBOL_COLUMNS if c != "name_line"]
 
 
 @lru_cache(maxsize=1 << 12)
@@ -60,10 +62,11 @@ class SymbolMatch:
 
 
 def symbol_rows(table: pa.Table) -> list[SymbolRow]:
-    """The rows of a table of :data:`SYMBOL_COLUMNS`."""
+    """The rows of a table of :data:`SYMBOL_COLUMNS` (``name_line`` 0 where it has no such column)."""
     if table.num_rows == 0:
         return []
-    cols = [table.column(c).to_pylist() for c in SYMBOL_COLUMNS]
+    have = set(table.column_names)
+    cols = [table.column(c).to_pylist() if c in have else [0] * table.num_rows for c in SYMBOL_COLUMNS]
     return [SymbolRow(*vals) for vals in zip(*cols, strict=True)]
 
 

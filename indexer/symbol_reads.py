@@ -15,8 +15,16 @@ from collections.abc import Callable, Iterable, Sequence
 
 import pyarrow as pa
 
+from indexer.errors import IndexCorruptError
 from indexer.filters import path_filter, path_prefix_sql
-from indexer.lookup import SYMBOL_COLUMNS, SymbolMatch, SymbolRow, SymbolTable, symbol_rows
+from indexer.lookup import (
+    LEGACY_SYMBOL_COLUMNS,
+    SYMBOL_COLUMNS,
+    SymbolMatch,
+    SymbolRow,
+    SymbolTable,
+    symbol_rows,
+)
 from indexer.memo import VersionMemo
 from indexer.names import QUALIFIER_SPLIT, dotted, name_tokens, normalise
 from indexer.snapshot import Snapshot
@@ -109,13 +117,13 @@ class SymbolReader:
         def read(_previous: object) -> SymbolTable | None:
             if snap.count("symbols") > MAX_MEMORY_SYMBOLS:
                 return None
-            return SymbolTable.from_arrow(snap.read("symbols", SYMBOL_COLUMNS))
+            return SymbolTable.from_arrow(_read(snap))
 
         return self._memo.get(version, read)
 
     @staticmethod
     def in_file(snap: Snapshot, path: str) -> list[SymbolRow]:
-        table = snap.read("symbols", SYMBOL_COLUMNS, f"path = {sql_str(path)}")
+        table = _read(snap, f"path = {sql_str(path)}")
         return SymbolTable.from_arrow(table).in_file(path)
 
     @staticmethod
@@ -159,19 +167,29 @@ class SymbolReader:
         parts: list[pa.Table] = []
         if owned:  # the B-tree on name_norm narrows these too
             where = " AND ".join([f"({' OR '.join(owned)})", *filters])
-            parts.append(snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES))
+            parts.append(_read(snap, where, MAX_SYMBOL_CANDIDATES))
         if exact:  # the B-tree on name_norm answers these without a scan
             where = " AND ".join(
                 [f"name_norm IN ({', '.join(sql_str(n) for n in dict.fromkeys(exact))})", *filters]
             )
-            parts.append(snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES))
+            parts.append(_read(snap, where, MAX_SYMBOL_CANDIDATES))
         if ors:
             where = " AND ".join([f"({' OR '.join(ors)})", *filters])
-            found = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES)
+            found = _read(snap, where, MAX_SYMBOL_CANDIDATES)
             if found.num_rows == 0 and fuzzy:  # fuzzy fallback: names sharing the first letters
                 prefixes = " OR ".join(f"name_norm LIKE '{n[:2]}%'" for n in dict.fromkeys(fuzzy))
                 where = " AND ".join([f"({prefixes})", *filters])
-                found = snap.read("symbols", SYMBOL_COLUMNS, where, limit=MAX_SYMBOL_CANDIDATES * 4)
+                found = _read(snap, where, MAX_SYMBOL_CANDIDATES * 4)
             parts.append(found)
         rows = [r for t in parts for r in symbol_rows(t)]
         return SymbolTable(list(dict.fromkeys(rows)))  # a row both queries found counts once
+
+
+def _read(snap: Snapshot, where: str | None = None, limit: int | None = None) -> pa.Table:
+    """The ``symbols`` rows of ``snap`` (:data:`~indexer.lookup.SYMBOL_COLUMNS`). An index built
+    before symbols kept ``name_line`` (schema 2) is read without it until the next build, which its
+    fingerprint makes a rebuild; one that fails that way too is unreadable, as the error says."""
+    try:
+        return snap.read("symbols", SYMBOL_COLUMNS, where, limit)
+    except IndexCorruptError:
+        return snap.read("symbols", LEGACY_SYMBOL_COLUMNS, where, limit)

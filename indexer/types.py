@@ -40,8 +40,8 @@ class Symbol(NamedTuple):
     inclusive. ``start_line`` is the first line of the definition *with* what belongs to it above
     its keyword (decorators, attributes, its doc comment); ``name_line`` is the line holding its
     name (the ``def``/``fn`` line; for Haskell the type signature), which is what a consumer that
-    wants to jump to the definition itself uses. ``name_line`` is not stored in the index (0 when
-    unknown, as in every symbol read back from it). ``qualified_name`` joins the enclosing scopes
+    wants to jump to the definition itself uses, and the line a search shows the definition by (0
+    when unknown: an index built before it was kept). ``qualified_name`` joins the enclosing scopes
     with dots (``Outer.Inner.method``, ``pkg.Type.Method`` for Go methods). ``signature`` is the
     definition's first line, stripped.
 
@@ -63,7 +63,7 @@ class Symbol(NamedTuple):
 
 
 #: The fields of :class:`Symbol` kept in the ``symbols`` table, in field order.
-STORED_SYMBOL_FIELDS: tuple[str, ...] = tuple(f for f in Symbol._fields if f != "name_line")
+STORED_SYMBOL_FIELDS: tuple[str, ...] = Symbol._fields
 
 
 @dataclass(frozen=True, slots=True)

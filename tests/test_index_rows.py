@@ -32,7 +32,8 @@ def test_symbols_read_back_from_the_index_equal_the_extracted_ones(make_repo, se
     assert {s.name for s in extracted} >= {"Queue", "drain", "make_queue"}
     stored = index.symbols_in_file("pkg/queue.py")
     assert all(isinstance(s, Symbol) for s in stored)
-    assert sorted(stored) == sorted(s._replace(name_line=0) for s in extracted)  # name_line is not kept
+    assert sorted(stored) == sorted(extracted)  # the name's line included (schema 3)
+    assert {s.name: s.name_line for s in stored}["drain"] > 0
     columns = index.store.read("symbols").column_names
     assert columns == ["path", *(f for f in STORED_SYMBOL_FIELDS if f != "path"), "name_norm"]
 

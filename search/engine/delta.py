@@ -142,12 +142,7 @@ def _tables(parsed: Iterable[Parsed]) -> DeltaTables:
     for p in parsed:
         paths.add(p.record.path)
         chunks += p.chunks
-        rows += [
-            SymbolRow(
-                s.name, s.qualified_name, s.kind, s.path, s.language, s.start_line, s.end_line, s.signature
-            )
-            for s in p.symbols
-        ]
+        rows += p.symbols
         spans[p.record.path] = sorted(
             (ChunkSpan(c.start_line, c.end_line, c.symbol, c.kind, c.language) for c in p.chunks),
             key=lambda c: (c.start_line, c.end_line),

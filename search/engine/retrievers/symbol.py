@@ -152,14 +152,19 @@ class SymbolRetriever:
 
 
 def _span_of(mapper: SpanMapper, row: SymbolRow) -> Span:
-    """The chunk holding ``row``'s first line (its own lines where no chunk does)."""
+    """The chunk holding ``row``'s first line, or where the doc comment or the decorators above its
+    name fill that chunk, the chunk holding the line of its name (its own lines where no chunk
+    does): a search for a name shows the definition, not the top of a long doc comment."""
+    head = max(row.name_line, row.start_line)
     span = mapper.span(row.path, row.start_line)[0]
-    if row.kind in DATA_KINDS and span.end_line < row.end_line:
+    if span.end_line < head:
+        span = mapper.span(row.path, head)[0]
+    elif row.kind in DATA_KINDS and span.end_line < row.end_line:
         # A long struct is cut into overlapping windows: the field and the doc comment above it may
         # both be in the next one, where the first line alone ends this one with the comment.
         whole = mapper.span(row.path, row.end_line)[0]
         if whole.start_line <= row.start_line:
             span = whole
-    if span.start_line > row.start_line or span.end_line < row.start_line:
+    if span.start_line > head or span.end_line < head:
         span = Span(row.path, row.start_line, row.end_line)
     return span
