@@ -55,6 +55,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    Python's special methods are named for what the language does with them, and their documentation
    says it in words: "Return string representation of sorted list." spells ``__repr__``, "Return
    the size of …" ``__len__``, "Lookup value at ``index`` …" ``__getitem__`` (a one-part name: half).
+   A numeric type named by its width is a part spelled as names write it: "Writes signed 64 bit
+   integers …" spells ``write_i64_into``, and of ``write_u64_into`` two parts of three.
    A test's own sentence (a claim, "copy() preserves the name.", or one found in tests, rule 4)
    spells the code under test: only tests and fixtures gain.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
