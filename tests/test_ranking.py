@@ -759,6 +759,26 @@ def test_a_definition_in_a_package_init_is_real_code_a_reexport_is_not() -> None
     assert ("exact", "after real code") in ranked[1].steps
 
 
+def test_a_rust_pub_use_goes_after_the_definition_it_reexports_however_near_the_root() -> None:
+    """textwrap's wrap_algorithms.rs says ``pub use optimal_fit::{wrap_optimal_fit, …}``, nearer the
+    root than the definition in wrap_algorithms/optimal_fit.rs, and the text retriever ranks its short
+    chunk first: the definition comes first, the re-export after it. A name only re-exported (serde's
+    ``pub use serde_derive::Deserialize``) stays first where nothing else defines it."""
+
+    def definition(path: str, kind: str, symbol_rank: int, text: int) -> Fused:
+        span = Span(path, 1, 23)
+        hit = Hit(span, 1.0, "wrap_optimal_fit", kind)
+        return Fused(span, 0.047, {"symbol": symbol_rank, "text": text}, hit, True, hit)
+
+    reexport = definition("src/wrap_algorithms.rs", "reexport", 2, 1)
+    real = definition("src/wrap_algorithms/optimal_fit.rs", "function", 1, 4)
+    ranked = rank([reexport, real], analyse("wrap_optimal_fit"), _only())
+    assert paths(ranked) == [("src/wrap_algorithms/optimal_fit.rs", 1), ("src/wrap_algorithms.rs", 1)]
+    assert ranked[1].steps[-1] == ("exact", "after real code")
+    alone = rank([reexport], analyse("wrap_optimal_fit"), _only())
+    assert paths(alone) == [("src/wrap_algorithms.rs", 1)] and alone[0].tier == 1
+
+
 def test_a_type_only_a_declaration_file_declares_is_not_demoted_below_real_code() -> None:
     """handlebars: the AST node ``PathExpression`` is an interface in ``types/index.d.ts``; the
     JavaScript defines no such type, only visitor methods of that name. The interface goes as a

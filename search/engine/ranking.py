@@ -1425,7 +1425,11 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
                 # code before those in tests, docs or stubs (the code that raises a message before
                 # the test that asserts it)
                 declared = declared_types and r.roles == ("stub",) and label.kind in TYPE_KINDS
-                demoted = not declared and any(role != "reexport" or not real for role in r.roles)
+                # …and a Rust `pub use` of the name, where the repository defines it too (textwrap's
+                # `pub use optimal_fit::{wrap_optimal_fit, …}` in wrap_algorithms.rs): after it
+                demoted = not declared and (
+                    any(role != "reexport" or not real for role in r.roles) or label.kind == "reexport"
+                )
                 # "class Console": the class before a method or a constant of that name
                 other_kind = bool(query.kinds) and r.fused.label.kind not in query.kinds
                 # Of two definitions of one name, the one nearer the root is the one a project is
