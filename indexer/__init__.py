@@ -77,6 +77,7 @@ if TYPE_CHECKING:
     from indexer.lexical import name_words as name_words
     from indexer.lexical import phrase_tokens as phrase_tokens
     from indexer.lexical import stem_words as stem_words
+    from indexer.lexical import words_of_parts as words_of_parts
     from indexer.lookup import SymbolMatch as SymbolMatch
     from indexer.lookup import SymbolRow as SymbolRow
     from indexer.lookup import SymbolTable as SymbolTable
@@ -187,6 +188,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "name_words",
         "phrase_tokens",
         "stem_words",
+        "words_of_parts",
     ),
     "indexer.lookup": ("SymbolMatch", "SymbolRow", "SymbolTable"),
     "indexer.names": ("dotted", "normalise"),

@@ -90,7 +90,12 @@ def identifier_parts(piece: str) -> list[str]:
 def name_words(name: str) -> list[str]:
     """The parts of a bare ``name`` that a sentence may spell in words: its parts of two letters or
     more, letters only, lower-cased (``get_event_loop`` → get, event, loop; ``toJSON2`` → to, json)."""
-    return [p.lower() for p in identifier_parts(name) if len(p) >= 2 and p.isalpha()]
+    return words_of_parts(identifier_parts(name))
+
+
+def words_of_parts(parts: Iterable[str]) -> list[str]:
+    """:func:`name_words` of a name already split (:func:`identifier_parts`), or of some of its parts."""
+    return [p.lower() for p in parts if len(p) >= 2 and p.isalpha()]
 
 
 def _unicode_parts(piece: str) -> list[str]:

@@ -166,6 +166,7 @@ from indexer import (
     name_words,
     normalise,
     stem_words,
+    words_of_parts,
 )
 from models import ConfigError
 from search.engine.fusion import Fused
@@ -889,7 +890,7 @@ def _name_parts(
     bare = bare_name(name)
     widths, rest = name_widths(identifier_parts(bare)) if typed else (frozenset(), [])
     if widths:
-        parts = [p.lower() for p in rest if len(p) >= 2 and p.isalpha()]
+        parts = words_of_parts(rest)
         return frozenset(parts) | widths, frozenset(stem_words(parts)) | widths, None
     parts = name_words(bare)
     if not parts or (len(parts) == 1 and len(parts[0]) < 4):
