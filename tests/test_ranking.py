@@ -2716,3 +2716,45 @@ def test_a_search_reads_the_functions_a_chunk_holds_from_its_snapshot_and_the_lo
         assert not name_words(engine, "Returns the choices of this param.")  # the snapshot's copy
     finally:
         delta.close()
+
+
+def test_a_hyphenated_compound_spells_the_name_that_runs_it_together() -> None:
+    """textwrap's "Fill `text` in-place without reallocating the input string." documents
+    ``fill_inplace``: code writes "in-place" as one word. Both parts are spelled, the full gain, 0.2 ×
+    the top score 0.050 = +0.0100, from 0.046 to 0.056; ``fill``, a part of the longer name spelled,
+    gains nothing. Read as "in" and "place" only, ``fill`` gained half (0.055) and stayed first."""
+    query = analyse("Fill `text` in-place without reallocating the input string.")
+    assert {"inplace", "fill"} <= query.spelled
+    cands = [
+        fused("src/lib.rs", 603, 0.050, symbol="fill", kind="function"),
+        fused("src/lib.rs", 1260, 0.046, symbol="fill_inplace", kind="function"),
+    ]
+    ranked = rank(cands, query, _only(name_words=0.2))
+    assert paths(ranked) == [("src/lib.rs", 1260), ("src/lib.rs", 603)]
+    assert [r.score for r in ranked] == pytest.approx([0.056, 0.050])
+    assert ranked[0].steps == [("name words", "+0.0100")] and ranked[1].steps == []
+    # a chain of three is no compound code writes as one; an identifier's hyphens are not prose
+    assert "outofdate" not in analyse("Refresh the out-of-date cache entries now.").spelled
+    assert "readonly" in analyse("Open the database read-only and return it.").spelled
+
+
+def test_a_rust_test_beside_its_code_is_a_test() -> None:
+    """A Rust file's ``mod tests`` holds tests whatever the file's path says: textwrap's
+    ``tests.fill_inplace_empty`` in ``src/lib.rs`` is demoted as a test (×0.3: 0.050 → 0.015) below
+    ``fill_inplace`` (0.030), unless the query asks for tests. A Python function of a module named
+    ``tests`` is not Rust's test module."""
+
+    def rust(line: int, score: float, symbol: str, language: str = "rust") -> Fused:
+        span = Span("src/lib.rs", line, line + 9)
+        hit = Hit(span, 1.0, symbol, "function", language)
+        return Fused(span, score, {"text": None, "symbol": None, "vector": None}, hit)
+
+    cands = [rust(1762, 0.050, "tests.fill_inplace_empty"), rust(1260, 0.030, "fill_inplace")]
+    ranked = rank(cands, analyse("Fill the text in place without a copy."), _only())
+    assert paths(ranked) == [("src/lib.rs", 1260), ("src/lib.rs", 1762)]
+    assert ranked[1].score == pytest.approx(0.015) and ranked[1].steps == [("role:test", "×0.3")]
+    asked = rank(cands, analyse("tests for filling text in place"), _only())
+    assert paths(asked)[0] == ("src/lib.rs", 1762) and asked[0].score == pytest.approx(0.050)
+    python = [rust(1762, 0.050, "tests.fill_inplace_empty", "python"), rust(1260, 0.030, "fill_inplace")]
+    in_python = rank(python, analyse("Fill the text in place without a copy."), _only())
+    assert paths(in_python)[0] == ("src/lib.rs", 1762) and in_python[0].steps == []

@@ -288,6 +288,18 @@ def plain_words(text: str, identifiers: Sequence[str]) -> list[str]:
 
 _WORDLIKE = re.compile(r"(?=.*[A-Z0-9])[A-Za-z][A-Za-z0-9]{1,5}")
 
+# two words of two letters or more joined by a hyphen, not part of a longer chain ("out-of-date")
+_COMPOUND = re.compile(r"(?<![\w-])([A-Za-z]{2,})-([A-Za-z]{2,})(?![\w-])")
+
+
+def joined_compounds(text: str, identifiers: Sequence[str]) -> list[str]:
+    """The hyphenated compounds of a sentence written as code writes them, run together and
+    lower-cased: "in-place" is ``inplace`` (textwrap's ``fill_inplace``), "read-only" ``readonly``,
+    "built-in" ``builtin``. The identifiers it mentions are not prose (a ``kebab-case`` name)."""
+    for ident in identifiers:
+        text = text.replace(ident, " ")
+    return [(a + b).lower() for a, b in _COMPOUND.findall(text)]
+
 
 def spelled_by(words: list[str]) -> frozenset[str]:
     """The parts of names that a sentence's plain ``words`` spell: the words as written and stemmed,
@@ -703,7 +715,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
         # every handler's variables (``req``, ``res``)
         short_forms=short_forms(tokens) if form == "function" else (),
-        spelled=spelled_by(plain) if len(plain) >= 2 else frozenset(),
+        spelled=spelled_by(plain + joined_compounds(q, identifiers)) if len(plain) >= 2 else frozenset(),
         widths=type_widths(q) if form == "function" else frozenset(),
         tests_claim=stated or (claimed and a_statement),
     )

@@ -62,7 +62,7 @@ in the candidate's explanation (``plait search --explain``). In order:
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
-4. **roles** — tests (benchmarks, fuzz targets and stress tests included), fixtures (scaffolding
+4. **roles** — tests (benchmarks, fuzz targets, stress tests and a Rust file's ``mod tests`` included), fixtures (scaffolding
    templates included), examples, vendored, generated and compat code (an older version directory
    beside a later one, ``v3/`` beside ``v4/``, included; not where no candidate is code of no role:
    then the compat folder is the project, ``deprecated/``), docs, the import blocks of package
@@ -1104,7 +1104,7 @@ def _roles(
     wants = query.wants | {"test"} if found else query.wants
     for r in ranked:
         path = r.fused.span.path
-        roles = cache[path]
+        roles = cache[path] or (("test",) if _inline_test(r) else ())
         if query.states_test and config.code_penalty != 1.0 and not _TESTING.intersection(roles):
             # "Make sure ``peek()`` takes a default": the test that checks it, not the code it checks
             r.score *= config.code_penalty
@@ -1149,6 +1149,17 @@ def _roles(
         if penalty != 1.0:
             r.score *= penalty
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
+
+
+def _inline_test(r: Ranked) -> bool:
+    """A Rust test written beside the code it tests, in the file's test module: a function of a
+    ``mod tests`` (textwrap's ``tests.fill_inplace_empty`` in ``src/lib.rs``), which is a test
+    whatever its file's path says."""
+    label = r.fused.label
+    if label.language != "rust" or not label.symbol:
+        return False
+    owners = label.symbol.split(".")[:-1]
+    return "tests" in owners or "test" in owners
 
 
 def _test_words(query: AnalysedQuery) -> frozenset[str]:
