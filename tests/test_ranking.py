@@ -2566,6 +2566,33 @@ def test_the_tests_named_after_a_name_alone_go_before_those_that_add_words_the_q
     assert ranked[0].fused.label.symbol == "TestInt16.TestOverflow"
 
 
+def test_a_stand_in_named_as_the_name_in_a_test_file_is_no_test_of_it() -> None:
+    """go-schema's decoder_test.go defines ``S22.UnmarshalText``, a fake type's method of the
+    interface: another definition of the name, not a test of it. ``TestUnmarshalTextEmpty`` gains
+    (top 0.06 × 3.0 × ½ = +0.0900); the stand-in gains nothing and goes after it."""
+
+    def chunk(name: str, score: float) -> Fused:
+        span = Span("decoder_test.go", 10 if name.startswith("Test") else 60, 40)
+        hit = Hit(span, 1.0, name, "function")
+        return Fused(span, score, {"symbol": None, "text": 1, "vector": None}, hit, False, None)
+
+    stand_in = chunk("schema.S22.UnmarshalText", 0.06)
+    test = chunk("schema.TestUnmarshalTextEmpty", 0.05)
+    ranked = rank([stand_in, test], analyse("tests for UnmarshalText"), _only(definition=3.0))
+    assert [r.fused.label.symbol for r in ranked] == [
+        "schema.TestUnmarshalTextEmpty",
+        "schema.S22.UnmarshalText",
+    ]
+    assert ranked[0].steps[0] == ("a test of it", f"+{3.0 * 0.06 * 0.5:.4f}")
+    assert ranked[1].steps == []
+    # a test asked for by its own name is itself
+    race = chunk("afero.TestMemFsDataRace", 0.05)
+    ranked = rank([stand_in, race], analyse("tests for TestMemFsDataRace"), _only(definition=3.0))
+    assert (
+        ranked[0].fused.label.symbol == "afero.TestMemFsDataRace" and ranked[0].steps[0][0] == "a test of it"
+    )
+
+
 def test_a_names_usages_in_real_code_come_first_then_in_tests_then_its_definitions() -> None:
     query = as_usages(analyse("who calls parse_args"), NameRequest("parse_args", frozenset(), True))
 
@@ -2718,13 +2745,15 @@ def test_a_search_reads_the_functions_a_chunk_holds_from_its_snapshot_and_the_lo
         delta.close()
 
 
-def test_a_hyphenated_compound_spells_the_name_that_runs_it_together() -> None:
+def test_adjacent_words_run_together_spell_a_part_of_a_longer_name() -> None:
     """textwrap's "Fill `text` in-place without reallocating the input string." documents
     ``fill_inplace``: code writes "in-place" as one word. Both parts are spelled, the full gain, 0.2 ×
     the top score 0.050 = +0.0100, from 0.046 to 0.056; ``fill``, a part of the longer name spelled,
     gains nothing. Read as "in" and "place" only, ``fill`` gained half (0.055) and stayed first."""
     query = analyse("Fill `text` in-place without reallocating the input string.")
-    assert {"inplace", "fill"} <= query.spelled
+    assert "inplace" in query.spelled_joined and "inplace" not in query.spelled
+    # two stop words are no compound: "… stays the same object in it" spells no ``__init__``
+    assert "init" not in analyse("A key that is also a value stays the same object in it.").spelled_joined
     cands = [
         fused("src/lib.rs", 603, 0.050, symbol="fill", kind="function"),
         fused("src/lib.rs", 1260, 0.046, symbol="fill_inplace", kind="function"),
@@ -2733,9 +2762,35 @@ def test_a_hyphenated_compound_spells_the_name_that_runs_it_together() -> None:
     assert paths(ranked) == [("src/lib.rs", 1260), ("src/lib.rs", 603)]
     assert [r.score for r in ranked] == pytest.approx([0.056, 0.050])
     assert ranked[0].steps == [("name words", "+0.0100")] and ranked[1].steps == []
-    # a chain of three is no compound code writes as one; an identifier's hyphens are not prose
-    assert "outofdate" not in analyse("Refresh the out-of-date cache entries now.").spelled
-    assert "readonly" in analyse("Open the database read-only and return it.").spelled
+    # "Set up …" spells ``setup_logging``, two words run together
+    setup = analyse("Set up logging for the command line tool.")
+    ranked = rank(
+        [fused("cli.py", 1, 0.050, symbol="setup_logging", kind="function")], setup, _only(name_words=0.2)
+    )
+    assert ranked[0].steps == [("name words", "+0.0100")]
+    # A one-part name two adjacent words run together is two parts spelled (the full gain), as
+    # inflect's ``joinstem`` for "Join stem of each word …", not one word (half)
+    join = analyse("Join stem of each word in words into a string for regex.")
+    ranked = rank(
+        [fused("inflect/__init__.py", 112, 0.050, symbol="joinstem", kind="function")],
+        join,
+        _only(name_words=0.2),
+    )
+    assert ranked[0].steps == [("name words", "+0.0100")]
+    # however short a word: rack's "… used to warm-up the application." spells ``warmup``
+    warm = analyse("Takes a lambda or block that is used to warm-up the application.")
+    ranked = rank(
+        [fused("builder.rb", 213, 0.050, symbol="Rack.Builder.warmup", kind="method")],
+        warm,
+        _only(name_words=0.2),
+    )
+    assert ranked[0].steps == [("name words", "+0.0100")]
+    # not with a word of one letter: idna's "… that a label is …" does not spell ``alabel``
+    label = analyse("Require that a label is in Unicode Normalization Form C.")
+    ranked = rank(
+        [fused("idna/core.py", 526, 0.050, symbol="alabel", kind="function")], label, _only(name_words=0.2)
+    )
+    assert ranked[0].steps == []
 
 
 def test_a_rust_test_beside_its_code_is_a_test() -> None:

@@ -103,3 +103,16 @@ def test_the_function_a_sentence_compares_its_own_with_spells_no_name() -> None:
     assert "escape" in analyse("Escape the string and treat None as the empty string.").spelled
     assert "loads" in analyse("Like :meth:`loads` but loads from a file.").spelled
     assert "read" in analyse("* +read+ behaves like IO#read .").spelled
+
+
+def test_two_adjacent_words_run_together_spell_a_part_of_a_name_the_retriever_finds(indexed_engine) -> None:
+    """textwrap's "Fill `text` in-place …" documents ``fill_inplace``: code writes "in-place" as one
+    word, so the symbol retriever finds it among the names the sentence spells."""
+    files = {
+        "src/inplace.py": "def fill_inplace(text, width):\n    return text\n",
+        "src/wrap.py": "def fill(text):\n    return text\n",
+    }
+    engine = indexed_engine(files)
+    found = _symbols(engine, "Fill `text` in-place without reallocating the input string.")
+    assert "fill_inplace" in found
+    assert "fill_inplace" not in _symbols(engine, "Fill `text` in its place without reallocating the input.")

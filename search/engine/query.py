@@ -208,6 +208,10 @@ class AnalysedQuery:
     # A function sentence only: the parts of names its plain words spell (see :func:`spelled_by`): the
     # symbol retriever looks up the functions so named, the ranking lifts them.
     spelled: frozenset[str] = frozenset()
+    # A function sentence only: its adjacent words run together as code writes a compound (see
+    # :func:`adjacent_compounds`), a part of a name of two parts or more: "in-place" spells ``fill_inplace``.
+    # Not in ``spelled``: a one-part name run together from two words is spelled as two parts.
+    spelled_joined: frozenset[str] = frozenset()
     # A function sentence only: the numeric types it names by width ("an unsigned 64 bit integer",
     # "single-precision", "a []int32"), as names write them: ``u64``, ``i8``, ``f32`` (see
     # :func:`type_widths`). Of ``read_u16`` … ``read_u64``, the width tells which one it documents.
@@ -288,17 +292,20 @@ def plain_words(text: str, identifiers: Sequence[str]) -> list[str]:
 
 _WORDLIKE = re.compile(r"(?=.*[A-Z0-9])[A-Za-z][A-Za-z0-9]{1,5}")
 
-# two words of two letters or more joined by a hyphen, not part of a longer chain ("out-of-date")
-_COMPOUND = re.compile(r"(?<![\w-])([A-Za-z]{2,})-([A-Za-z]{2,})(?![\w-])")
+
+def adjacent_compounds(words: list[str]) -> frozenset[str]:
+    """Each two adjacent plain ``words`` of a sentence written as code writes a compound, run
+    together, and its stem: "in-place" is ``inplace`` (textwrap's ``fill_inplace``), "set up"
+    ``setup``, "file name" ``filename``, "read-only" ``readonly``. Two letters or more each, not both
+    stop words ("in it" is no ``init``)."""
+    pairs = [a + b for a, b in pairwise(words) if compound_pair(a, b)]
+    return frozenset(pairs) | frozenset(stem_words(pairs)) if pairs else frozenset()
 
 
-def joined_compounds(text: str, identifiers: Sequence[str]) -> list[str]:
-    """The hyphenated compounds of a sentence written as code writes them, run together and
-    lower-cased: "in-place" is ``inplace`` (textwrap's ``fill_inplace``), "read-only" ``readonly``,
-    "built-in" ``builtin``. The identifiers it mentions are not prose (a ``kebab-case`` name)."""
-    for ident in identifiers:
-        text = text.replace(ident, " ")
-    return [(a + b).lower() for a, b in _COMPOUND.findall(text)]
+def compound_pair(a: str, b: str) -> bool:
+    """Two adjacent lower-case words that may be one compound run together: two letters or more each,
+    not both stop words."""
+    return len(a) > 1 and len(b) > 1 and not (a in STOP_WORDS and b in STOP_WORDS)
 
 
 def spelled_by(words: list[str]) -> frozenset[str]:
@@ -715,7 +722,8 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
         # every handler's variables (``req``, ``res``)
         short_forms=short_forms(tokens) if form == "function" else (),
-        spelled=spelled_by(plain + joined_compounds(q, identifiers)) if len(plain) >= 2 else frozenset(),
+        spelled=spelled_by(plain) if len(plain) >= 2 else frozenset(),
+        spelled_joined=adjacent_compounds(plain),
         widths=type_widths(q) if form == "function" else frozenset(),
         tests_claim=stated or (claimed and a_statement),
     )

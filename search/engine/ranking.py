@@ -56,7 +56,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    says it in words: "Return string representation of sorted list." spells ``__repr__``, "Return
    the size of …" ``__len__``, "Lookup value at ``index`` …" ``__getitem__`` (a one-part name: half).
    A numeric type named by its width is a part spelled as names write it: "Writes signed 64 bit
-   integers …" spells ``write_i64_into``, and of ``write_u64_into`` two parts of three.
+   integers …" spells ``write_i64_into``, and of ``write_u64_into`` two parts of three. Two adjacent
+   words (not both stop words) run together are a part as code writes a compound: "Fill `text`
+   in-place …" spells ``fill_inplace``, "… used to warm-up the application." ``warmup`` (a one-part
+   name run together from two words is spelled as two parts, in full).
    A test's own sentence (a claim, "copy() preserves the name.", or one found in tests, rule 4)
    spells the code under test: only tests and fixtures gain.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
@@ -151,6 +154,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -174,6 +178,7 @@ from search.engine.query import (
     GETTER_OPENERS,
     AnalysedQuery,
     bare_name,
+    compound_pair,
     implies_get,
     name_widths,
     plain_words,
@@ -733,6 +738,9 @@ def _name_words(
     # a width it names is a part it spells: "Writes signed 64 bit integers …" spells ``write_i64_into``
     # and not ``write_u64_into``
     spelled = query.spelled | query.widths
+    # two adjacent words run together are a part of a longer name ("in-place": ``fill_inplace``); a
+    # one-part name they spell is two parts run together (below), not one word
+    compound = spelled | query.spelled_joined
     words = plain_words(query.text, query.identifiers)
     # "Encode a list of sentences." names ``encode``, "Seek to a specific point in a file" ``seek``: a
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
@@ -759,11 +767,12 @@ def _name_words(
             # every part as written or every part's stem among the words (or their stems); one part
             # alone counts when it has four letters or more and is not the sentence's opening verb,
             # when that is a getter's ("Returns", "Gets")
-            if (whole <= spelled or stems <= spelled) and (single is None or single != opener):
+            within = spelled if single is not None else compound
+            if (whole <= within or stems <= within) and (single is None or single != opener):
                 own.append(stems)
-            elif single is not None and (run := _run_together(next(iter(whole)), spelled)):
+            elif single is not None and (run := _run_together(next(iter(whole)), spelled, words)):
                 own.append(run)  # ``naturalday``, ``readlines``: as ``natural_day`` and ``read_lines``
-            elif len(stems) > 2 and _mostly_spelled(whole, stems, spelled):  # two parts: spelled or not
+            elif len(stems) > 2 and _mostly_spelled(whole, stems, compound):  # two parts: spelled or not
                 partly.append(r)
         if own:
             found.append((r, own))
@@ -806,7 +815,7 @@ def _name_words(
             continue
         label = r.fused.label
         parts = _owner_parts(r.fused.defines or label.symbol or "") if label.kind in FUNCTION_KINDS else None
-        if parts is not None and len(parts[0]) > 1 and (parts[0] <= spelled or parts[1] <= spelled):
+        if parts is not None and len(parts[0]) > 1 and (parts[0] <= compound or parts[1] <= compound):
             r.score += gain * _OWNER_SHARE
             r.steps.append(("name words (its class)", f"+{gain * _OWNER_SHARE:.4f}"))
 
@@ -844,16 +853,18 @@ def _functions_defined(
     return names
 
 
-def _run_together(part: str, spelled: frozenset[str]) -> frozenset[str] | None:
+def _run_together(part: str, spelled: frozenset[str], words: Sequence[str]) -> frozenset[str] | None:
     """The two words that a one-part name runs together, both among a sentence's words (as written,
     as stems or as the short forms code writes for them): Python's lower-case names are often words
     joined with no mark between them, ``naturalday`` for "Return a natural day.", ``readlines`` for
-    "Reads the lines of a file."; ``None`` where no split into two pieces of three letters or more
-    finds both."""
+    "Reads the lines of a file."; or two adjacent ``words``, however short: ``warmup`` for "… used
+    to warm-up the application."; ``None`` where neither finds both."""
     for i in range(3, len(part) - 2):
         if part[:i] in spelled and part[i:] in spelled:
             return frozenset((part[:i], part[i:]))
-    return None
+    return next(
+        (frozenset((a, b)) for a, b in pairwise(words) if a + b == part and compound_pair(a, b)), None
+    )
 
 
 def _dispatches(stems: frozenset[str], spelled_names: set[frozenset[str]], words: list[str]) -> bool:
@@ -1007,7 +1018,14 @@ def _tests_of(r: Ranked, wanted: set[str], words: frozenset[str] | None) -> int:
     lacks (``TestEachInt16``, ``TestInt16Slice``: tests of other functions whose names hold it, or of
     one case of it)."""
     names = [s for s in (r.fused.defines, r.fused.label.symbol) if s]
-    found = [normalise(s) for s in names]
+    # a test's stand-in named as the name itself (go-schema's ``S22.UnmarshalText``, a fake type's
+    # method of the interface) is another definition of it, not a test of it; a test asked for by its
+    # own name (``TestMemFsDataRace``) is itself
+    found = [
+        normalise(s)
+        for s in names
+        if (bare := normalise(bare_name(s))).startswith("test") or bare not in wanted
+    ]
     held = [w for w in wanted if w and any(w in f for f in found)]
     if not held:
         return 0

@@ -136,7 +136,8 @@ class SymbolRetriever:
         self, query: AnalysedQuery, scope: ResolvedScope, path_prefix: str | None
     ) -> list[SymbolRow]:
         """For a sentence documenting one function that does not open with its name, the functions
-        whose names its plain words spell (``AnalysedQuery.spelled``): "The Jinja environment used to
+        whose names its plain words spell (``AnalysedQuery.spelled``, and ``spelled_joined``: "in-place"
+        spells ``fill_inplace``): "The Jinja environment used to
         load templates." documents ``jinja_env``, which neither the words nor the meaning may rank
         among their first. After the names looked up, in the order of
         :meth:`indexer.Index.spelled_definitions`; the ranking lifts the one the words spell."""
@@ -145,7 +146,10 @@ class SymbolRetriever:
         return [
             r
             for r in self.index.spelled_definitions(
-                query.spelled, globs=scope.globs, path_prefix=path_prefix, limit=SPELLED_LIMIT
+                query.spelled | query.spelled_joined,
+                globs=scope.globs,
+                path_prefix=path_prefix,
+                limit=SPELLED_LIMIT,
             )
             if (scope.language is None or r.language == scope.language) and scope.allows(r.path)
         ]
