@@ -2762,35 +2762,21 @@ def test_adjacent_words_run_together_spell_a_part_of_a_longer_name() -> None:
     assert paths(ranked) == [("src/lib.rs", 1260), ("src/lib.rs", 603)]
     assert [r.score for r in ranked] == pytest.approx([0.056, 0.050])
     assert ranked[0].steps == [("name words", "+0.0100")] and ranked[1].steps == []
-    # "Set up …" spells ``setup_logging``, two words run together
-    setup = analyse("Set up logging for the command line tool.")
-    ranked = rank(
-        [fused("cli.py", 1, 0.050, symbol="setup_logging", kind="function")], setup, _only(name_words=0.2)
-    )
-    assert ranked[0].steps == [("name words", "+0.0100")]
-    # A one-part name two adjacent words run together is two parts spelled (the full gain), as
-    # inflect's ``joinstem`` for "Join stem of each word …", not one word (half)
-    join = analyse("Join stem of each word in words into a string for regex.")
-    ranked = rank(
-        [fused("inflect/__init__.py", 112, 0.050, symbol="joinstem", kind="function")],
-        join,
-        _only(name_words=0.2),
-    )
-    assert ranked[0].steps == [("name words", "+0.0100")]
-    # however short a word: rack's "… used to warm-up the application." spells ``warmup``
-    warm = analyse("Takes a lambda or block that is used to warm-up the application.")
-    ranked = rank(
-        [fused("builder.rb", 213, 0.050, symbol="Rack.Builder.warmup", kind="method")],
-        warm,
-        _only(name_words=0.2),
-    )
-    assert ranked[0].steps == [("name words", "+0.0100")]
-    # not with a word of one letter: idna's "… that a label is …" does not spell ``alabel``
-    label = analyse("Require that a label is in Unicode Normalization Form C.")
-    ranked = rank(
-        [fused("idna/core.py", 526, 0.050, symbol="alabel", kind="function")], label, _only(name_words=0.2)
-    )
-    assert ranked[0].steps == []
+    # "Set up …" spells ``setup_logging``, two words run together. A one-part name two adjacent words
+    # run together is two parts spelled (the full gain), as inflect's ``joinstem`` for "Join stem of
+    # each word …", not one word (half), however short a word: rack's "… used to warm-up the
+    # application." spells ``warmup``; not with a word of one letter: idna's "… that a label is …"
+    # does not spell ``alabel``
+    cases = [
+        ("Set up logging for the command line tool.", "setup_logging", True),
+        ("Join stem of each word in words into a string for regex.", "joinstem", True),
+        ("Takes a lambda or block that is used to warm-up the application.", "Rack.Builder.warmup", True),
+        ("Require that a label is in Unicode Normalization Form C.", "alabel", False),
+    ]
+    for sentence, name, spelled in cases:
+        one = [fused("src/a.py", 1, 0.050, symbol=name, kind="function")]
+        steps = rank(one, analyse(sentence), _only(name_words=0.2))[0].steps
+        assert steps == ([("name words", "+0.0100")] if spelled else []), sentence
 
 
 def test_a_rust_test_beside_its_code_is_a_test() -> None:
