@@ -65,11 +65,11 @@ in the candidate's explanation (``plait search --explain``). In order:
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
-4. **roles** — tests (benchmarks, fuzz targets, stress tests and a Rust file's ``mod tests`` included), fixtures (scaffolding
-   templates included), examples, vendored, generated and compat code (an older version directory
-   beside a later one, ``v3/`` beside ``v4/``, included; not where no candidate is code of no role:
-   then the compat folder is the project, ``deprecated/``), docs, the import blocks of package
-   ``__init__`` files (not the definitions some of them hold), type stubs, hidden files (a
+4. **roles** — tests (benchmarks, fuzz targets, stress tests and a Rust file's ``mod tests``
+   included), fixtures (scaffolding templates included), examples, vendored, generated and compat
+   code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included; not where
+   no candidate is code of no role: then the compat folder is the project, ``deprecated/``), docs,
+   the import blocks of package ``__init__`` files (not the definitions some of them hold), type stubs, hidden files (a
    repository's housekeeping: ``.github/``, ``.gitignore``) and manifests and build settings
    (``pyproject.toml``, ``package.json``, ``Makefile``, ``LICENSE``) are multiplied by a penalty (a
    file of several roles, ``docs/examples/``, by the strongest one only; Go's runnable examples,
@@ -1171,8 +1171,8 @@ def _roles(
 
 def _inline_test(r: Ranked) -> bool:
     """A Rust test written beside the code it tests, in the file's test module: a function of a
-    ``mod tests`` (textwrap's ``tests.fill_inplace_empty`` in ``src/lib.rs``), which is a test
-    whatever its file's path says."""
+    ``mod tests`` or ``mod test`` (textwrap's ``tests.fill_inplace_empty`` in ``src/lib.rs``), which
+    is a test whatever its file's path says."""
     label = r.fused.label
     if label.language != "rust" or not label.symbol:
         return False
