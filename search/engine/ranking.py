@@ -69,28 +69,28 @@ in the candidate's explanation (``plait search --explain``). In order:
    included), fixtures (scaffolding templates included), examples, vendored, generated and compat
    code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included; not where
    no candidate is code of no role: then the compat folder is the project, ``deprecated/``), docs,
-   the import blocks of package ``__init__`` files (not the definitions some of them hold), type stubs, hidden files (a
-   repository's housekeeping: ``.github/``, ``.gitignore``) and manifests and build settings
-   (``pyproject.toml``, ``package.json``, ``Makefile``, ``LICENSE``) are multiplied by a penalty (a
-   file of several roles, ``docs/examples/``, by the strongest one only; Go's runnable examples,
-   ``example_test.go``, are examples and tests, asked for as either), unless the query asks for that
-   role ("tests for the retry logic"), or the query is a function sentence and the candidate is the
-   text retriever's first and within the dense retriever's first ``agreed_top`` (both retrievers put
-   it first: the one function the sentence documents, a test's own docstring included) or the symbol
-   retriever's first (its words and its name: a test named for what it checks, "Newlines are
-   mandatory breaks when replace_whitespace is False." for
+   the import blocks of package ``__init__`` files (not the definitions some of them hold), type
+   stubs, hidden files (a repository's housekeeping: ``.github/``, ``.gitignore``) and manifests and
+   build settings (``pyproject.toml``, ``package.json``, ``Makefile``, ``LICENSE``) are multiplied
+   by a penalty (a file of several roles, ``docs/examples/``, by the strongest one only; Go's
+   runnable examples, ``example_test.go``, are examples and tests, asked for as either), unless the
+   query asks for that role ("tests for the retry logic"), or the query is a function sentence and
+   the candidate is the text retriever's first and within the dense retriever's first ``agreed_top``
+   (both retrievers put it first: the one function the sentence documents, a test's own docstring
+   included) or the symbol retriever's first (its words and its name: a test named for what it
+   checks, "Newlines are mandatory breaks when replace_whitespace is False." for
    ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or it is a test named in the
    sentence's words (``named_tests``: two words or more beside ``test``, not the name of a function
    the sentence or real code among the candidates names; ``test_center_ambiguous`` for "Center
    respects ambiguous_width parameter."), or the query is a function sentence found almost only in
    tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
-   tests or fixtures, or the first three of each are: a test's own docstring in words that do not say
-   so; then tests and fixtures keep their role), or the query opens with a name only Python files
-   define and a verb in the third person ("before_log uses the name parameter …": a Python docstring
-   does not open with its own name, so this is a test's claim about it; Go's doc comments do), or the
-   candidate defines a name the query asks for (rule 2) and, unless the query is a function sentence,
-   no candidate in real code defines one (a test's own ``ZodType`` or the legacy ``v3/`` copy beside
-   the current class stays demoted).
+   tests or fixtures, or the first three of each are: a test's own docstring in words that do not
+   say so; then tests and fixtures keep their role), or the query opens with a name only Python
+   files define and a verb in the third person ("before_log uses the name parameter …": a Python
+   docstring does not open with its own name, so this is a test's claim about it; Go's doc comments
+   do), or the candidate defines a name the query asks for (rule 2) and, unless the query is a
+   function sentence, no candidate in real code defines one (a test's own ``ZodType`` or the legacy
+   ``v3/`` copy beside the current class stays demoted).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
    for a definition: a chunk that defines nothing (module-level code, an import block, a test's
    calls) is multiplied by ``undefined_penalty``; and one that compares its function with another
