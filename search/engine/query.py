@@ -209,8 +209,9 @@ class AnalysedQuery:
     # symbol retriever looks up the functions so named, the ranking lifts them.
     spelled: frozenset[str] = frozenset()
     # A function sentence only: its adjacent words run together as code writes a compound (see
-    # :func:`adjacent_compounds`), a part of a name of two parts or more: "in-place" spells ``fill_inplace``.
-    # Not in ``spelled``: a one-part name run together from two words is spelled as two parts.
+    # :func:`adjacent_compounds`), a part of a name of two parts or more: "in-place" spells
+    # ``fill_inplace``. Not in ``spelled``: a one-part name run together from two words is spelled as
+    # two parts.
     spelled_joined: frozenset[str] = frozenset()
     # A function sentence only: the numeric types it names by width ("an unsigned 64 bit integer",
     # "single-precision", "a []int32"), as names write them: ``u64``, ``i8``, ``f32`` (see

@@ -1176,7 +1176,7 @@ def _inline_test(r: Ranked) -> bool:
     label = r.fused.label
     if label.language != "rust" or not label.symbol:
         return False
-    owners = label.symbol.split(".")[:-1]
+    owners = dotted(label.symbol).split(".")[:-1]
     return "tests" in owners or "test" in owners
 
 

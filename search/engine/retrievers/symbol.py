@@ -138,8 +138,9 @@ class SymbolRetriever:
         """For a sentence documenting one function that does not open with its name, the functions
         whose names its plain words spell (``AnalysedQuery.spelled``, and ``spelled_joined``:
         "in-place" spells ``fill_inplace``): "The Jinja environment used to load templates."
-        documents ``jinja_env``, which neither the words nor the meaning may rank among their first. After the names looked up, in the order of
-        :meth:`indexer.Index.spelled_definitions`; the ranking lifts the one the words spell."""
+        documents ``jinja_env``, which neither the words nor the meaning may rank among their first.
+        After the names looked up, in the order of :meth:`indexer.Index.spelled_definitions`; the
+        ranking lifts the one the words spell."""
         if query.form != "function" or not query.spelled or query.opens_with_name or "test" in query.wants:
             return []  # a test's claim or stated check documents the test, not the functions it names
         return [
