@@ -282,6 +282,21 @@ def test_a_constant_in_capitals_names_no_file_after_its_plural() -> None:
         [fused("model.py", 1, 0.05), fused("url.py", 1, 0.02)], analyse("URL"), _only(definition=3.0)
     )
     assert paths(acronym)[0] == ("url.py", 1) and acronym[0].steps == [("file named after it", "+0.1500")]
+    # jsonmerge's ``Merger.STRATEGIES``, defined as written: strategies.py, named after the constant
+    # as written, is not what it asks for
+    member = fused(
+        "jsonmerge/__init__.py", 223, 0.04, symbol="Merger.STRATEGIES", symbol_rank=1, kind="field"
+    )
+    module = fused("jsonmerge/strategies.py", 9, 0.02)
+    asked = rank([member, module], analyse("STRATEGIES"), _only(definition=3.0))
+    # the definition gains 3.0 * 0.04; the module keeps its own score
+    assert paths(asked) == [("jsonmerge/__init__.py", 223), ("jsonmerge/strategies.py", 9)]
+    assert asked[0].score == pytest.approx(0.04 + 3.0 * 0.04) and not asked[1].steps
+    # without the member, the file named after it as written keeps its gain, as for ``URL``
+    alone = rank(
+        [fused("jsonmerge/__init__.py", 223, 0.04), module], analyse("STRATEGIES"), _only(definition=3.0)
+    )
+    assert paths(alone)[0] == ("jsonmerge/strategies.py", 9) and alone[0].steps[0][0] == "file named after it"
 
 
 def test_a_topic_naming_an_identifier_lifts_the_file_named_after_it() -> None:

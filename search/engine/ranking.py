@@ -14,9 +14,11 @@ in the candidate's explanation (``plait search --explain``). In order:
    identifier that defines nothing of that name gains as much as a definition (for an identifier, or
    a topic naming one: the module named after a concept is where it lives, where its type may be
    declared elsewhere; not for a function sentence, which names what its definition takes or returns;
-   not for a constant in capitals, ``ERROR``, by its plural or stem: errors.py is no module of it). The name
-   defined is the one the symbol index found in the chunk, or the chunk's label; once a candidate
-   defines it as written, one defining it in another case only gains half. A function sentence names
+   not for a constant in capitals, ``ERROR``, by its plural or stem: errors.py is no module of it;
+   nor by its name as written where a candidate defines it so: ``STRATEGIES`` is the member
+   ``Merger.STRATEGIES``, not strategies.py). The name defined is the one the symbol index found in
+   the chunk, or the chunk's label; once a candidate defines it as written, one defining it in
+   another case only gains half. A function sentence names
    what its definition takes, returns or works on ("Return a copy of this RequestsCookieJar."): its
    identifiers gain nothing, unless it opens with one, the "Name verbs …" convention ("BindJSON is a
    shortcut for c.MustBindWith(…)."), which alone gains. Such a sentence naming nothing else ("Trace
@@ -502,12 +504,16 @@ def _stem_is(path: str, name: str, *, loose: bool = True) -> bool:
     return bare in forms or (loose and bare.isalpha() and _stem(bare) == forms[-1])
 
 
-def _constant_plural(path: str, names: Sequence[str]) -> bool:
+def _constant_file(path: str, names: Sequence[str], defined: bool) -> bool:
     """Every name is written in capitals (``ERROR``, ``MAX_SIZE``) and ``path``'s file is named after
-    none as written, only after its plural or stem (``errors.py``): a constant, whose module a file is
-    not named after."""
+    none as written, only after its plural or stem (``errors.py``), or a candidate defines one as
+    written (``defined``: jsonmerge's ``Merger.STRATEGIES`` beside its ``strategies.py``): a constant,
+    whose module a file is not named after. A name in capitals that nothing defines as written may
+    be an acronym its module is named after (``URL``, url.py)."""
     bares = [bare_name(n) for n in names]
-    return all(b.isupper() for b in bares) and not any(b.lower() in _stem_forms(path)[:2] for b in bares)
+    return all(b.isupper() for b in bares) and (
+        defined or not any(b.lower() in _stem_forms(path)[:2] for b in bares)
+    )
 
 
 @lru_cache(maxsize=1 << 16)
@@ -709,7 +715,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
                 + (" (a test's claim about it)" if claim else "")
             )
             r.steps.append((rule, f"+{gain:.4f}"))
-        elif stem and query.form != "function" and not tests and not _constant_plural(path, names):
+        elif stem and query.form != "function" and not tests and not _constant_file(path, names, 2 in match):
             # A file named after the name (tokenizer.py for Tokenizer) is its module even where no
             # single definition there carries the name: what a topic naming it asks for, not what a
             # function sentence naming what its definition takes or returns does.
