@@ -108,6 +108,16 @@ def test_a_result_is_as_loose_as_its_closest_member_that_holds_the_query() -> No
     assert fuse({"text": [Hit(A, 1.0, loose=FILLED)]})[0].loose == VERBATIM  # not exact: not a place
 
 
+def test_a_result_carries_the_best_text_coverage_of_its_members() -> None:
+    """``Fused.coverage``: the text retriever's best share of the query's term weight among a merged
+    result's members; the other retrievers' hits (whose ``coverage`` is 1.0 by default) add none."""
+    text = [Hit(Span("a.py", 1, 5), 3.0, coverage=0.25), Hit(Span("a.py", 4, 9), 2.0, coverage=0.5)]
+    vector = [Hit(B, 0.9), Hit(A, 0.8)]
+    by_path = {f.span.path: f for f in fuse({"text": text, "vector": vector})}
+    assert by_path["a.py"].coverage == 0.5
+    assert by_path["b.py"].coverage == 0.0
+
+
 def test_weighted_fusion_uses_weights_per_retriever() -> None:
     fused = fuse({"text": [Hit(A, 1.0)], "vector": [Hit(B, 1.0)]}, weights={"text": 0.5, "vector": 2.0})
     assert [f.span for f in fused] == [B, A]

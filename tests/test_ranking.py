@@ -486,6 +486,44 @@ def test_a_file_of_several_roles_is_demoted_once_by_the_strongest() -> None:
                              ("tests/fixtures/data.py", 1), ("src/cook.py", 1)]  # fmt: skip
 
 
+def test_words_only_examples_hold_keep_the_examples_role() -> None:
+    """ply's grammar rules are its examples' own: a query whose words examples hold more of than any
+    candidate of no role (the text retriever's share of its term weight) asks for those example files,
+    every chunk of them; not a sentence documenting a function, which asks for the function."""
+
+    def held(path: str, line: int, score: float, coverage: float, text: int) -> Fused:
+        return fused(path, line, score, text=text)._replace(coverage=coverage)
+
+    grammar = analyse("plist : plist COMMA pitem | pitem")
+    assert grammar.form != "function"
+    cands = [
+        held("example/BASIC/basparse.py", 429, 0.030, 0.34, 1),
+        fused("example/BASIC/basparse.py", 126, 0.028, vector=1),  # no words: its file's are enough
+        held("ply/cpp.py", 326, 0.032, 0.23, 2),
+        held("example/ansic/clex.py", 41, 0.029, 0.23, 3),  # no more of the words than real code
+    ]
+    ranked = rank(cands, grammar, _only())
+    by_line = {(r.fused.span.path, r.fused.span.start_line): r for r in ranked}
+    lifted = ("role:example", "×1: it holds words that only examples hold")
+    for line, score in ((429, 0.030), (126, 0.028)):
+        assert by_line["example/BASIC/basparse.py", line].score == pytest.approx(score)
+        assert by_line["example/BASIC/basparse.py", line].steps == [lifted]
+    assert by_line["example/ansic/clex.py", 41].score == pytest.approx(0.029 * 0.3)
+    assert paths(ranked)[:3] == [("ply/cpp.py", 326), ("example/BASIC/basparse.py", 429),
+                                 ("example/BASIC/basparse.py", 126)]  # fmt: skip
+    # real code holding as much of the words: every example is demoted
+    level = [*cands[:2], held("ply/cpp.py", 326, 0.032, 0.34, 2)]
+    demoted = [r for r in rank(level, grammar, _only()) if r.fused.span.path.startswith("example/")]
+    assert len(demoted) == 2 and all(r.steps == [("role:example", "×0.3")] for r in demoted)
+    sentence = analyse("Parse a string with respect to the parser definition.")
+    assert sentence.form == "function"
+    narrated = [
+        held("examples/macro_expander.py", 30, 0.05, 0.9, 1),
+        fused("pyparsing/core.py", 1274, 0.03, vector=1),
+    ]
+    assert rank(narrated, sentence, _only())[1].steps == [("role:example", "×0.3")]
+
+
 def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> None:
     """A test's docstring is a function sentence too: the chunk both retrievers put first is not
     demoted for its role; one the dense retriever ranks below ``agreed_top``, or a topic's, is."""

@@ -46,6 +46,9 @@ class Fused(NamedTuple):
     exact_case: bool = False  # some member hit holds the query as written, case included
     loose: int = 0  # the closest Hit.loose of the member hits that hold the query (0: none is loose)
     asked: int = 0  # the highest Hit.asked of its member hits
+    # The text retriever's share of the query's term weight in its hit here (Hit.coverage; 0: the text
+    # retriever did not find it)
+    coverage: float = 0.0
 
     @property
     def defines(self) -> str | None:
@@ -123,6 +126,8 @@ def fuse(
             cluster.loose = min(cluster.loose, hit.loose)
         if hit.asked > cluster.asked:
             cluster.asked = hit.asked
+        if name == TEXT and hit.coverage > cluster.coverage:
+            cluster.coverage = hit.coverage
         if name == SYMBOL and hit.symbol and cluster.definition is None:
             cluster.definition = hit
             if show_definitions and cluster.span != span:
@@ -142,7 +147,18 @@ def fuse(
         ranks_of.update(c.ranks)
         loose = c.loose if c.exact else 0
         fused.append(
-            Fused(c.span, score, ranks_of, c.hit, c.exact, c.definition, c.exact_case, loose, c.asked)
+            Fused(
+                c.span,
+                score,
+                ranks_of,
+                c.hit,
+                c.exact,
+                c.definition,
+                c.exact_case,
+                loose,
+                c.asked,
+                c.coverage,
+            )
         )
     # Best score first, ties by span: sorted by span, then (stably) by score.
     fused.sort(key=_SPAN)
@@ -167,3 +183,4 @@ class _Cluster:
     loose: int = 1 << 30  # the closest Hit.loose of its exact members
     asked: int = 0
     held: int = 0  # what its shown member holds: 2 the words a name was asked in, 1 the query, 0 neither
+    coverage: float = 0.0

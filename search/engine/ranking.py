@@ -76,7 +76,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    build settings (``pyproject.toml``, ``package.json``, ``Makefile``, ``LICENSE``) are multiplied
    by a penalty (a file of several roles, ``docs/examples/``, by the strongest one only; Go's
    runnable examples, ``example_test.go``, are examples and tests, asked for as either), unless the
-   query asks for that role ("tests for the retry logic"), or the query is a function sentence and
+   query asks for that role ("tests for the retry logic"), or the candidate's file is an example that
+   holds more of the query's words than any candidate of no role (the text retriever's share of their
+   term weight; not for a function sentence: ply's grammar rules, "plist : plist COMMA pitem", only
+   its examples' parsers write), or the query is a function sentence and
    the candidate is the text retriever's first and within the dense retriever's first ``agreed_top``
    (both retrievers put it first: the one function the sentence documents, a test's own docstring
    included) or the symbol retriever's first (its words and its name: a test named for what it
@@ -1126,6 +1129,7 @@ def _roles(
     named = _test_words(query) if agreed and config.named_tests else frozenset()
     tested = _tested_names(ranked, query, cache) if named else frozenset()
     wants = query.wants | {"test"} if found else query.wants
+    only = _examples_hold_words(ranked, query, cache)
     for r in ranked:
         path = r.fused.span.path
         roles = cache[path] or (("test",) if _inline_test(r) else ())
@@ -1152,6 +1156,9 @@ def _roles(
             elif r.fused.ranks.get("symbol") == 1:
                 r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its name"))
                 r.roles = ()
+        if r.roles and path in only:
+            r.steps.append((f"role:{r.roles[0]}", "×1: it holds words that only examples hold"))
+            r.roles = ()  # ply's grammar rules, "plist : plist COMMA pitem", are its examples' own
         if r.roles and named and _named_for(r, named, tested):
             r.steps.append((f"role:{r.roles[0]}", "×1: a test named for the sentence"))
             r.roles = ()  # ``test_center_ambiguous`` for "Center respects ambiguous_width parameter."
@@ -1173,6 +1180,23 @@ def _roles(
         if penalty != 1.0:
             r.score *= penalty
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
+
+
+def _examples_hold_words(
+    ranked: Sequence[Ranked], query: AnalysedQuery, cache: Mapping[str, tuple[str, ...]]
+) -> frozenset[str]:
+    """The example files among the candidates that hold more of the query's words than any candidate
+    of no role does (by the text retriever's share of the query's term weight, ``Fused.coverage``): a
+    query whose words only examples hold asks for examples (ply's grammar rules, "plist : plist COMMA
+    pitem", which only its examples' parsers write). Not a sentence documenting one function, which
+    asks for the function: examples narrate their use of it in its words ("Parse a string with respect
+    to the parser definition." is a comment in pyparsing's macro expander)."""
+    if query.form == "function":
+        return frozenset()
+    held = max((r.fused.coverage for r in ranked if not cache[r.fused.span.path]), default=0.0)
+    return frozenset(
+        r.fused.span.path for r in ranked if r.fused.coverage > held and "example" in cache[r.fused.span.path]
+    )
 
 
 def _inline_test(r: Ranked) -> bool:
