@@ -524,6 +524,22 @@ def test_words_only_examples_hold_keep_the_examples_role() -> None:
     assert rank(narrated, sentence, _only())[1].steps == [("role:example", "×0.3")]
 
 
+def test_every_retrievers_first_keeps_its_role_for_any_query() -> None:
+    """The chunk the text, the symbol and the dense retriever each put first is what any query asks
+    for, whatever its file's role (ply's C parser example, for one of its grammar rules); first by two
+    of them only, a topic's candidate keeps its penalty."""
+    topic = analyse("exclusive_or_expression : exclusive_or_expression XOR and_expression")
+    assert topic.form != "function"
+    first = fused("example/ansic/cparse.py", 786, 0.046, symbol_rank=1, text=1, vector=1)
+    cands = [first, fused("ply/yacc.py", 1534, 0.027, vector=2)]
+    ranked = rank(cands, topic, _only())
+    assert paths(ranked)[0] == ("example/ansic/cparse.py", 786) and ranked[0].score == pytest.approx(0.046)
+    assert ranked[0].steps == [("role:example", "×1: first by its words, its name and its meaning")]
+    two = [fused("example/ansic/cparse.py", 786, 0.046, text=1, vector=1), cands[1]]
+    demoted = rank(two, topic, _only())
+    assert paths(demoted)[0] == ("ply/yacc.py", 1534) and demoted[1].steps == [("role:example", "×0.3")]
+
+
 def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> None:
     """A test's docstring is a function sentence too: the chunk both retrievers put first is not
     demoted for its role; one the dense retriever ranks below ``agreed_top``, or a topic's, is."""

@@ -76,15 +76,16 @@ in the candidate's explanation (``plait search --explain``). In order:
    build settings (``pyproject.toml``, ``package.json``, ``Makefile``, ``LICENSE``) are multiplied
    by a penalty (a file of several roles, ``docs/examples/``, by the strongest one only; Go's
    runnable examples, ``example_test.go``, are examples and tests, asked for as either), unless the
-   query asks for that role ("tests for the retry logic"), or the candidate's file is an example that
-   holds more of the query's words than any candidate of no role (the text retriever's share of their
-   term weight; not for a function sentence: ply's grammar rules, "plist : plist COMMA pitem", only
-   its examples' parsers write), or the query is a function sentence and
-   the candidate is the text retriever's first and within the dense retriever's first ``agreed_top``
-   (both retrievers put it first: the one function the sentence documents, a test's own docstring
-   included) or the symbol retriever's first (its words and its name: a test named for what it
-   checks, "Newlines are mandatory breaks when replace_whitespace is False." for
-   ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or it is a test named in the
+   query asks for that role ("tests for the retry logic"), or the candidate is each retriever's first
+   (its words, its name and its meaning agree), or its file is an example that holds more of the
+   query's words than any candidate of no role (the text retriever's share of their term weight; not
+   for a function sentence: ply's grammar rules, "plist : plist COMMA pitem", only its examples'
+   parsers write), or the query is a function sentence and the candidate is the text retriever's
+   first and within the dense retriever's first ``agreed_top`` (both retrievers put it first: the
+   one function the sentence documents, a test's own docstring included) or the symbol retriever's
+   first (its words and its name: a test named for what it checks, "Newlines are mandatory breaks
+   when replace_whitespace is False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``),
+   or it is a test named in the
    sentence's words (``named_tests``: two words or more beside ``test``, not the name of a function
    the sentence or real code among the candidates names; ``test_center_ambiguous`` for "Center
    respects ambiguous_width parameter."), or the query is a function sentence found almost only in
@@ -1080,6 +1081,7 @@ def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top
             r.steps.append(("path", f"+{gain:.4f}"))
 
 
+_LEGS = ("text", "symbol", "vector")  # the retrievers of a hybrid search
 _TESTING = frozenset({"test", "fixture"})  # the roles of a file a stated test may be found in
 
 
@@ -1156,6 +1158,9 @@ def _roles(
             elif r.fused.ranks.get("symbol") == 1:
                 r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its name"))
                 r.roles = ()
+        if r.roles and all(r.fused.ranks.get(leg) == 1 for leg in _LEGS):
+            r.steps.append((f"role:{r.roles[0]}", "×1: first by its words, its name and its meaning"))
+            r.roles = ()  # every retriever's first, for any query: cparse.py's rule for "init_declarator : …"
         if r.roles and path in only:
             r.steps.append((f"role:{r.roles[0]}", "×1: it holds words that only examples hold"))
             r.roles = ()  # ply's grammar rules, "plist : plist COMMA pitem", are its examples' own
