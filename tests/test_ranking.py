@@ -1249,6 +1249,52 @@ def test_the_one_definition_of_a_relative_a_function_sentence_names_is_demoted()
     assert [r.score for r in both] == [0.05, 0.04] and all(not r.steps for r in both)
 
 
+@pytest.mark.parametrize(
+    ("text", "overrides"),
+    [
+        ("An overridden version of `DateTime#england` that preserves the associated {TimezoneOffset}.",
+         ("DateTime#england",)),
+        ("Overrides `Base.save` to flush the cache first.", ("Base.save",)),
+        ("Override of :meth:`Mapping.get` that logs each miss.", ("Mapping.get",)),
+        ("This method is like `_.findKey` except that it iterates from the right.", ()),  # a relative
+        ("Returns the `Base.save` callback, which subclasses override.", ()),  # "override" after the name
+        ("how to override `Base.save` in a subclass", ()),  # a question, not a function's documentation
+    ],
+)  # fmt: skip
+def test_a_function_sentence_names_the_method_its_function_overrides(
+    text: str, overrides: tuple[str, ...]
+) -> None:
+    analysed = analyse(text)
+    assert analysed.overrides == overrides
+    assert not set(overrides) & set(analysed.relatives)  # an override is no relative
+
+
+def test_an_override_is_the_method_of_the_overridden_name_in_another_owner() -> None:
+    """tzinfo's "An overridden version of `DateTime#england` that …" documents
+    ``DateTimeWithOffset.england``: a definition of ``england`` gains as a sentence's name does, half
+    the definition weight; ``DateTime``'s own ``england``, where the workspace defines it, gains nothing."""
+    sentence = analyse(
+        "An overridden version of `DateTime#england` that preserves the associated {TimezoneOffset}."
+    )
+    owner = fused("lib/tzinfo/datetime_with_offset.rb", 1, 0.0524, vector=1, text=2)
+    override = fused(
+        "lib/tzinfo/datetime_with_offset.rb", 61, 0.0468, symbol="TZInfo.DateTimeWithOffset.england",
+        kind="method", symbol_rank=1, text=4,
+    )  # fmt: skip
+    base = fused("lib/date_time.rb", 5, 0.05, symbol="DateTime.england", kind="method", symbol_rank=2)
+    ranked = rank([owner, override, base], sentence, _only(definition=3.0))
+    by_line = {r.fused.span.start_line: r for r in ranked}
+    # top 0.0524; a sentence's scale 0.5: 0.0468 + 3.0 × 0.0524 × 0.5
+    assert paths(ranked)[0] == ("lib/tzinfo/datetime_with_offset.rb", 61)
+    assert by_line[61].score == pytest.approx(0.0468 + 3.0 * 0.0524 * 0.5)
+    assert by_line[5].score == pytest.approx(0.05) and not by_line[5].steps
+    plain = analyse("Preserves the associated {TimezoneOffset} of `DateTime#england`.")
+    assert (
+        plain.overrides == ()
+        and rank([owner, override], plain, _only(definition=3.0))[0].fused.span.start_line == 1
+    )
+
+
 def test_a_chunk_holding_another_function_beside_the_relative_is_not_demoted() -> None:
     """asttokens' "Same as get_token(), but interprets col_offset as a UTF8 offset …" documents
     ``get_token_from_utf8``, which the chunk labelled ``get_token`` holds after it: that chunk is not

@@ -201,6 +201,10 @@ class AnalysedQuery:
     # ("Shortcut for :meth:`route` with …"): a sibling of the function documented, which is usually
     # named from it (``memchr2``, ``loads``, ``unzip``; see :func:`compared_with`).
     siblings: tuple[str, ...] = ()
+    # A function sentence only: the identifiers it says its function overrides ("An overridden version
+    # of `Time#utc` that …", "Overrides :meth:`Base.save` to …"; see :func:`overridden`): an override
+    # is named as the method it overrides, in another owner. Not among ``relatives``.
+    overrides: tuple[str, ...] = ()
     # A function sentence only: for a token that stands for a word code abbreviates, the tokens of the
     # short forms it writes (``configur`` → ``cfg``, ``conf``, ``config``; indexer.short_forms), which
     # the text retriever's BM25 counts as that token.
@@ -687,8 +691,11 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     # A function sentence spells what its definition takes or returns ("Return the running event
     # loop"), not the definition: compounds are looked for in topics and questions only.
     joined = compounds(spaced) if form == "area" else ()
+    overrides = overridden(spaced, identifiers) if form == "function" else ()
     relatives = compared_with(spaced, identifiers) if form == "function" else ()
+    relatives = tuple(r for r in relatives if r not in overrides)
     siblings = compared_with(spaced, identifiers, _LIKENESS) if relatives else ()
+    siblings = tuple(r for r in siblings if r not in overrides)
     plain = plain_words(q, identifiers) if form == "function" else []
     # "Like :func:`escape` but treats None as the empty string." names ``escape`` as the function it
     # compares its own with, not as a word of what its own does: that mention spells no name (a word
@@ -718,6 +725,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         if form == "area" or (len(spaced) <= _WITHIN_WORDS and not q.endswith("."))
         else (),
         relatives=relatives,
+        overrides=overrides,
         siblings=siblings,
         # a function's documentation writes in words what its code names in short forms (the
         # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
@@ -759,8 +767,7 @@ def compared_with(
     lows = [_NOT_LETTER.sub("", w.lower()) for w in spaced]
     out = []
     for name in identifiers:
-        whole = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")  # not ``getUser`` in ``getUserMap``
-        at = next((i for i, w in enumerate(spaced) if whole.search(w)), None)
+        at = _written_at(spaced, name)
         if at is not None and _compares(lows, at, cues):
             out.append(name)
     # a plain word written as code (quoted, or called) right after such words: "Like iteritems(),
@@ -770,6 +777,26 @@ def compared_with(
         if code is not None and _compares(lows, at, cues):
             out.append(code[1] or code[2])
     return tuple(dict.fromkeys(out))
+
+
+def overridden(spaced: Sequence[str], identifiers: Sequence[str]) -> tuple[str, ...]:
+    """The ``identifiers`` a sentence says its function overrides: written within the three words after
+    one of the verb "override" ("An overridden version of `DateTime#england` that preserves …",
+    "Overrides `Base.save` to …", "Override of :meth:`Mapping.get`"), each where it is first written.
+    An override has the name of the method it overrides: it documents a method of that name."""
+    lows = [_NOT_LETTER.sub("", w.lower()) for w in spaced]
+    out = []
+    for name in identifiers:
+        at = _written_at(spaced, name)
+        if at is not None and any(w.startswith("overrid") for w in lows[max(0, at - 3) : at]):
+            out.append(name)
+    return tuple(out)
+
+
+def _written_at(spaced: Sequence[str], name: str) -> int | None:
+    """The first word of ``spaced`` that holds ``name`` whole (not ``getUser`` in ``getUserMap``)."""
+    whole = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    return next((i for i, w in enumerate(spaced) if whole.search(w)), None)
 
 
 def _opens_comparing(spaced: Sequence[str]) -> bool:

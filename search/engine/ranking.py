@@ -18,10 +18,12 @@ in the candidate's explanation (``plait search --explain``). In order:
    nor by its name as written where a candidate defines it so: ``STRATEGIES`` is the member
    ``Merger.STRATEGIES``, not strategies.py). The name defined is the one the symbol index found in
    the chunk, or the chunk's label; once a candidate defines it as written, one defining it in
-   another case only gains half. A function sentence names
-   what its definition takes, returns or works on ("Return a copy of this RequestsCookieJar."): its
-   identifiers gain nothing, unless it opens with one, the "Name verbs …" convention ("BindJSON is a
-   shortcut for c.MustBindWith(…)."), which alone gains. Such a sentence naming nothing else ("Trace
+   another case only gains half. A function sentence names what its definition takes, returns or
+   works on ("Return a copy of this RequestsCookieJar."): its identifiers gain nothing, unless it
+   opens with one, the "Name verbs …" convention ("BindJSON is a shortcut for c.MustBindWith(…)."),
+   which alone gains, or names the method its function overrides ("An overridden version of
+   `DateTime#england` that …": ``england``, whose definitions gain as a sentence's name does, but the
+   overridden ``DateTime.england`` itself). Such a sentence naming nothing else ("Trace
    logs a message at level Trace.") names one definition: those after the symbol index's first (the
    shortest qualified name, a function before a method) gain ``named_others`` of it; where that first
    is a method, another definition that the text and the dense leg both rank above it is the one
@@ -651,10 +653,16 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     if not config.definition or query.shape not in ("identifier", "natural") or not query.names:
         return
     names = query.names
+    overridden = ""
     if query.form == "function":
         # A sentence documenting one function names what it takes, returns or works on ("Return a
-        # copy of this RequestsCookieJar."), not the function, unless it opens with its name.
+        # copy of this RequestsCookieJar."), not the function, unless it opens with its name, or names
+        # the method it overrides ("An overridden version of `Time#utc` …"): a method of that name,
+        # not the one overridden.
         names = names[:1] if query.opens_with_name else ()
+        if not names and query.overrides:
+            names = (bare_name(query.overrides[0]),)
+            overridden = "." + dotted(query.overrides[0])
         if not names:
             return
     scale = 1.0 if query.shape == "identifier" else 0.5
@@ -665,6 +673,11 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
     # another case
     qualified = tuple("." + dotted(n) for n in names if bare_name(n) != n)
     match = [_defines(r, exact, folded, qualified) for r in ranked]
+    if overridden:
+        match = [
+            0 if m and _defines(r, exact, folded, (overridden,)) == 2 else m
+            for r, m in zip(ranked, match, strict=True)
+        ]
     tests = "test" in query.wants and query.form != "function"
     if tests:
         # "tests for ConsoleRenderer": the tests named after it (``TestConsoleRenderer``,
