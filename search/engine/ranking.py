@@ -22,7 +22,7 @@ in the candidate's explanation (``plait search --explain``). In order:
    works on ("Return a copy of this RequestsCookieJar."): its identifiers gain nothing, unless it
    opens with one, the "Name verbs …" convention ("BindJSON is a shortcut for c.MustBindWith(…)."),
    which alone gains, or names the method its function overrides ("An overridden version of
-   `DateTime#england` that …": ``england``, whose definitions gain as a sentence's name does, but the
+   `DateTime#england` that …": ``england``, whose definitions gain as a sentence's name does, except the
    overridden ``DateTime.england`` itself). Such a sentence naming nothing else ("Trace
    logs a message at level Trace.") names one definition: those after the symbol index's first (the
    shortest qualified name, a function before a method) gain ``named_others`` of it; where that first
