@@ -1094,7 +1094,6 @@ def _path(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig, top
             r.steps.append(("path", f"+{gain:.4f}"))
 
 
-_LEGS = ("text", "symbol", "vector")  # the retrievers of a hybrid search
 _TESTING = frozenset({"test", "fixture"})  # the roles of a file a stated test may be found in
 
 
@@ -1171,7 +1170,7 @@ def _roles(
             elif r.fused.ranks.get("symbol") == 1:
                 r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its name"))
                 r.roles = ()
-        if r.roles and all(r.fused.ranks.get(leg) == 1 for leg in _LEGS):
+        if r.roles and _first_everywhere(r.fused.ranks):
             r.steps.append((f"role:{r.roles[0]}", "×1: first by its words, its name and its meaning"))
             r.roles = ()  # every retriever's first, for any query: cparse.py's rule for "init_declarator : …"
         if r.roles and path in only:
@@ -1200,6 +1199,11 @@ def _roles(
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
 
 
+def _first_everywhere(ranks: Mapping[str, int | None]) -> bool:
+    """Every retriever of a hybrid search ranks the candidate first."""
+    return ranks.get("text") == 1 and ranks.get("vector") == 1 and ranks.get("symbol") == 1
+
+
 def _examples_hold_words(
     ranked: Sequence[Ranked], query: AnalysedQuery, cache: Mapping[str, tuple[str, ...]]
 ) -> frozenset[str]:
@@ -1209,8 +1213,8 @@ def _examples_hold_words(
     pitem", which only its examples' parsers write). Not a sentence documenting one function, which
     asks for the function: examples narrate their use of it in its words ("Parse a string with respect
     to the parser definition." is a comment in pyparsing's macro expander)."""
-    if query.form == "function":
-        return frozenset()
+    if query.form == "function" or not any("example" in roles for roles in cache.values()):
+        return frozenset()  # most queries: no example among the candidates, nothing to weigh
     held = max((r.fused.coverage for r in ranked if not cache[r.fused.span.path]), default=0.0)
     return frozenset(
         r.fused.span.path for r in ranked if r.fused.coverage > held and "example" in cache[r.fused.span.path]
