@@ -781,7 +781,7 @@ def compared_with(
 
 def overridden(spaced: Sequence[str], identifiers: Sequence[str]) -> tuple[str, ...]:
     """The ``identifiers`` a sentence says its function overrides: written within the three words after
-    one of the verb "override" ("An overridden version of `DateTime#england` that preserves …",
+    a form of the verb "override" ("An overridden version of `DateTime#england` that preserves …",
     "Overrides `Base.save` to …", "Override of :meth:`Mapping.get`"), each where it is first written.
     An override has the name of the method it overrides: it documents a method of that name."""
     lows = [_NOT_LETTER.sub("", w.lower()) for w in spaced]

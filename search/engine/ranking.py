@@ -22,9 +22,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    works on ("Return a copy of this RequestsCookieJar."): its identifiers gain nothing, unless it
    opens with one, the "Name verbs …" convention ("BindJSON is a shortcut for c.MustBindWith(…)."),
    which alone gains, or names the method its function overrides ("An overridden version of
-   `DateTime#england` that …": ``england``, whose definitions gain as a sentence's name does, except the
-   overridden ``DateTime.england`` itself). Such a sentence naming nothing else ("Trace
-   logs a message at level Trace.") names one definition: those after the symbol index's first (the
+   `DateTime#england` that …": ``england``, whose definitions gain as a sentence's name does, except
+   the overridden ``DateTime.england`` itself). Such a sentence naming nothing else ("Trace logs a
+   message at level Trace.") names one definition: those after the symbol index's first (the
    shortest qualified name, a function before a method) gain ``named_others`` of it; where that first
    is a method, another definition that the text and the dense leg both rank above it is the one
    (among methods of one name the order says nothing: mux's ``Route.Headers`` and ``Router.Headers``).
@@ -69,36 +69,35 @@ in the candidate's explanation (``plait search --explain``). In order:
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
    words (``retry`` in ``http/retry_policy.py``) add ``path × top score × share of words matched``,
    each word weighted by how few of the candidate files it names.
-4. **roles** — tests (benchmarks, fuzz targets, stress tests and a Rust file's ``mod tests``
-   included), fixtures (scaffolding templates included), examples, vendored, generated and compat
-   code (an older version directory beside a later one, ``v3/`` beside ``v4/``, included; not where
-   no candidate is code of no role: then the compat folder is the project, ``deprecated/``), docs,
-   the import blocks of package ``__init__`` files (not the definitions some of them hold), type
-   stubs, hidden files (a repository's housekeeping: ``.github/``, ``.gitignore``) and manifests and
-   build settings (``pyproject.toml``, ``package.json``, ``Makefile``, ``LICENSE``) are multiplied
-   by a penalty (a file of several roles, ``docs/examples/``, by the strongest one only; Go's
-   runnable examples, ``example_test.go``, are examples and tests, asked for as either), unless the
-   query asks for that role ("tests for the retry logic"), or the candidate is each retriever's first
-   (its words, its name and its meaning agree), or its file is an example that holds more of the
-   query's words than any candidate of no role (the text retriever's share of their term weight; not
-   for a function sentence: ply's grammar rules, "plist : plist COMMA pitem", only its examples'
-   parsers write), or the query is a function sentence and the candidate is the text retriever's
-   first and within the dense retriever's first ``agreed_top`` (both retrievers put it first: the
-   one function the sentence documents, a test's own docstring included) or the symbol retriever's
-   first (its words and its name: a test named for what it checks, "Newlines are mandatory breaks
-   when replace_whitespace is False." for ``test_wrap_replace_whitespace_false_newlines_are_mandatory``),
-   or it is a test named in the
-   sentence's words (``named_tests``: two words or more beside ``test``, not the name of a function
-   the sentence or real code among the candidates names; ``test_center_ambiguous`` for "Center
-   respects ambiguous_width parameter."), or the query is a function sentence found almost only in
-   tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
-   tests or fixtures, or the first three of each are: a test's own docstring in words that do not
-   say so; then tests and fixtures keep their role), or the query opens with a name only Python
-   files define and a verb in the third person ("before_log uses the name parameter …": a Python
-   docstring does not open with its own name, so this is a test's claim about it; Go's doc comments
-   do), or the candidate defines a name the query asks for (rule 2) and, unless the query is a
-   function sentence, no candidate in real code defines one (a test's own ``ZodType`` or the legacy
-   ``v3/`` copy beside the current class stays demoted).
+4. **roles** — tests (benchmarks, fuzz targets, stress tests and a Rust file's ``mod tests`` included),
+   fixtures (scaffolding templates included), examples, vendored, generated and compat code (an older
+   version directory beside a later one, ``v3/`` beside ``v4/``, included; not where no candidate is
+   code of no role: then the compat folder is the project, ``deprecated/``), docs, the import blocks of
+   package ``__init__`` files (not the definitions some of them hold), type stubs, hidden files (a
+   repository's housekeeping: ``.github/``, ``.gitignore``) and manifests and build settings
+   (``pyproject.toml``, ``package.json``, ``Makefile``, ``LICENSE``) are multiplied by a penalty (a
+   file of several roles, ``docs/examples/``, by the strongest one only; Go's runnable examples,
+   ``example_test.go``, are examples and tests, asked for as either), unless the query asks for that
+   role ("tests for the retry logic"), or the candidate is each retriever's first (its words, its name
+   and its meaning agree), or its file is an example that holds more of the query's words than any
+   candidate of no role (the text retriever's share of their term weight; not for a function sentence:
+   ply's grammar rules, "plist : plist COMMA pitem", only its examples' parsers write), or the query is
+   a function sentence and the candidate is the text retriever's first and within the dense retriever's
+   first ``agreed_top`` (both retrievers put it first: the one function the sentence documents, a
+   test's own docstring included) or the symbol retriever's first (its words and its name: a test named
+   for what it checks, "Newlines are mandatory breaks when replace_whitespace is False." for
+   ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or it is a test named in the
+   sentence's words (``named_tests``: two words or more beside ``test``, not the name of a function the
+   sentence or real code among the candidates names; ``test_center_ambiguous`` for "Center respects
+   ambiguous_width parameter."), or the query is a function sentence found almost only in tests (at
+   least ``tests_found`` of the text and the dense retrievers' first ten hits each are tests or
+   fixtures, or the first three of each are: a test's own docstring in words that do not say so; then
+   tests and fixtures keep their role), or the query opens with a name only Python files define and a
+   verb in the third person ("before_log uses the name parameter …": a Python docstring does not open
+   with its own name, so this is a test's claim about it; Go's doc comments do), or the candidate
+   defines a name the query asks for (rule 2) and, unless the query is a function sentence, no
+   candidate in real code defines one (a test's own ``ZodType`` or the legacy ``v3/`` copy beside the
+   current class stays demoted).
 5. **undefined** — a sentence that documents a function ("Return True if the future is done.") asks
    for a definition: a chunk that defines nothing (module-level code, an import block, a test's
    calls) is multiplied by ``undefined_penalty``; and one that compares its function with another
@@ -1172,7 +1171,7 @@ def _roles(
                 r.roles = ()
         if r.roles and _first_everywhere(r.fused.ranks):
             r.steps.append((f"role:{r.roles[0]}", "×1: first by its words, its name and its meaning"))
-            r.roles = ()  # every retriever's first, for any query: cparse.py's rule for "init_declarator : …"
+            r.roles = ()  # for any query: ply's cparse.py rule for "exclusive_or_expression : …"
         if r.roles and path in only:
             r.steps.append((f"role:{r.roles[0]}", "×1: it holds words that only examples hold"))
             r.roles = ()  # ply's grammar rules, "plist : plist COMMA pitem", are its examples' own
