@@ -688,7 +688,8 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
         ]
     # Most languages tell genBashCompletion from GenBashCompletion: once a candidate defines the name
     # as written, one that defines it only in another case gains half.
-    other_case = 0.5 if 2 in match else 1.0
+    written = 2 in match  # some candidate defines a name as written
+    other_case = 0.5 if written else 1.0
     first = None
     if config.named_others != 1.0 and query.opens_with_name:
         first = _first_named(ranked, match) if _names_itself(query) else _owned(ranked, match, query)
@@ -731,7 +732,7 @@ def _definition(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfi
                 + (" (a test's claim about it)" if claim else "")
             )
             r.steps.append((rule, f"+{gain:.4f}"))
-        elif stem and query.form != "function" and not tests and not _constant_file(path, names, 2 in match):
+        elif stem and query.form != "function" and not tests and not _constant_file(path, names, written):
             # A file named after the name (tokenizer.py for Tokenizer) is its module even where no
             # single definition there carries the name: what a topic naming it asks for, not what a
             # function sentence naming what its definition takes or returns does.
