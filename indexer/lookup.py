@@ -38,7 +38,7 @@ KIND_WEIGHT = {
     "class": 1.0, "interface": 1.0, "struct": 1.0, "trait": 1.0, "enum": 1.0, "type": 0.98,
     "function": 0.99, "method": 0.98, "constructor": 0.97, "module": 0.96, "macro": 0.96,
     "constant": 0.94, "variable": 0.9, "variant": 0.9, "field": 0.895,
-    "reexport": 0.85,  # a crate's public name for another crate's definition (Rust `pub use`)
+    "reexport": 0.85,  # a public name for a definition elsewhere (Rust `pub use`, `export const f = mod.f`)
 }  # fmt: skip
 
 SymbolRow = Symbol  # a symbol read back from the index; the name of earlier releases

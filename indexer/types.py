@@ -22,7 +22,7 @@ SymbolKind = Literal[
     "variant",  # a member of an enum: a Rust variant, a Java enum constant, a C enumerator
     "constructor",
     "macro",
-    "reexport",  # a name another crate defines, made public here (Rust `pub use`)
+    "reexport",  # a name defined elsewhere, made public here (Rust `pub use`, `export const f = m.f`)
 ]
 
 #: Data members, enum variants and a file's variables: definitions found by name that hold no code of

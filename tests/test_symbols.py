@@ -363,6 +363,29 @@ def test_rust_pub_use_of_another_crate_is_a_reexport_and_crate_internal_ones_are
     ]
 
 
+@pytest.mark.parametrize("language", ["javascript", "typescript", "tsx"])
+def test_an_exported_member_of_another_module_under_its_own_name_is_a_reexport(language: str) -> None:
+    """fs-extra's lib/esm.mjs: ``export const emptyDirSync = _empty.emptyDirSync`` makes another
+    module's definition public; it defines nothing. A member under another name, a local alias and a
+    constant in capitals stay what they were."""
+    source = (
+        b"import _empty from './empty/index.js'\n"
+        b"export const emptyDirSync = _empty.emptyDirSync\n"
+        b"export var legacy = _empty.legacy\n"
+        b"export const emptydir = _empty.emptyDir\n"
+        b"const local = _empty.local\n"
+        b"export const MAX = limits.MAX\n"
+    )
+    found = [(s.kind, s.name, s.start_line) for s in extract_symbols(source, language, "lib/esm.mjs")]
+    assert found == [
+        ("reexport", "emptyDirSync", 2),
+        ("reexport", "legacy", 3),
+        ("variable", "emptydir", 4),
+        ("variable", "local", 5),
+        ("constant", "MAX", 6),
+    ]
+
+
 def test_the_fingerprint_digest_follows_every_query_file(tmp_path: Path) -> None:
     folder = resources.files("indexer") / "queries"
     for entry in folder.iterdir():
