@@ -1043,8 +1043,26 @@ def test_phrase_rule_counts_a_pasted_phrase_rare_when_it_is_rare_as_written() ->
     pasted = rank(cands, analyse("Should not match"), _only(phrase_rule=True))
     assert paths(pasted)[0] == ("mux_test.go", 1786) and ("phrase", "first") in pasted[0].steps
     assert all(r.tier == 0 for r in pasted[1:])
-    typed = rank(cands, analyse("should not match"), _only(phrase_rule=True))
+    # typed in lower case, the six comments hold it as typed and the test in another case
+    as_typed = [f._replace(exact_case=True) for f in lower]
+    typed_cands = [*as_typed, written._replace(exact_case=False), cands[-1]]
+    typed = rank(typed_cands, analyse("should not match"), _only(phrase_rule=True))
     assert paths(typed)[0] == ("route.go", 41) and all(r.tier == 0 for r in typed)  # 7 places: not rare
+
+
+def test_phrase_rule_counts_a_lowercase_phrase_rare_where_few_hold_it_as_typed() -> None:
+    """go-flags' "unexpected error: %s": once so, and "Unexpected error: %s" in five tests. Six places in
+    any case are too many; the one that holds it as typed, lower case and all, is rare. Where more than
+    a few hold it as typed, nothing is."""
+    capital = [fused("help_test.go", n * 20, 0.05, exact=True, text=n + 2) for n in range(5)]
+    as_typed = fused("group_test.go", 267, 0.02, exact=True, text=1)._replace(exact_case=True)
+    cands = [*capital, as_typed, fused("error.go", 104, 0.06)]
+    ranked = rank(cands, analyse("unexpected error: %s"), _only(phrase_rule=True))
+    assert paths(ranked)[0] == ("group_test.go", 267) and ("phrase", "first") in ranked[0].steps
+    assert all(r.tier == 0 for r in ranked[1:])
+    common = [f._replace(exact_case=True) for f in capital] + [as_typed, cands[-1]]
+    ranked = rank(common, analyse("unexpected error: %s"), _only(phrase_rule=True))
+    assert all(r.tier == 0 for r in ranked)
 
 
 def test_the_few_places_of_the_words_a_definition_was_asked_in_follow_its_definitions() -> None:

@@ -121,7 +121,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    phrase of two words or more, or one token of code joined by punctuation (``name:endblock``), that
    occurs verbatim in a few places (``phrase_places``), those places (the *phrase rule*; a phrase with
    a capital letter puts the places holding it as written first, as ripgrep's smart case would, and
-   a phrase found in more places is still rare where few hold it within a line, as ripgrep reads; a
+   a phrase found in more places is still rare where few hold it within a line, as ripgrep reads, or,
+   typed in lower case, where few hold it so; a
    declaration file's copy, ``index.d.ts`` or ``.pyi``, and a compiler's source map, ``escape.js.map``
    (generated code), follow the code that holds the phrase too, and a document that quotes it (a
    README repeating a function's doc comment) comes between the code and those copies, unless the
@@ -1593,12 +1594,18 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     # A phrase with a capital letter asks for its case, as ripgrep's smart case reads it: the text as
     # written before the places that hold it in another case (an error message pasted from a log before
     # a comment that repeats its words), and rare if it is rare as written ("Should not match" once,
-    # "should not match" in ten tests). An all-lowercase phrase is typed, not pasted.
+    # "should not match" in ten tests). An all-lowercase phrase may be typed: any case counts, unless
+    # that makes it common (below).
     cased = any(c.isupper() for c in query.phrase)
     # And rare if it is rare within a line, as ripgrep reads it: a deprecation message written whole
     # once and split over two literals in six other places is pasted from the one that holds it whole.
     narrowings: list[Callable[[Ranked], bool]] = [lambda r: r.fused.exact_case] if cased else []
     narrowings.append(lambda r: r.fused.loose == VERBATIM)
+    if not cased:
+        # An all-lowercase phrase held in too many places in any case is still rare where few hold
+        # it as typed: text copied from the code keeps its case, lowercase too ("unexpected error:
+        # %s" once so in go-flags, "Unexpected error: %s" in five of its tests).
+        narrowings.append(lambda r: r.fused.exact_case)
     rare = _rare(places, config, narrowings)
     if (
         query.form == "function"
