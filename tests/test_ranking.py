@@ -19,7 +19,7 @@ from search.engine.query import (
     implies_get,
     named_in_sentence,
 )
-from search.engine.ranking import RankingConfig, file_roles, path_words, rank, superseded
+from search.engine.ranking import Ranked, RankingConfig, file_roles, path_words, rank, superseded
 from search.types import WRAPPED, Hit, Span
 
 OFF = RankingConfig(
@@ -1034,15 +1034,25 @@ def test_phrase_rule_puts_a_place_within_a_line_before_one_across_a_line_break()
     assert paths(alone)[0] == ("validators.py", 349)
 
 
+def _phrase_places(path: str, n: int, *, first_text: int) -> list[Fused]:
+    """``n`` places of a phrase in ``path`` that do not hold it as written, the text retriever's from
+    ``first_text`` on."""
+    return [fused(path, i * 20, 0.05, exact=True, text=first_text + i) for i in range(n)]
+
+
+def _alone_first(ranked: list[Ranked], place: tuple[str, int]) -> None:
+    """The phrase rule put ``place`` first and nothing else in a tier."""
+    assert paths(ranked)[0] == place and ("phrase", "first") in ranked[0].steps
+    assert all(r.tier == 0 for r in ranked[1:])
+
+
 def test_phrase_rule_counts_a_pasted_phrase_rare_when_it_is_rare_as_written() -> None:
     """The phrase "Should not match" once as written and in six tests' comments in lower case: ripgrep's smart
     case finds one place, so the phrase rule puts that one first; typed in lower case, it is common."""
-    lower = [fused("old_test.go", n * 20, 0.05, exact=True, text=n + 1) for n in range(6)]
+    lower = _phrase_places("old_test.go", 6, first_text=1)
     written = fused("mux_test.go", 1786, 0.02, exact=True, text=7)._replace(exact_case=True)
     cands = [*lower, written, fused("route.go", 41, 0.06)]
-    pasted = rank(cands, analyse("Should not match"), _only(phrase_rule=True))
-    assert paths(pasted)[0] == ("mux_test.go", 1786) and ("phrase", "first") in pasted[0].steps
-    assert all(r.tier == 0 for r in pasted[1:])
+    _alone_first(rank(cands, analyse("Should not match"), _only(phrase_rule=True)), ("mux_test.go", 1786))
     # typed in lower case, the six comments hold it as typed and the test in another case
     as_typed = [f._replace(exact_case=True) for f in lower]
     typed_cands = [*as_typed, written._replace(exact_case=False), cands[-1]]
@@ -1054,12 +1064,12 @@ def test_phrase_rule_counts_a_lowercase_phrase_rare_where_few_hold_it_as_typed()
     """go-flags' "unexpected error: %s": once so, and "Unexpected error: %s" in five tests. Six places in
     any case are too many; the one that holds it as typed, lower case and all, is rare. Where more than
     a few hold it as typed, nothing is."""
-    capital = [fused("help_test.go", n * 20, 0.05, exact=True, text=n + 2) for n in range(5)]
+    capital = _phrase_places("help_test.go", 5, first_text=2)
     as_typed = fused("group_test.go", 267, 0.02, exact=True, text=1)._replace(exact_case=True)
     cands = [*capital, as_typed, fused("error.go", 104, 0.06)]
-    ranked = rank(cands, analyse("unexpected error: %s"), _only(phrase_rule=True))
-    assert paths(ranked)[0] == ("group_test.go", 267) and ("phrase", "first") in ranked[0].steps
-    assert all(r.tier == 0 for r in ranked[1:])
+    _alone_first(
+        rank(cands, analyse("unexpected error: %s"), _only(phrase_rule=True)), ("group_test.go", 267)
+    )
     common = [f._replace(exact_case=True) for f in capital] + [as_typed, cands[-1]]
     ranked = rank(common, analyse("unexpected error: %s"), _only(phrase_rule=True))
     assert all(r.tier == 0 for r in ranked)
