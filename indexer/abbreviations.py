@@ -92,6 +92,30 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "exception": ("exc",),
     "separator": ("sep",),
     "declaration": ("decl",),
+    # positions, pointers, grids and the like: ``get_pos``, ``as_ptr``, ``num_cols``, ``orig_url``
+    # (not a short form that is also a type or a keyword everywhere, such as ``int``, ``bool`` or
+    # ``char``: as one term with it, the word would weigh as little as the type does)
+    "position": ("pos",),
+    "pointer": ("ptr",),
+    "column": ("col",),
+    "columns": ("cols",),
+    "original": ("orig",),
+    "average": ("avg",),
+    "template": ("tmpl", "tpl"),
+    "token": ("tok",),
+    "transaction": ("txn",),
+    "image": ("img",),
+    "button": ("btn",),
+    "count": ("cnt",),
+    "milliseconds": ("ms",),
+    "certificate": ("cert",),
+    "algorithm": ("algo",),
+    "frequency": ("freq",),
+    "coordinate": ("coord",),
+    "coordinates": ("coords",),
+    "instance": ("inst",),
+    "administrator": ("admin",),
+    "password": ("passwd",),
 }
 
 

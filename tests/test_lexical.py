@@ -125,6 +125,14 @@ def test_a_word_and_the_short_forms_code_writes_for_it_are_one_term() -> None:
     )
     # iterate stems to iter, its own short form; a query that writes init asks for init
     assert short_forms(code_tokens("iterate over the init args")) == ()
+    # werkzeug's ``tell`` beside ``get_pos``, arrayvec's ``as_ptr``, highline's ``terminal_cols``
+    assert short_forms(code_tokens("position pointer columns")) == (
+        ("posit", ("pos",)),
+        ("pointer", ("ptr",)),
+        ("column", ("col",)),  # "columns" and "cols" stem to these
+    )
+    # no short form that is a type or a keyword everywhere: the word would weigh as little as it does
+    assert short_forms(code_tokens("an integer, a boolean, a character or a dictionary")) == ()
     # a function's documentation reads so; a topic's words name a concept, not the code's variables
     assert analyse("Load the configuration.").short_forms == (("configur", ("cfg", "conf", "config")),)
     assert analyse("how is the configuration loaded").short_forms == ()
