@@ -2180,33 +2180,6 @@ def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() 
     assert paths(off)[0] == ("locales.py", 1)
 
 
-def test_a_position_and_a_pointer_spell_the_short_forms_code_writes_for_them() -> None:
-    """mistletoe's "Returns the current reading position." documents ``get_pos`` (a getter's "get"
-    and the "pos" code writes for "position"); "Get pointer to where the element would be." spells a
-    ``get_ptr`` so, as arrayvec's pointer getters are named."""
-    cands = [
-        fused("block_tokenizer.py", 30, 0.050, symbol="FileWrapper.set_pos", kind="method"),
-        fused("block_tokenizer.py", 25, 0.040, symbol="FileWrapper.get_pos", kind="method"),
-        fused("block_token.py", 74, 0.045, symbol="BlockToken.read", kind="method"),
-    ]
-    ranked = rank(cands, analyse("Returns the current reading position."), _only(name_words=0.5))
-    # get and pos spelled: the whole name, the whole gain (+0.5 × 0.050)
-    assert paths(ranked)[0] == ("block_tokenizer.py", 25)
-    assert ranked[0].score == pytest.approx(0.040 + 0.5 * 0.050)
-    assert ranked[0].steps == [("name words", "+0.0250")]
-    # "read" alone is a one-part name the words spell: half the gain; set_pos is not spelled
-    assert ranked[1].fused.label.symbol == "BlockToken.read" and ranked[1].steps == [
-        ("name words", "+0.0125")
-    ]
-    assert ranked[2].steps == []
-    ptr = [fused("arrayvec.rs", 1, 0.050, symbol="ArrayVec.len", kind="method"),
-           fused("arrayvec.rs", 260, 0.030, symbol="ArrayVec.get_ptr", kind="method")]  # fmt: skip
-    lifted = rank(ptr, analyse("Get pointer to where the element would be."), _only(name_words=0.5))
-    assert lifted[0].fused.label.symbol == "ArrayVec.get_ptr" and lifted[0].steps == [
-        ("name words", "+0.0250")
-    ]
-
-
 def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
     """ "Initialize a WebSocket client." documents ws's ``initAsClient``: "initialize" spells ``init``,
     as "address" spells ``addr``; a short form spells no other word ("client" is no ``cli``)."""
@@ -2236,6 +2209,21 @@ def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
     assert paths(expr)[0] == ("util.py", 9) and expr[0].score == pytest.approx(0.025 + 0.5 * 0.03)
     stmt = rank(nodes, analyse("Returns whether node is a statement node."), _only(name_words=0.5))
     assert paths(stmt)[0] == ("util.py", 20)
+    # mistletoe's "Returns the current reading position." documents ``get_pos``: a getter's "get" and
+    # the "pos" code writes for "position", the whole name (+0.5 × 0.03); ``set_pos`` is not spelled
+    reader = [
+        fused("block_tokenizer.py", 30, 0.030, symbol="FileWrapper.set_pos", kind="method"),
+        fused("block_tokenizer.py", 25, 0.025, symbol="FileWrapper.get_pos", kind="method"),
+    ]
+    pos = rank(reader, analyse("Returns the current reading position."), _only(name_words=0.5))
+    assert paths(pos)[0] == ("block_tokenizer.py", 25) and pos[0].steps == [("name words", "+0.0150")]
+    assert pos[1].steps == []
+    # and "pointer" spells ``ptr``, as arrayvec's pointer getters are named
+    getter = fused("arrayvec.rs", 260, 0.02, symbol="ArrayVec.get_ptr", kind="method")
+    ptr = rank(
+        [reader[0], getter], analyse("Get pointer to where the element would be."), _only(name_words=0.5)
+    )
+    assert paths(ptr)[0] == ("arrayvec.rs", 260)
 
 
 def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -> None:
