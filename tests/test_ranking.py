@@ -1710,6 +1710,10 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("Like `either`, but provide some context to whichever of the", "function"),
         ("like button handling in forms", "area"),  # no name after them
         ("same as before in the cache", "area"),
+        # a doc verb and one token of words joined by hyphens or slashes: several words, not a topic
+        ("Handle repeater-month-name/scalar-day", "function"),
+        ("handle errors", "area"),  # two plain words stay a topic
+        ("error-handling middleware", "area"),  # no verb first
     ],
 )
 def test_a_sentence_documenting_one_function_is_told_from_a_question_or_topic(text: str, form: str) -> None:

@@ -1121,6 +1121,10 @@ def compounds(spaced: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))[:MAX_COMPOUNDS]
 
 
+# Words joined by hyphens or slashes into one token ("repeater-month-name/scalar-day"): what a
+# two-word query's second word holds when it names several things, not one topic.
+_COMPOUND = re.compile(r"[a-z]+(?:[-/][a-z]+)+")
+
 # A label of at most three words, capitalised, then a colon and a space: how documentation files a
 # sentence ("Output: plain with multiline cells without headers", "Internal: wrap wide characters",
 # "Deprecated: use NewDecoder.", "Note: this deviates from the spec"), not how a topic is typed.
@@ -1140,7 +1144,9 @@ def sentence_form(text: str) -> Form:
     value's documentation does ("The field name found in the", "A safe Kernel::load, issuing the
     hooks …"; a topic typed as a query does not), or with a capitalised label and a colon ("Output:
     plain with multiline cells", "Deprecated: use …"), or with words that compare and a name written as
-    code ("Like `either`, but provide some context …");
+    code ("Like `either`, but provide some context …"), or with a doc verb and one token of words
+    joined by hyphens or slashes ("Handle repeater-month-name/scalar-day": several words, where two
+    plain words, "handle errors", are a topic);
     ``area`` for questions ("how does …"; "Do basic configuration …." and "When X, Y." with their
     period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
     the retry logic", where "tests" is no verb)."""
@@ -1149,6 +1155,13 @@ def sentence_form(text: str) -> Form:
     end = text.rstrip()[-1:]
     if _SIGNATURE.match(text):
         return "function"  # a signature line: "pop(index) -> remove the item at index"
+    if (
+        len(low) == 2
+        and end != "?"
+        and _COMPOUND.fullmatch(low[1])
+        and (is_doc_verb(low[0]) or _imperative(low[0]))
+    ):
+        return "function"  # "Handle repeater-month-name/scalar-day": a verb, then words joined as one
     if len(low) < 3 or end == "?":
         return "area"
     if _LABELLED.match(text):
