@@ -17,6 +17,7 @@ from search.engine.query import (
     as_definition,
     as_usages,
     implies_get,
+    initialisms,
     named_in_sentence,
 )
 from search.engine.ranking import Ranked, RankingConfig, file_roles, path_words, rank, superseded
@@ -2228,6 +2229,28 @@ def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
         [reader[0], getter], analyse("Get pointer to where the element would be."), _only(name_words=0.5)
     )
     assert paths(ptr)[0] == ("arrayvec.rs", 260)
+
+
+def test_the_initials_of_words_joined_by_hyphens_spell_a_part_of_a_name() -> None:
+    """chronic's "Handle repeater-month-name/scalar-day" documents ``handle_rmn_sd``: code writes a
+    term of hyphenated words by its initials (``rmn``, ``sd``; ``ttl`` for "time-to-live"), so every
+    part of the name is spelled and it gains in full; a name whose other parts the sentence does not
+    spell (``rdn``, ``od``) gains nothing."""
+    assert initialisms("Handle repeater-month-name/scalar-day") == {"rmn", "sd"}
+    assert initialisms("the time-to-live of a least-recently-used entry") == {"ttl", "lru"}
+    assert initialisms("a snake_case-name or a plain word") == frozenset()  # not within a name
+    handlers = [
+        fused("handlers.rb", 1, 0.050, symbol="Handlers.handle_m_d", kind="method"),
+        fused("handlers.rb", 60, 0.045, symbol="Handlers.handle_rdn_od", kind="method"),
+        fused("handlers.rb", 15, 0.040, symbol="Handlers.handle_rmn_sd", kind="method"),
+    ]
+    query = analyse("Handle repeater-month-name/scalar-day")
+    assert query.form == "function" and {"handle", "rmn", "sd"} <= query.spelled
+    ranked = rank(handlers, query, _only(name_words=0.5))
+    assert paths(ranked)[0] == ("handlers.rb", 15)
+    assert ranked[0].score == pytest.approx(0.040 + 0.5 * 0.050)
+    assert ranked[0].steps == [("name words", "+0.0250")]
+    assert all(r.steps == [] for r in ranked[1:])
 
 
 def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -> None:

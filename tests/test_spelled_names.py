@@ -116,3 +116,17 @@ def test_two_adjacent_words_run_together_spell_a_part_of_a_name_the_retriever_fi
     found = _symbols(engine, "Fill `text` in-place without reallocating the input string.")
     assert "fill_inplace" in found
     assert "fill_inplace" not in _symbols(engine, "Fill `text` in its place without reallocating the input.")
+
+
+def test_the_initials_of_hyphenated_words_spell_a_name_the_retriever_finds(indexed_engine) -> None:
+    """chronic's "Handle repeater-month-name/scalar-day" documents ``handle_rmn_sd``: a doc verb and
+    one token of joined words is a function sentence, and the initials of each hyphenated run are the
+    parts its name writes, so the symbol retriever finds it; ``handle_m_d`` is not spelled."""
+    handlers = (
+        "module Handlers\n"
+        "  def handle_m_d(month, day)\n    month\n  end\n\n"
+        "  def handle_rmn_sd(tokens, options)\n    tokens\n  end\nend\n"
+    )
+    engine = indexed_engine({"lib/handlers.rb": handlers, "lib/parser.rb": "def parse(text)\n  text\nend\n"})
+    found = _symbols(engine, "Handle repeater-month-name/scalar-day")
+    assert "Handlers.handle_rmn_sd" in found and "Handlers.handle_m_d" not in found

@@ -326,6 +326,17 @@ def spelled_by(words: list[str]) -> frozenset[str]:
     return frozenset(words) | frozenset(stem_words(words)) | _accessor_words(words) | abbreviated
 
 
+# Words joined by hyphens, letters only: "repeater-month-name", "time-to-live" (not inside a name)
+_HYPHENATED = re.compile(r"(?<![\w-])[A-Za-z]+(?:-[A-Za-z]+){1,4}(?![\w-])")
+
+
+def initialisms(text: str) -> frozenset[str]:
+    """The initials of each run of words a sentence joins by hyphens, lower-cased: the part a name
+    writes for such a term ("Handle repeater-month-name/scalar-day" spells ``handle_rmn_sd``,
+    "time-to-live" ``ttl``, "least-recently-used" ``lru``)."""
+    return frozenset("".join(w[0] for w in m[0].split("-")).lower() for m in _HYPHENATED.finditer(text))
+
+
 # The verbs a getter's or a predicate's documentation opens with (the name's other parts must still be
 # the sentence's words)
 GETTER_OPENERS = frozenset({"return", "returns", "get", "gets", "fetch", "fetches", "retrieve", "retrieves"})
@@ -731,7 +742,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
         # every handler's variables (``req``, ``res``)
         short_forms=short_forms(tokens) if form == "function" else (),
-        spelled=spelled_by(plain) if len(plain) >= 2 else frozenset(),
+        spelled=spelled_by(plain) | initialisms(q) if len(plain) >= 2 else frozenset(),
         spelled_joined=adjacent_compounds(plain),
         widths=type_widths(q) if form == "function" else frozenset(),
         tests_claim=stated or (claimed and a_statement),

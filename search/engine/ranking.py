@@ -47,7 +47,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more. A getter's
    opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
    ``is`` and ``has`` ("Return True if …", "Returns whether …"), and a word the short form code
-   writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``). A function is
+   writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``), and the initials
+   of words it joins by hyphens ("Handle repeater-month-name/scalar-day": ``handle_rmn_sd``; "… in the
+   little-endian byte order": ``get_u32_le``). A function is
    usually named with the words its documentation uses. A name spelled only as a part of a longer one
    spelled gains nothing ("Allow unknown options on the command line": ``allowUnknownOption``, not
    ``unknownOption``; but one that adds only the ``get`` a getter's opening implies names the same
