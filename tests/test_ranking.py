@@ -629,6 +629,44 @@ def test_a_test_named_in_a_function_sentences_words_keeps_its_role() -> None:
     assert paths(rank(cands("test_center_ambiguous"), topic, _only()))[0] == ("wcwidth/align.py", 1)
     off = rank(cands("test_center_ambiguous"), sentence, _only(named_tests=False))
     assert paths(off)[0] == ("wcwidth/align.py", 1)
+    # a sentence that says what something returns documents an accessor (gson's ``htmlSafe``), not
+    # a test whose name its words spell by chance, unless that test is named for what it returns
+    accessor = analyse("Returns whether this instance escapes all HTML characters.")
+    escaping = cands("testEscapeAllHtmlCharacters")
+    assert paths(rank(escaping, accessor, _only()))[0] == ("wcwidth/align.py", 1)
+    assert paths(rank(escaping, analyse("Escape all HTML characters."), _only()))[0] == (test, 1)
+    returning = cands("test_returns_Attr")
+    assert paths(rank(returning, analyse("Returns an instance of Attr."), _only()))[0] == (test, 1)
+
+
+def test_a_test_class_chunked_whole_keeps_its_role_when_it_holds_a_test_named_for_the_sentence() -> None:
+    """uritemplate's "Check simple string expansion." documents ``test_simple_string_expansion``, one
+    of a test class's short methods, chunked with the class: the chunk holds the test named for the
+    sentence (the symbol index's functions on its lines), so it is not demoted; the same class without
+    such a test is."""
+    sentence = analyse("Check simple string expansion.")
+    test = "tests/test_from_fixtures.py"
+    cands = [
+        fused(test, 83, 0.05, symbol="TestSpecExamples", kind="class", text=1, vector=12),
+        fused(
+            "uritemplate/variable.py", 423, 0.04, symbol="URIVariable.expand", kind="method", text=9, vector=1
+        ),
+    ]
+    methods = {
+        test: ["TestSpecExamples.test_variable_expansion", "TestSpecExamples.test_simple_string_expansion"]
+    }
+
+    def within(path: str, start: int, end: int) -> list[str]:
+        return methods.get(path, []) if start == 83 else []
+
+    kept = rank(cands, sentence, _only(), functions_within=within)
+    assert paths(kept)[0] == (test, 83) and kept[0].score == pytest.approx(0.05)
+    assert kept[0].steps == [("role:test", "×1: a test named for the sentence")]
+    methods[test] = ["TestSpecExamples.test_variable_expansion", "TestSpecExamples.test_reserved_expansion"]
+    demoted = rank(cands, sentence, _only(), functions_within=within)
+    assert paths(demoted)[0] == ("uritemplate/variable.py", 423)
+    assert demoted[1].score == pytest.approx(0.05 * 0.3)
+    assert paths(rank(cands, sentence, _only()))[0] == ("uritemplate/variable.py", 423)  # its lines unknown
 
 
 def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:

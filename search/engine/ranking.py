@@ -91,7 +91,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or it is a test named in the
    sentence's words (``named_tests``: two words or more beside ``test``, not the name of a function the
    sentence or real code among the candidates names; ``test_center_ambiguous`` for "Center respects
-   ambiguous_width parameter."), or the query is a function sentence found almost only in tests (at
+   ambiguous_width parameter."), or a chunk holding such a test (a test class of short methods,
+   chunked whole), or the query is a function sentence found almost only in tests (at
    least ``tests_found`` of the text and the dense retrievers' first ten hits each are tests or
    fixtures, or the first three of each are: a test's own docstring in words that do not say so; then
    tests and fixtures keep their role), or the query opens with a name only Python files define and a
@@ -589,7 +590,7 @@ def rank(
         _siblings(ranked, query, config, top, functions_within)
         if by_file:
             _path(ranked, query, config, top)
-        _roles(ranked, query, config, roles, found)
+        _roles(ranked, query, config, roles, found, functions_within)
         _undefined(ranked, query, config)
         _relatives(ranked, query, config, functions_within)
         _tiers(ranked, query, config)
@@ -1139,9 +1140,10 @@ def _roles(
     config: RankingConfig,
     cache: Mapping[str, tuple[str, ...]],
     found: str,
+    functions_within: Callable[[str, int, int], Sequence[str]] | None = None,
 ) -> None:
     """Rule 4: the penalty of each candidate's strongest role the query does not ask for (``found``:
-    why tests keep theirs, :func:`_tests_found`)."""
+    why tests keep theirs, :func:`_tests_found`; ``functions_within``: the tests a chunk holds)."""
     agreed = config.agreed_top if query.form == "function" else 0
     named = _test_words(query) if agreed and config.named_tests else frozenset()
     tested = _tested_names(ranked, query, cache) if named else frozenset()
@@ -1179,7 +1181,7 @@ def _roles(
         if r.roles and path in only:
             r.steps.append((f"role:{r.roles[0]}", "×1: it holds words that only examples hold"))
             r.roles = ()  # ply's grammar rules, "plist : plist COMMA pitem", are its examples' own
-        if r.roles and named and _named_for(r, named, tested):
+        if r.roles and named and _named_for(r, named, tested, functions_within, query.text):
             r.steps.append((f"role:{r.roles[0]}", "×1: a test named for the sentence"))
             r.roles = ()  # ``test_center_ambiguous`` for "Center respects ambiguous_width parameter."
     # A file that defines a name the query asks for is what the query asks for, whatever its role,
@@ -1260,22 +1262,41 @@ def _tested_names(
     return frozenset(normalise(n) for n in names)
 
 
-def _named_for(r: Ranked, words: frozenset[str], tested: frozenset[str]) -> bool:
-    """``r`` is a test function whose name, its ``test`` part aside, is two words or more that
-    ``words`` all spell (``test_center_ambiguous``, ``TestEncodeSkipInvalidType``): a test named for
-    what it checks, in the words of the sentence that documents it. A test is named for a behaviour, a
+def _named_for(
+    r: Ranked,
+    words: frozenset[str],
+    tested: frozenset[str],
+    functions_within: Callable[[str, int, int], Sequence[str]] | None,
+    sentence: str,
+) -> bool:
+    """``r`` is a test, or a chunk holding one (a test class of short methods, chunked whole, as
+    ``functions_within`` knows them), named for the ``sentence`` (:func:`_test_named_for`). A
+    sentence that says what something returns ("Returns whether this instance …") documents an
+    accessor, unless the test's name says it returns too (``test_returns_Attr`` for "Returns an
+    instance of _CountingAttr."): a test checks a behaviour and returns nothing."""
+    if not _TESTING.intersection(r.roles):
+        return False
+    opener = sentence.split(maxsplit=1)[0].lower() if sentence.strip() else ""
+    returns = stem_words([opener])[0] if opener in GETTER_OPENERS else None
+    names = _functions_defined(r, functions_within)
+    return any(_test_named_for(name, words, tested, returns) for name in dict.fromkeys(names) if name)
+
+
+def _test_named_for(name: str, words: frozenset[str], tested: frozenset[str], returns: str | None) -> bool:
+    """A test function's ``name``, its ``test`` part aside, is two words or more that ``words`` all
+    spell (``test_center_ambiguous``, ``TestEncodeSkipInvalidType``): a test named for what it
+    checks, in the words of the sentence that documents it. A test is named for a behaviour, a
     function for an action: such a name is seldom spelled by chance. Not one named after a function
     of ``tested`` (``test_glibc_version_string`` for "Fallback implementation of
     glibc_version_string using ctypes."): that is a test of the function the sentence documents."""
-    if r.fused.label.kind not in FUNCTION_KINDS or not _TESTING.intersection(r.roles):
-        return False
-    name = r.fused.defines or r.fused.label.symbol
-    parts = name_words(bare_name(name)) if name else []
+    parts = name_words(bare_name(name))
     if not parts or (parts[0] != "test" and parts[-1] != "test"):
         return False
     rest = [p for p in parts if p != "test"]
     if "".join(rest) in tested:  # ``test_glibc_version_string``: a test of that function
         return False
+    if returns is not None and returns not in stem_words(rest):
+        return False  # an accessor's documentation, unless the test is named for what it returns
     return len(rest) >= 2 and all(
         p in words or s in words for p, s in zip(rest, stem_words(rest), strict=True)
     )
