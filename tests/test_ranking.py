@@ -662,10 +662,19 @@ def test_a_test_class_chunked_whole_keeps_its_role_when_it_holds_a_test_named_fo
     kept = rank(cands, sentence, _only(), functions_within=within)
     assert paths(kept)[0] == (test, 83) and kept[0].score == pytest.approx(0.05)
     assert kept[0].steps == [("role:test", "×1: a test named for the sentence")]
-    methods[test] = ["TestSpecExamples.test_variable_expansion", "TestSpecExamples.test_reserved_expansion"]
-    demoted = rank(cands, sentence, _only(), functions_within=within)
-    assert paths(demoted)[0] == ("uritemplate/variable.py", 423)
-    assert demoted[1].score == pytest.approx(0.05 * 0.3)
+    # a test among a chunk's others needs three words beside ``test``: two of a sentence's words
+    # (``test_string_expansion``) name a test of its topic by chance, where the chunk's own test is
+    # named by two (the rule's own threshold)
+    for others in (["test_variable_expansion", "test_reserved_expansion"], ["test_string_expansion"]):
+        methods[test] = [f"TestSpecExamples.{name}" for name in others]
+        demoted = rank(cands, sentence, _only(), functions_within=within)
+        assert paths(demoted)[0] == ("uritemplate/variable.py", 423)
+        assert demoted[1].score == pytest.approx(0.05 * 0.3)
+    own = [
+        fused(test, 90, 0.05, symbol="TestSpecExamples.test_string_expansion", kind="method", text=1),
+        cands[1],
+    ]
+    assert paths(rank(own, sentence, _only(), functions_within=within))[0] == (test, 90)
     assert paths(rank(cands, sentence, _only()))[0] == ("uritemplate/variable.py", 423)  # its lines unknown
 
 

@@ -91,9 +91,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or it is a test named in the
    sentence's words (``named_tests``: two words or more beside ``test``, not the name of a function the
    sentence or real code among the candidates names; ``test_center_ambiguous`` for "Center respects
-   ambiguous_width parameter."), or a chunk holding such a test (a test class of short methods,
-   chunked whole), or the query is a function sentence found almost only in tests (at
-   least ``tests_found`` of the text and the dense retrievers' first ten hits each are tests or
+   ambiguous_width parameter."; not for a sentence that says what something returns, unless the
+   test's name says so too), or a chunk holding such a test of three words or more beside ``test`` (a
+   test class of short methods, chunked whole), or the query is a function sentence found almost only
+   in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are tests or
    fixtures, or the first three of each are: a test's own docstring in words that do not say so; then
    tests and fixtures keep their role), or the query opens with a name only Python files define and a
    verb in the third person ("before_log uses the name parameter …": a Python docstring does not open
@@ -1278,11 +1279,27 @@ def _named_for(
         return False
     opener = sentence.split(maxsplit=1)[0].lower() if sentence.strip() else ""
     returns = stem_words([opener])[0] if opener in GETTER_OPENERS else None
-    names = _functions_defined(r, functions_within)
-    return any(_test_named_for(name, words, tested, returns) for name in dict.fromkeys(names) if name)
+    own = r.fused.defines or r.fused.label.symbol if r.fused.label.kind in FUNCTION_KINDS else None
+    if own and _test_named_for(own, words, tested, returns, _NAMED_WORDS):
+        return True
+    # a test among a chunk's others is weaker evidence: the chunk is mostly the others' code, and two
+    # words of a long sentence (``test_toon_strings``) spell a test of its topic by chance
+    within = (
+        functions_within(r.fused.span.path, r.fused.span.start_line, r.fused.span.end_line)
+        if functions_within
+        else ()
+    )
+    return any(
+        _test_named_for(n, words, tested, returns, _NAMED_WORDS + 1) for n in dict.fromkeys(within) if n
+    )
 
 
-def _test_named_for(name: str, words: frozenset[str], tested: frozenset[str], returns: str | None) -> bool:
+_NAMED_WORDS = 2  # the words beside ``test`` that a test named for a sentence has at least
+
+
+def _test_named_for(
+    name: str, words: frozenset[str], tested: frozenset[str], returns: str | None, least: int
+) -> bool:
     """A test function's ``name``, its ``test`` part aside, is two words or more that ``words`` all
     spell (``test_center_ambiguous``, ``TestEncodeSkipInvalidType``): a test named for what it
     checks, in the words of the sentence that documents it. A test is named for a behaviour, a
@@ -1297,7 +1314,7 @@ def _test_named_for(name: str, words: frozenset[str], tested: frozenset[str], re
         return False
     if returns is not None and returns not in stem_words(rest):
         return False  # an accessor's documentation, unless the test is named for what it returns
-    return len(rest) >= 2 and all(
+    return len(rest) >= least and all(
         p in words or s in words for p, s in zip(rest, stem_words(rest), strict=True)
     )
 
