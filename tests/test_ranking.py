@@ -2063,6 +2063,37 @@ def test_a_method_whose_class_name_the_sentence_spells_gains_a_quarter_of_the_na
     assert lone[0].steps == [("name words", "+0.0125")]
 
 
+def test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class() -> None:
+    """aho-corasick's "Return the pattern ID for this match." documents ``Match.pattern``: the object
+    the sentence calls "this match" is the method's receiver, so its name is "match pattern", spelled
+    whole as ``match_pattern`` is, and not a part of that longer name (which leaves
+    ``Search.pattern`` nothing). A method of another class keeps what it gains by its own name: which
+    class a sentence calls "this Repeater" in (the base or an override) is not known."""
+    cands = [
+        fused("automaton.rs", 1, 0.050, symbol="Automaton.match_pattern", kind="method"),
+        fused("search.rs", 1, 0.045, symbol="Match.pattern", kind="method"),
+        fused("dfa.rs", 1, 0.044, symbol="Search.pattern", kind="method"),
+    ]
+    ranked = rank(cands, analyse("Return the pattern ID for this match."), _only(name_words=0.5))
+    by_symbol = {r.fused.label.symbol: r for r in ranked}
+    # top 0.050: two parts spelled whole, +0.5 × 0.050 each
+    assert by_symbol["Match.pattern"].steps == [("name words", "+0.0250")]
+    assert by_symbol["Automaton.match_pattern"].steps == [("name words", "+0.0250")]
+    assert by_symbol["Search.pattern"].steps == []
+    plain = rank(cands, analyse("Return the pattern ID for the match."), _only(name_words=0.5))
+    assert {r.fused.label.symbol: r.steps for r in plain}["Match.pattern"] == []  # no "this"
+    overrides = [
+        fused("repeater_time.rb", 1, 0.050, symbol="RepeaterTime.next", kind="method"),
+        fused("repeater.rb", 1, 0.040, symbol="Repeater.next", kind="method"),
+    ]
+    sentence = analyse("Return the next span that this Repeater represents.")
+    kept = {r.fused.label.symbol: r.steps for r in rank(overrides, sentence, _only(name_words=0.5))}
+    assert kept == {
+        "Repeater.next": [("name words", "+0.0250")],
+        "RepeaterTime.next": [("name words", "+0.0125")],
+    }
+
+
 def test_a_function_named_from_the_one_a_sentence_likens_it_to_gains_as_a_spelled_name() -> None:
     """memchr's "Like `memchr`, but searches for two bytes instead of one." documents ``memchr2``: a
     sentence that compares its function with another by likeness documents a sibling, usually named
@@ -2394,7 +2425,9 @@ def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() 
 
 def test_a_getter_named_without_the_prefix_the_opening_implies_is_no_part_of_the_longer_name() -> None:
     """boolean.py's "Return a set of all literals contained in this expression." documents the property
-    ``literals``; "Return" implies the ``get`` of ``get_literals``, which adds nothing the sentence
+    ``literals`` (here "in the expression": "this expression" would name both with their class,
+    :func:`test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class`); "Return"
+    implies the ``get`` of ``get_literals``, which adds nothing the sentence
     writes: the two are one getter named two ways (Go's and Rust's getters carry no ``get``), and
     both gain. With name_words 0.2 and the top score 0.055: ``get_literals`` (two parts) +0.2 × 0.055 =
     0.011, ``literals`` (one part) half, +0.0055, which lifts it from 0.0521 to 0.0576, above
@@ -2407,14 +2440,14 @@ def test_a_getter_named_without_the_prefix_the_opening_implies_is_no_part_of_the
         fused("boolean.py", 677, 0.0492, symbol="Expression.get_literals", kind="method"),
     ]
     ranked = rank(
-        cands, analyse("Return a set of all literals contained in this expression."), _only(name_words=0.2)
+        cands, analyse("Return a set of all literals contained in the expression."), _only(name_words=0.2)
     )
     assert paths(ranked) == [("boolean.py", 677), ("boolean.py", 689), ("boolean.py", 100)]
     assert ranked[0].score == pytest.approx(0.0492 + 0.2 * 0.055)
     assert ranked[1].score == pytest.approx(0.0521 + 0.2 * 0.055 * 0.5)
     assert ranked[1].steps == [("name words", "+0.0055")]
     assert ranked[2].steps == []  # expression_count: "count" is not a word of the sentence
-    written = rank(cands, analyse("Get the literals of this expression."), _only(name_words=0.2))
+    written = rank(cands, analyse("Get the literals of the expression."), _only(name_words=0.2))
     assert paths(written) == [("boolean.py", 677), ("boolean.py", 100), ("boolean.py", 689)]
     assert written[2].steps == []
     assert written[2].score == pytest.approx(0.0521)

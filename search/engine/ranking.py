@@ -44,7 +44,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``encode``; "Seek to a specific point": ``seek``; "Get the event loop": not ``get``); the function
    it compares its own with ("Like :func:`escape` but …") is no word of it and spells nothing; a
    method whose class's name of two parts or more the words spell ("Update sorted list by …":
-   ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more. A getter's
+   ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more, and a method
+   of the object the sentence calls "this" is named with its class ("Return the pattern ID for this
+   match.": ``Match.pattern``, as whole as ``match_pattern``). A getter's
    opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
    ``is`` and ``has`` ("Return True if …", "Returns whether …"), and a word the short form code
    writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``), and the initials
@@ -774,6 +776,8 @@ def _name_words(
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
     # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)
     opener = stem_words(words[:1])[0] if words[0] in GETTER_OPENERS else None
+    receivers = _receivers(words)
+    spelled_names: set[frozenset[str]] = set()  # those not named with a receiver's class (below)
     gain = config.name_words * top
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
     partly: list[Ranked] = []  # a long name of which the words spell all but a few parts
@@ -787,19 +791,28 @@ def _name_words(
                 continue
             if name.endswith("__") and _SPECIAL_METHODS.get(bare := bare_name(name), frozenset()) & spelled:
                 own.append(frozenset({bare}))
+                spelled_names.add(own[-1])
                 continue
             parts = _name_parts(name, typed=bool(query.widths))
             if not parts:
                 continue
             whole, stems, single = parts
+            called = (owner := _owner(name)) is not None and (held := owner.lower()) in receivers
+            if called:
+                # "Return the pattern ID for this match." documents ``Match.pattern``: the method of
+                # the object the sentence calls "this match" is named by both, as ``match_pattern`` is
+                whole, stems, single = whole | {held}, stems | set(stem_words([held])), None
             # every part as written or every part's stem among the words (or their stems); one part
             # alone counts when it has four letters or more and is not the sentence's opening verb,
             # when that is a getter's ("Returns", "Gets")
             within = spelled if single is not None else compound
             if (whole <= within or stems <= within) and (single is None or single != opener):
                 own.append(stems)
+                if not called:
+                    spelled_names.add(stems)
             elif single is not None and (run := _run_together(next(iter(whole)), spelled, words)):
                 own.append(run)  # ``naturalday``, ``readlines``: as ``natural_day`` and ``read_lines``
+                spelled_names.add(run)
             elif len(stems) > 2 and _mostly_spelled(whole, stems, compound):  # two parts: spelled or not
                 partly.append(r)
         if own:
@@ -810,7 +823,9 @@ def _name_words(
     # name that adds only the ``get`` the opening implies is the same getter named the other
     # way: "Return a set of all literals …" spells ``get_literals`` and the property ``literals`` alike
     # (not a predicate's ``is``: ``is_help_option`` and the decorator ``help_option`` are not one)
-    spelled_names = {stems for _, own in found for stems in own}
+    # A method named with its receiver's class (``Repeater.next`` for "… that this Repeater
+    # represents") takes nothing from its overrides (``RepeaterTime.next``): which class documents it
+    # is not known, only that one of its name is meant.
     implied = frozenset({"get"}) if implies_get(words) else frozenset()
     for r, own in found:
         kept = [
@@ -849,6 +864,21 @@ def _name_words(
 
 
 _OWNER_SHARE = 0.25  # of the name-words gain, for a method whose class's name the sentence spells
+_RECEIVER_WORDS = 3  # the words after "this" that may name the object a method is called on
+
+
+def _receivers(words: Sequence[str]) -> frozenset[str]:
+    """The words that name the object a method's documentation calls "this" ("… for this match.",
+    "… in this non-contiguous NFA."): up to :data:`_RECEIVER_WORDS` after it, to a stop word."""
+    out: list[str] = []
+    for i, word in enumerate(words):
+        if word == "this":
+            for after in words[i + 1 : i + 1 + _RECEIVER_WORDS]:
+                if after in STOP_WORDS:
+                    break
+                out.append(after)
+    return frozenset(out)
+
 
 # Python's special methods, and the words their documentation says what the language does with them
 # in, each rare in other documentation (beside the name's own part where it has four letters or more:
