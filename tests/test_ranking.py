@@ -2082,6 +2082,10 @@ def test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class() 
     assert by_symbol["Search.pattern"].steps == []
     plain = rank(cands, analyse("Return the pattern ID for the match."), _only(name_words=0.5))
     assert {r.fused.label.symbol: r.steps for r in plain}["Match.pattern"] == []  # no "this"
+    # the class written as code, or as a possessive, is named as well
+    for sentence in ("Return the pattern ID for this `Match`.", "Return this match's pattern ID."):
+        named = {r.fused.label.symbol: r.steps for r in rank(cands, analyse(sentence), _only(name_words=0.5))}
+        assert named["Match.pattern"] == [("name words", "+0.0250")], sentence
     overrides = [
         fused("repeater_time.rb", 1, 0.050, symbol="RepeaterTime.next", kind="method"),
         fused("repeater.rb", 1, 0.040, symbol="Repeater.next", kind="method"),
@@ -2092,6 +2096,30 @@ def test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class() 
         "Repeater.next": [("name words", "+0.0250")],
         "RepeaterTime.next": [("name words", "+0.0125")],
     }
+
+
+def test_the_constructor_of_what_a_sentence_makes_new_gains_as_a_one_part_name() -> None:
+    """bytes' "Creates a new `BytesMut` with default capacity." documents ``BytesMut::new``: a
+    sentence that opens with a verb that makes something (create, construct, instantiate, make,
+    build) names the class it makes new, whose constructor (``new``, ``__init__``, ``initialize``,
+    ``constructor``) is too short a name to spell; it gains half (+0.5 × 0.050 × 0.5), as a
+    one-part name, since the words that follow may name another constructor (``zeroed``). Another
+    class's ``new`` gains nothing, nor does any where the sentence returns a new one or a qualified
+    name is written by its last part (``Rack::Builder``)."""
+    cands = [
+        fused("bytes.rs", 1, 0.050, symbol="Bytes.new", kind="method"),
+        fused("bytes_mut.rs", 1, 0.040, symbol="BytesMut.new", kind="method"),
+    ]
+    ranked = rank(cands, analyse("Creates a new `BytesMut` with default capacity."), _only(name_words=0.5))
+    assert paths(ranked)[0] == ("bytes_mut.rs", 1) and ranked[0].steps == [("name words", "+0.0125")]
+    assert ranked[1].steps == []
+    returned = rank(cands, analyse("Returns a new `BytesMut` with default capacity."), _only(name_words=0.5))
+    assert all(r.steps == [] for r in returned)
+    ruby = [fused("builder.rb", 9, 0.04, symbol="Rack::Builder#initialize", kind="method")]
+    built = rank(
+        ruby, analyse("Create a new Rack::Builder instance and return the app."), _only(name_words=0.5)
+    )
+    assert built[0].steps == [("name words", "+0.0100")]
 
 
 def test_a_function_named_from_the_one_a_sentence_likens_it_to_gains_as_a_spelled_name() -> None:

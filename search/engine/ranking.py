@@ -46,7 +46,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    method whose class's name of two parts or more the words spell ("Update sorted list by …":
    ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more, and a method
    of the object the sentence calls "this" is named with its class ("Return the pattern ID for this
-   match.": ``Match.pattern``, as whole as ``match_pattern``). A getter's
+   match.": ``Match.pattern``, as whole as ``match_pattern``), as the constructor of the object a
+   sentence makes new is ("Creates a new `BytesMut` with …": ``BytesMut::new``, half the gain, as a
+   one-part name: the words that follow may name another constructor). A getter's
    opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
    ``is`` and ``has`` ("Return True if …", "Returns whether …"), and a word the short form code
    writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``), and the initials
@@ -776,7 +778,7 @@ def _name_words(
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
     # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)
     opener = stem_words(words[:1])[0] if words[0] in GETTER_OPENERS else None
-    receivers = _receivers(words)
+    receivers, created = _receivers(query.text)
     spelled_names: set[frozenset[str]] = set()  # those not named with a receiver's class (below)
     gain = config.name_words * top
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
@@ -793,19 +795,30 @@ def _name_words(
                 own.append(frozenset({bare}))
                 spelled_names.add(own[-1])
                 continue
+            owner = _owner(name)
+            held = normalise(owner) if owner else ""
+            if held in created and normalise(bare_name(name)) in _CONSTRUCTORS:
+                # "Create a new `BytesMut` with default capacity." documents ``BytesMut::new``: the
+                # constructor of the object it makes, gaining as a one-part name does (half): of a
+                # class's constructors, the words that follow tell which ("… containing `len` zeros.":
+                # ``zeroed``)
+                own.append(frozenset({f"{held}.new"}))
+                continue
             parts = _name_parts(name, typed=bool(query.widths))
             if not parts:
                 continue
             whole, stems, single = parts
-            called = (owner := _owner(name)) is not None and (held := owner.lower()) in receivers
+            called = held in receivers
             if called:
                 # "Return the pattern ID for this match." documents ``Match.pattern``: the method of
                 # the object the sentence calls "this match" is named by both, as ``match_pattern`` is
-                whole, stems, single = whole | {held}, stems | set(stem_words([held])), None
+                whole, stems, single = whole | {held}, stems | {held}, None
             # every part as written or every part's stem among the words (or their stems); one part
             # alone counts when it has four letters or more and is not the sentence's opening verb,
             # when that is a getter's ("Returns", "Gets")
             within = spelled if single is not None else compound
+            if called:
+                within = within | {held}  # the receiver's class is named, written as code or not
             if (whole <= within or stems <= within) and (single is None or single != opener):
                 own.append(stems)
                 if not called:
@@ -867,17 +880,43 @@ _OWNER_SHARE = 0.25  # of the name-words gain, for a method whose class's name t
 _RECEIVER_WORDS = 3  # the words after "this" that may name the object a method is called on
 
 
-def _receivers(words: Sequence[str]) -> frozenset[str]:
-    """The words that name the object a method's documentation calls "this" ("… for this match.",
-    "… in this non-contiguous NFA."): up to :data:`_RECEIVER_WORDS` after it, to a stop word."""
-    out: list[str] = []
-    for i, word in enumerate(words):
-        if word == "this":
-            for after in words[i + 1 : i + 1 + _RECEIVER_WORDS]:
-                if after in STOP_WORDS:
-                    break
-                out.append(after)
-    return frozenset(out)
+def _receivers(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The names (normalised) of the object a method's documentation calls "this" ("… for this
+    match.", "… in this non-contiguous NFA.", "this `Span`"), and, where the sentence opens with a
+    verb that makes one, of the object it makes new ("Create a new `BytesMut` with …", "Creates a new
+    UTC {Timestamp}."): up to :data:`_RECEIVER_WORDS` words after "this" or "new", to a stop word or
+    the end of a clause, each alone and run together ("cookie jar": ``CookieJar``), a qualified
+    name by its last part too (``Rack::Builder``)."""
+    tokens = text.split()
+    opening = tokens[0].lower() if tokens else ""
+    makes = opening in _MAKING or opening.removesuffix("s") in _MAKING
+    this: set[str] = set()
+    new: set[str] = set()
+    for i, token in enumerate(tokens):
+        trigger = token.strip(_EDGES).lower()
+        if trigger != "this" and not (trigger == "new" and makes):
+            continue
+        out = this if trigger == "this" else new
+        run: list[str] = []
+        for after in tokens[i + 1 : i + 1 + _RECEIVER_WORDS]:
+            bare = after.strip(_EDGES).removesuffix("'s")  # "this section's header": ``Section``
+            if not bare or bare.lower() in STOP_WORDS:
+                break
+            run.append(normalise(bare))
+            out.add(run[-1])
+            out.add(normalise(re.split(r"::|\.|#", bare)[-1]))
+            if len(run) > 1:
+                out.add("".join(run))
+            if after.rstrip("`'\"*]}")[-1:] in ",.;:!?":
+                break  # the clause ends
+    return frozenset(this - {""}), frozenset(new - {""})
+
+
+_EDGES = "`'\"()[]{}.,;:!?*"  # what a word of a sentence is stripped of to read it as a name
+# The verbs a constructor's documentation opens with ("Create a new …", "Constructs a new …")
+_MAKING = frozenset({"create", "construct", "instantiate", "make", "build"})  # and their "s" forms
+# What a class's constructor is named (Rust's ``new``, Python's ``__init__``, Ruby's ``initialize``)
+_CONSTRUCTORS = frozenset({"new", "init", "initialize", "constructor"})
 
 
 # Python's special methods, and the words their documentation says what the language does with them
