@@ -2083,9 +2083,9 @@ def test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class() 
     plain = rank(cands, analyse("Return the pattern ID for the match."), _only(name_words=0.5))
     assert {r.fused.label.symbol: r.steps for r in plain}["Match.pattern"] == []  # no "this"
     # the class written as code, or as a possessive, is named as well
-    for sentence in ("Return the pattern ID for this `Match`.", "Return this match's pattern ID."):
-        named = {r.fused.label.symbol: r.steps for r in rank(cands, analyse(sentence), _only(name_words=0.5))}
-        assert named["Match.pattern"] == [("name words", "+0.0250")], sentence
+    for text in ("Return the pattern ID for this `Match`.", "Return this match's pattern ID."):
+        named = {r.fused.label.symbol: r.steps for r in rank(cands, analyse(text), _only(name_words=0.5))}
+        assert named["Match.pattern"] == [("name words", "+0.0250")], text
     overrides = [
         fused("repeater_time.rb", 1, 0.050, symbol="RepeaterTime.next", kind="method"),
         fused("repeater.rb", 1, 0.040, symbol="Repeater.next", kind="method"),
