@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -1491,6 +1492,34 @@ def test_a_sentences_text_top_keeps_its_place_whatever_share_of_the_words_it_hol
         assert paths(unpaged)[9] != ("rare.py", 1)  # without a page the first page of twenty is twenty
         with pytest.raises(QueryError, match="page must be between 1 and the limit"):
             engine.search(Query("partial uploads", limit=5, page=6))
+    finally:
+        engine.close()
+
+
+def test_a_longer_list_begins_as_a_shorter_one_whatever_the_retrievers_deep_hits(tmp_path) -> None:
+    """A search for forty asks each retriever for 120 hits, a search for ten for its pool (60): a
+    hit the dense retriever ranks 13th and the text retriever 74th would gain from that deep rank in
+    the longer search only, and move into its first ten. The ranking reads each retriever's pool
+    whatever the limit; the deeper hits only fill a list the pool cannot (a name's pool is 30)."""
+    from indexer import load_settings
+    from search.engine.engine import Engine
+
+    engine = Engine(load_settings(tmp_path, env={}, overrides={"index_dir": str(tmp_path / "index")}))
+    try:
+        dense = [Hit(Span(f"v{i}.py", 1, 9), 1.0) for i in range(70)]
+        words = [Hit(Span(f"t{i}.py", 1, 9), 1.0) for i in range(80)]
+        words[73] = Hit(Span("v12.py", 1, 9), 1.0)
+        query = analyse("where are partial uploads resumed")
+        ten = engine.order(query, {"vector": dense, "text": words})
+        forty = engine.order(query, {"vector": dense, "text": words}, limit=40)
+        assert len(forty) == 40 and paths(forty)[:10] == paths(ten)
+        assert ("v12.py", 1) not in paths(ten)
+        # a name: a pool of 30 each, 60 candidates; a list of 90 is filled from the deeper hits, after
+        named = analyse("UploadSession")
+        short = engine.order(named, {"vector": dense, "text": words}, limit=20)
+        long = engine.order(named, {"vector": dense, "text": words}, limit=90)
+        assert paths(long)[:20] == paths(short) and len(long) == 90
+        assert all(a.score >= b.score for a, b in itertools.pairwise(long))
     finally:
         engine.close()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import math
 import os
 import threading
 import time
@@ -627,14 +628,40 @@ class Engine:
         """The first ``limit`` results from the retrievers' ``rankings``: weighted RRF (hybrid mode, with
         the ranking on), then the file-aware rules of :mod:`search.engine.ranking`, whose kept hits take
         their places within the first ``page`` (default ``limit``): the first ``page`` are the same
-        whatever ``limit``. ``tier``: the vector tier the dense hits come from (None: the full one).
+        whatever ``limit``, each retriever's pool being ranked first (:func:`pool_depth`). ``tier``: the vector tier the dense hits come from (None: the full one).
         ``index``: the snapshot the rankings were read from (a search's pinned one; default this
         engine's index), whose symbol table names the functions a chunk holds.
         Pure but for the guard's generated-file rules, so that benchmarks can replay recorded rankings
         through it."""
         config = config or self.ranking
-        # what search asks of each retriever: deeper recorded rankings replay as a search ranks them
-        depth = max(limit * 3, pool_depth(query, config, rankings))
+        # The ranking reads each retriever's pool whatever the limit, so a search for forty lists the
+        # same first results as a search for ten (a hit's deep ranks would add to its fused score);
+        # deeper hits, which search asks for at 3 × the limit, only fill a longer list the pool cannot.
+        pool = pool_depth(query, config, rankings)
+        ranked = self._ranked(query, rankings, pool, mode, page or limit, k, config, tier, index)
+        depth = max(limit * 3, pool)
+        if len(ranked) < limit and depth > pool:
+            tail = self._ranked(query, rankings, depth, mode, page or limit, k, config, tier, index)
+            floor = ranked[-1].score if ranked else math.inf
+            for r in tail:
+                if not any(r.fused.span.overlaps(h.fused.span) for h in ranked):
+                    r.score = min(r.score, floor)  # listed after the pool's, scores never rising
+                    ranked.append(r)
+        return ranked[:limit]
+
+    def _ranked(
+        self,
+        query: AnalysedQuery,
+        rankings: Mapping[str, Sequence[Hit]],
+        depth: int,
+        mode: str,
+        page: int,
+        k: int,
+        config: RankingConfig,
+        tier: str | None,
+        index: Index | None,
+    ) -> list[Ranked]:
+        """:meth:`order`'s fusion and ranking of each retriever's first ``depth`` hits."""
         rankings = {name: _first(hits, depth) for name, hits in rankings.items()}
         if config.enabled and mode == "hybrid":
             named = [h.symbol for h in rankings.get("symbol", ())[:NAMING_HITS] if h.symbol]
@@ -668,9 +695,9 @@ class Engine:
             generated=generated,
             text_top=text_top,
             dense_top=dense_top,
-            limit=page or limit,
+            limit=page,
             functions_within=within,
-        )[:limit]
+        )
 
     def _generated(self) -> Callable[[str], bool] | None:
         """Paths that the guard's ``generated`` rules name (demoted by the ranking)."""

@@ -213,7 +213,7 @@ class RankingConfig:
     """The ``[ranking]`` table. Weights are multiples of the best fused score; penalties multiply."""
 
     enabled: bool = True
-    pool: int = 60  # candidates asked of each retriever (at least 3 × the limit)
+    pool: int = 60  # candidates of each retriever ranked, whatever the limit (more asked for: 3 × it)
     verified_pool: int = 30  # …for a name, a quoted string or a regex (the verifier orders their first)
     usage_pool: int = 200  # …for a request for a name's usages ("who calls send"): every use is verified
     coherence: float = 0.2
