@@ -323,3 +323,26 @@ def test_chunk_texts_are_the_indexed_texts_read_beneath_the_root(tmp_path: Path)
     assert victim not in read and fifo not in read
     assert {k: v for k, v in table.items() if k[0] not in (victim[0], fifo[0])} == read
     assert index.chunk_texts(()) == {}
+
+
+def test_a_full_tiers_dense_order_of_the_candidates_reads_the_dense_hits_of_the_pool_only(
+    tmp_path: Path,
+) -> None:
+    """A search for more results asks the dense leg for more hits; the candidates' dense order is
+    read from the hits within the ranking's pool all the same, so the longer search ranks its first
+    results as the shorter one does: ``a``, the dense leg's fifth, is beyond a pool of three and
+    follows ``b`` in the text retriever's order whatever the dense leg returned."""
+
+    def hit(name: str) -> Hit:
+        return Hit(Span(f"{name}.py", 1, 9), 1.0, name)
+
+    engine = Engine(dataclasses.replace(workspace(tmp_path), ranking={"pool": 3, "rerank_pool": 2}))
+    try:
+        query = analyse(SENTENCE)
+        text = [hit("b"), hit("a")]
+        short = {"text": text, "vector": [hit("d"), hit("e"), hit("f")]}
+        long = {"text": text, "vector": [hit("d"), hit("e"), hit("f"), hit("g"), hit("a")]}
+        orders = [[h.span.path for h in engine.rerank(query, r, "full")[0]["vector"]] for r in (short, long)]
+        assert orders[0] == orders[1] == ["d.py", "e.py", "b.py", "a.py"]
+    finally:
+        engine.close()

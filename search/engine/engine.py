@@ -552,7 +552,9 @@ class Engine:
         if tier == "full":
             if query.form != "function" or not config.dense_among_candidates:
                 return rankings, tier
-            return {**rankings, "vector": among_candidates(rankings, pool)}, RERANKED
+            # the dense hits within the ranking's pool, as many whatever the limit (see order)
+            within = {**rankings, "vector": rankings["vector"][: pool_depth(query, config)]}
+            return {**rankings, "vector": among_candidates(within, pool)}, RERANKED
         index = index if index is not None else self.index
         from search.engine.chunk_vectors import ChunkVectors  # numpy: not on a text search's path
 
