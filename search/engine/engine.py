@@ -630,9 +630,10 @@ class Engine:
         """The first ``limit`` results from the retrievers' ``rankings``: weighted RRF (hybrid mode, with
         the ranking on), then the file-aware rules of :mod:`search.engine.ranking`, whose kept hits take
         their places within the first ``page`` (default ``limit``): the first ``page`` are the same
-        whatever ``limit``, each retriever's pool being ranked first (:func:`pool_depth`). ``tier``: the vector tier the dense hits come from (None: the full one).
-        ``index``: the snapshot the rankings were read from (a search's pinned one; default this
-        engine's index), whose symbol table names the functions a chunk holds.
+        whatever ``limit``, each retriever's pool being ranked first (:func:`pool_depth`). ``tier``:
+        the vector tier the dense hits come from (None: the full one). ``index``: the snapshot the
+        rankings were read from (a search's pinned one; default this engine's index), whose symbol
+        table names the functions a chunk holds.
         Pure but for the guard's generated-file rules, so that benchmarks can replay recorded rankings
         through it."""
         config = config or self.ranking

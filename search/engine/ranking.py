@@ -98,9 +98,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    ambiguous_width parameter."; not for a sentence that says what something returns, unless the
    test's name says so too), or a chunk holding such a test of three words or more beside ``test`` (a
    test class of short methods, chunked whole), or the query is a function sentence found almost only
-   in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are tests or
-   fixtures, or the first three of each are: a test's own docstring in words that do not say so; then
-   tests and fixtures keep their role), or the query opens with a name only Python files define and a
+   in tests (at least ``tests_found`` of the text and the dense retrievers' first ten hits each are
+   tests or fixtures, or the first three of each are: a test's own docstring in words that do not say
+   so; then tests and fixtures keep their role), or the query opens with a name only Python files define and a
    verb in the third person ("before_log uses the name parameter …": a Python docstring does not open
    with its own name, so this is a test's claim about it; Go's doc comments do), or the candidate
    defines a name the query asks for (rule 2) and, unless the query is a function sentence, no
@@ -877,7 +877,7 @@ def _name_words(
 
 
 _OWNER_SHARE = 0.25  # of the name-words gain, for a method whose class's name the sentence spells
-_RECEIVER_WORDS = 3  # the words after "this" that may name the object a method is called on
+_RECEIVER_WORDS = 3  # the words after "this" (or "a new") that may name the object meant
 
 
 def _receivers(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -1369,8 +1369,8 @@ _NAMED_WORDS = 2  # the words beside ``test`` that a test named for a sentence h
 def _test_named_for(
     name: str, words: frozenset[str], tested: frozenset[str], returns: str | None, least: int
 ) -> bool:
-    """A test function's ``name``, its ``test`` part aside, is two words or more that ``words`` all
-    spell (``test_center_ambiguous``, ``TestEncodeSkipInvalidType``): a test named for what it
+    """A test function's ``name``, its ``test`` part aside, is ``least`` words or more that ``words``
+    all spell (``test_center_ambiguous``, ``TestEncodeSkipInvalidType``): a test named for what it
     checks, in the words of the sentence that documents it. A test is named for a behaviour, a
     function for an action: such a name is seldom spelled by chance. Not one named after a function
     of ``tested`` (``test_glibc_version_string`` for "Fallback implementation of
