@@ -904,7 +904,7 @@ def _receivers(text: str) -> tuple[frozenset[str], frozenset[str]]:
                 break
             run.append(normalise(bare))
             out.add(run[-1])
-            out.add(normalise(re.split(r"::|\.|#", bare)[-1]))
+            out.add(normalise(bare_name(bare)))
             if len(run) > 1:
                 out.add("".join(run))
             if after.rstrip("`'\"*]}")[-1:] in ",.;:!?":
@@ -1217,6 +1217,8 @@ def _roles(
     agreed = config.agreed_top if query.form == "function" else 0
     named = _test_words(query) if agreed and config.named_tests else frozenset()
     tested = _tested_names(ranked, query, cache) if named else frozenset()
+    opener = query.text.split(maxsplit=1)[0].lower() if named else ""
+    returns = stem_words([opener])[0] if opener in GETTER_OPENERS else None  # "Returns …": see _named_for
     wants = query.wants | {"test"} if found else query.wants
     only = _examples_hold_words(ranked, query, cache)
     for r in ranked:
@@ -1251,7 +1253,7 @@ def _roles(
         if r.roles and path in only:
             r.steps.append((f"role:{r.roles[0]}", "×1: it holds words that only examples hold"))
             r.roles = ()  # ply's grammar rules, "plist : plist COMMA pitem", are its examples' own
-        if r.roles and named and _named_for(r, named, tested, functions_within, query.text):
+        if r.roles and named and _named_for(r, named, tested, functions_within, returns):
             r.steps.append((f"role:{r.roles[0]}", "×1: a test named for the sentence"))
             r.roles = ()  # ``test_center_ambiguous`` for "Center respects ambiguous_width parameter."
     # A file that defines a name the query asks for is what the query asks for, whatever its role,
@@ -1337,30 +1339,24 @@ def _named_for(
     words: frozenset[str],
     tested: frozenset[str],
     functions_within: Callable[[str, int, int], Sequence[str]] | None,
-    sentence: str,
+    returns: str | None,
 ) -> bool:
     """``r`` is a test, or a chunk holding one (a test class of short methods, chunked whole, as
-    ``functions_within`` knows them), named for the ``sentence`` (:func:`_test_named_for`). A
-    sentence that says what something returns ("Returns whether this instance …") documents an
-    accessor, unless the test's name says it returns too (``test_returns_Attr`` for "Returns an
-    instance of _CountingAttr."): a test checks a behaviour and returns nothing."""
+    ``functions_within`` knows them), named for the sentence (:func:`_test_named_for`). A sentence
+    that says what something returns (``returns``: the stem of its getter's opening, "Returns
+    whether this instance …") documents an accessor, unless the test's name says it returns too
+    (``test_returns_Attr`` for "Returns an instance of _CountingAttr."): a test checks a behaviour
+    and returns nothing."""
     if not _TESTING.intersection(r.roles):
         return False
-    opener = sentence.split(maxsplit=1)[0].lower() if sentence.strip() else ""
-    returns = stem_words([opener])[0] if opener in GETTER_OPENERS else None
-    own = r.fused.defines or r.fused.label.symbol if r.fused.label.kind in FUNCTION_KINDS else None
-    if own and _test_named_for(own, words, tested, returns, _NAMED_WORDS):
+    if any(
+        _test_named_for(n, words, tested, returns, _NAMED_WORDS) for n in _functions_defined(r, None) if n
+    ):
         return True
     # a test among a chunk's others is weaker evidence: the chunk is mostly the others' code, and two
     # words of a long sentence (``test_toon_strings``) spell a test of its topic by chance
-    within = (
-        functions_within(r.fused.span.path, r.fused.span.start_line, r.fused.span.end_line)
-        if functions_within
-        else ()
-    )
-    return any(
-        _test_named_for(n, words, tested, returns, _NAMED_WORDS + 1) for n in dict.fromkeys(within) if n
-    )
+    held = dict.fromkeys(_functions_defined(r, functions_within)) if functions_within else {}
+    return any(_test_named_for(n, words, tested, returns, _NAMED_WORDS + 1) for n in held if n)
 
 
 _NAMED_WORDS = 2  # the words beside ``test`` that a test named for a sentence has at least
