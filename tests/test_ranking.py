@@ -1757,6 +1757,11 @@ def test_a_docstring_s_rest_roles_are_markup_not_words_of_the_sentence() -> None
         ("caching of responses which can expire", "area"),
         ("Slicing the peekable shouldn't advance the iterator.", "function"),
         ("handling what to do on errors", "area"),  # an infinitive's verb
+        # or of a verb in the third person acting on what a determiner names, with the period
+        ("Warning logs a message at level Warn on the standard logger.", "function"),
+        ("Removing listeners removes the correct listener from an event.", "function"),
+        ("Parsing logs of a server.", "area"),  # a plural noun and a preposition
+        ("Warning logs a message at level Warn", "area"),  # no period: typed as a topic may be
         # a noun naming a piece of code, then what it does or is of, documents that piece
         ("Implementation of ``|`` operator - returns :class:`MatchFirst`", "function"),
         ("Helper to create a parse action for converting parsed date string", "function"),

@@ -1151,9 +1151,10 @@ def sentence_form(text: str) -> Form:
     string …") or an imperative seldom used as a noun ("Traverse from offset …"), with "It" ("It
     encodes a string …"), as JSDoc first lines often do without a period, or with a name and a verb
     in the third person ("OnlyValidArgs returns an error if …"), or with a gerund that is the subject
-    of a finite verb ("Renaming files … is not permitted"), or with an article, as a field's or a
-    value's documentation does ("The field name found in the", "A safe Kernel::load, issuing the
-    hooks …"; a topic typed as a query does not), or with a capitalised label and a colon ("Output:
+    of a finite verb ("Renaming files … is not permitted") or, with the period, of a verb in the third
+    person acting on what a determiner names ("Warning logs a message …"), or with an article, as a
+    field's or a value's documentation does ("The field name found in the", "A safe Kernel::load,
+    issuing the hooks …"; a topic typed as a query does not), or with a capitalised label and a colon ("Output:
     plain with multiline cells", "Deprecated: use …"), or with words that compare and a name written as
     code ("Like `either`, but provide some context …"), or with a doc verb and one token of words
     joined by hyphens or slashes ("Handle repeater-month-name/scalar-day": several words, where two
@@ -1194,7 +1195,7 @@ def sentence_form(text: str) -> Form:
     # "Do basic configuration …." and "When the key is unset, … ." end as statements: an imperative
     # or a condition that documents code, not a question.
     stated = end == "." and (low[0] in _STATEMENT_OPENERS or names_first)
-    if gerund and _finite_after(low):
+    if gerund and (_finite_after(low) or _acts_on(low, end)):
         return "function"
     if (low[0] in _QUESTION_WORDS and not stated) or gerund:
         return "area"
@@ -1251,6 +1252,19 @@ def _finite_after(low: list[str]) -> bool:
     """A gerund opening is the subject of a finite verb after it (not a relative clause's verb, nor
     one after "to")."""
     return any(w in _FINITE and low[i] not in _NOT_ITS_VERB for i, w in enumerate(low[2:], start=1))
+
+
+def _acts_on(low: list[str], end: str) -> bool:
+    """A gerund opening is the subject of a verb in the third person that acts on what a determiner
+    names, in a statement ending with its period: "Warning logs a message at level Warn …" (Go's
+    convention, a function named with a gerund), "Removing listeners removes the correct listener …"
+    (a test's claim). A plural noun after a gerund is followed by a preposition in a topic ("parsing
+    logs of a server"), not by a determiner."""
+    return end == "." and any(
+        w.endswith("s") and not w.endswith("ss") and low[i + 1] in _DETERMINERS
+        for i, w in enumerate(low[1:3], start=1)
+        if i + 1 < len(low)
+    )
 
 
 def _names_a_piece(low: list[str]) -> bool:
