@@ -2286,6 +2286,39 @@ def test_a_special_method_is_spelled_by_the_words_its_documentation_says_it_in()
     assert all(r.steps == [] for r in plain)
 
 
+def test_a_sentence_that_removes_all_of_something_spells_clear() -> None:
+    """A method that empties its object is named ``clear`` and documented by what it takes out:
+    "Remove all values from sorted list." documents ``SortedList.clear``, a one-part name (half the
+    gain), and a quarter more for its class, which ``SortedList.discard`` gains alone. A removal of
+    some ("Remove `value` from …") or a sentence without the verb first spells no ``clear``; one
+    that writes it ("Clears the map, removing all …") spells it by its own word."""
+    cands = [
+        fused("sortedlist.py", 40, 0.050, symbol="SortedList.discard", kind="method"),
+        fused("sortedlist.py", 20, 0.045, symbol="SortedList.clear", kind="method"),
+        fused("sortedset.py", 10, 0.040, symbol="SortedSet.clear", kind="method"),
+    ]
+    query = analyse("Remove all values from sorted list.")
+    assert "clear" in query.spelled
+    ranked = rank(cands, query, _only(name_words=0.5))
+    # top 0.050: ``clear``, one part: +0.5 × 0.050 × 0.5; the class "sorted list": +0.5 × 0.050 × 0.25
+    assert [r.fused.label.symbol for r in ranked] == [
+        "SortedList.clear",
+        "SortedList.discard",
+        "SortedSet.clear",
+    ]
+    assert ranked[0].score == pytest.approx(0.045 + 0.0125 + 0.00625)
+    assert ranked[0].steps == [("name words", "+0.0125"), ("name words (its class)", "+0.0063")]
+    assert ranked[1].score == pytest.approx(0.050 + 0.00625)
+    assert ranked[2].score == pytest.approx(0.040 + 0.0125)
+    for text in (
+        "Remove `value` from sorted list.",
+        "Delete the values of sorted list.",
+        "The values all removed.",
+    ):
+        assert "clear" not in analyse(text).spelled
+    assert {"clear", "remov"} <= analyse("Clears the map, removing all key-value pairs.").spelled
+
+
 def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() -> None:
     cands = [
         fused("locales.py", 1, 0.050, symbol="Locale.day_name", kind="method"),

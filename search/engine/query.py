@@ -318,12 +318,18 @@ def spelled_by(words: list[str]) -> frozenset[str]:
     the short forms code writes for them (``env`` for "environment", ``indexer.ABBREVIATIONS``), and
     the prefix an accessor's name carries where the opening says what it returns ("Returns the help
     option object.": ``get_help_option``; "Return True if the cookie should be secure.":
-    ``is_secure``)."""
+    ``is_secure``), and the ``clear`` of a method that empties its object ("Remove all items …")."""
     if not words:
         return frozenset()
     short = [a for w in words for a in ABBREVIATIONS.get(w, ())]
     abbreviated = frozenset(short) | frozenset(stem_words(short)) if short else frozenset()
-    return frozenset(words) | frozenset(stem_words(words)) | _accessor_words(words) | abbreviated
+    return (
+        frozenset(words)
+        | frozenset(stem_words(words))
+        | _accessor_words(words)
+        | _emptying(words)
+        | abbreviated
+    )
 
 
 # Words joined by hyphens, letters only: "repeater-month-name", "time-to-live" (not inside a name)
@@ -414,6 +420,18 @@ def _accessor_words(words: list[str]) -> frozenset[str]:
     if rest[:1] in _PREDICATE_OPENINGS or rest in _PREDICATE_OPENINGS:
         return frozenset({"is", "has"})
     return frozenset({"get"})
+
+
+# The verbs that take things out, which a sentence opening with one and "all" says of a method that
+# empties its object: "Remove all values from sorted list." documents ``SortedList.clear``, as
+# "Removes all elements from the table …" does ``RawTable::clear``
+_REMOVING = frozenset({"remove", "removes", "delete", "deletes", "erase", "erases", "drop", "drops"})
+
+
+def _emptying(words: list[str]) -> frozenset[str]:
+    """``clear``, the name a method that empties its object is given, where a sentence's ``words``
+    open with a verb that takes things out and "all" ("Remove all items from …"); nothing otherwise."""
+    return frozenset({"clear"}) if words[0] in _REMOVING and words[1:2] == ["all"] else frozenset()
 
 
 def looks_like_identifier(token: str) -> bool:

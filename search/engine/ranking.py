@@ -50,7 +50,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    sentence makes new is ("Creates a new `BytesMut` with …": ``BytesMut::new``, half the gain, as a
    one-part name: the words that follow may name another constructor). A getter's
    opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
-   ``is`` and ``has`` ("Return True if …", "Returns whether …"), and a word the short form code
+   ``is`` and ``has`` ("Return True if …", "Returns whether …"), a removal of all ("Remove all values
+   from sorted list."), the ``clear`` of a method that empties its object, and a word the short form code
    writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``), and the initials
    of words it joins by hyphens ("Handle repeater-month-name/scalar-day": ``handle_rmn_sd``; "… in the
    little-endian byte order": ``get_u32_le``). A function is
