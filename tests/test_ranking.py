@@ -1957,6 +1957,8 @@ def test_a_claim_about_how_code_behaves_asks_for_tests(text: str) -> None:
         "Whether the value can be shown bare, without quotes.",  # a predicate's
         "Whether debug mode is enabled.",
         "Check if the cookie is expired.",  # the passive inside a condition
+        "Override how a particular field is handled.",  # or inside a clause that says how or what
+        "Describe what is expected of the value.",
         "Called before the request is dispatched.",
         "Return the headers that are sent first.",  # a function's own, opening with its verb
         "A socket is closed if its peer hung up.",  # a predicate's: the passive under its condition

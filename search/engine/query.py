@@ -560,9 +560,10 @@ _CLAIM_FORMS = (
     # What happens, in the passive, its subject first ("Newlines in values are escaped.", "Calls to a
     # closed pool get rejected."), where a definition's docstring opens with its verb ("Return the
     # headers that are sent") or puts the passive in a condition ("Check if the cookie is expired.",
-    # "Whether debug mode is enabled."): 30 of the tests' and one of real code's (a Go doc comment,
+    # "Whether debug mode is enabled.") or in a clause that says how or what ("Override how a
+    # particular field is handled."): 30 of the tests' and one of real code's (a Go doc comment,
     # "Reset is intended for testing").
-    r"^(?=.*\.$)(?!(?:returns?|this)\b)(?:(?!(?:if|whether|when|whenever|before|after|that|which|while|until|once|unless|where|because)\b)[\w'`-]+\s+){1,5}?"
+    r"^(?=.*\.$)(?!(?:returns?|this)\b)(?:(?!(?:if|whether|when|whenever|before|after|that|which|while|until|once|unless|where|because|how|what|why)\b)[\w'`-]+\s+){1,5}?"
     r"(?<!\bto )(?:is|are|get|gets)\s+(?:not\s+|also\s+|always\s+|never\s+|correctly\s+|properly\s+)?(?!used\b)[a-z]+ed\b(?!\s+(?:if|when|whenever)\b)",
     # A subject with an article, then what it does or is ("A broken ``__repr__`` does not break the hook
     # call.", "A block stays attached to its key."), where a definition's docstring is a noun phrase ("A
