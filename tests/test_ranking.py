@@ -542,6 +542,25 @@ def test_every_retrievers_first_keeps_its_role_for_any_query() -> None:
     assert paths(demoted)[0] == ("ply/yacc.py", 1534) and demoted[1].steps == [("role:example", "×0.3")]
 
 
+def test_a_declaration_files_copy_of_a_definition_in_real_code_keeps_its_role() -> None:
+    """attrs' ``_version_info.pyi`` declares the ``VersionInfo`` that ``_version_info.py`` defines: the
+    copy is first by the words and the meaning it copies, and keeps the stub penalty (×0.7), so the
+    code it declares goes first; a declaration of a name no code candidate defines (a type only the
+    declaration file has) is lifted as any chunk both retrievers put first."""
+    sentence = analyse("Parse *s* and return a _VersionInfo.")
+    cands = [
+        fused("src/attr/_version_info.pyi", 1, 0.0555, symbol="VersionInfo", kind="class", text=1, vector=1),
+        fused("src/attr/_version_info.py", 10, 0.0543, symbol="VersionInfo", kind="class", text=3, vector=2),
+    ]
+    ranked = rank(cands, sentence, _only())
+    assert paths(ranked) == [("src/attr/_version_info.py", 10), ("src/attr/_version_info.pyi", 1)]
+    assert ranked[1].score == pytest.approx(0.7 * 0.0555) and ranked[1].steps == [("role:stub", "×0.7")]
+    alone = [cands[0]._replace(hit=replace(cands[0].hit, symbol="_VersionInfoProtocol")), cands[1]]
+    lifted = rank(alone, sentence, _only())
+    assert paths(lifted)[0] == ("src/attr/_version_info.pyi", 1)
+    assert lifted[0].steps == [("role:stub", "×1: first by its words and by its meaning")]
+
+
 def test_a_function_sentences_first_by_words_and_meaning_keeps_its_role() -> None:
     """A test's docstring is a function sentence too: the chunk both retrievers put first is not
     demoted for its role; one the dense retriever ranks below ``agreed_top``, or a topic's, is."""

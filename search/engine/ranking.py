@@ -93,7 +93,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    first ``agreed_top`` (both retrievers put it first: the one function the sentence documents, a
    test's own docstring included) or the symbol retriever's first (its words and its name: a test named
    for what it checks, "Newlines are mandatory breaks when replace_whitespace is False." for
-   ``test_wrap_replace_whitespace_false_newlines_are_mandatory``), or it is a test named in the
+   ``test_wrap_replace_whitespace_false_newlines_are_mandatory``; not a declaration file's copy of a
+   definition that real code among the candidates makes, first by the words and the meaning it
+   copies: attrs' ``_version_info.pyi`` beside ``_version_info.py``), or it is a test named in the
    sentence's words (``named_tests``: two words or more beside ``test``, not the name of a function the
    sentence or real code among the candidates names; ``test_center_ambiguous`` for "Center respects
    ambiguous_width parameter."; not for a sentence that says what something returns, unless the
@@ -1222,6 +1224,10 @@ def _roles(
     returns = stem_words([opener])[0] if opener in GETTER_OPENERS else None  # "Returns …": see _named_for
     wants = query.wants | {"test"} if found else query.wants
     only = _examples_hold_words(ranked, query, cache)
+    # A declaration file's copy of a definition that real code among the candidates makes (wrapt's
+    # ``__init__.pyi`` beside ``caching.py``) is first by the words and the meaning it copies, and
+    # keeps its role: the code it declares is what a sentence documents.
+    in_code = {_defined_name(r) for r in ranked if not cache[r.fused.span.path]} - {None}
     for r in ranked:
         path = r.fused.span.path
         roles = cache[path] or (("test",) if _inline_test(r) else ())
@@ -1241,6 +1247,8 @@ def _roles(
         )
         if found and (testing := [role for role in roles if role in _TESTING]):
             r.steps.append((f"role:{testing[0]}", f"×1: {found}"))
+        if r.roles and r.roles[0] == "stub" and _defined_name(r) in in_code:
+            continue
         if r.roles and agreed and r.fused.ranks.get("text") == 1:
             if 0 < (r.fused.ranks.get("vector") or 0) <= agreed:
                 r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its meaning"))
@@ -1275,6 +1283,12 @@ def _roles(
         if penalty != 1.0:
             r.score *= penalty
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
+
+
+def _defined_name(r: Ranked) -> str | None:
+    """The name ``r``'s chunk is known by: the definition the symbol retriever found there, else its
+    label's."""
+    return r.fused.defines or r.fused.label.symbol
 
 
 def _first_everywhere(ranks: Mapping[str, int | None]) -> bool:
