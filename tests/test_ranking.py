@@ -1019,6 +1019,13 @@ def test_a_function_sentence_that_only_documents_hold_asks_for_the_function() ->
     ranked = rank(with_code, query, _only(phrase_rule=True))
     assert paths(ranked)[:3] == [("dpath/legacy.py", 40), ("README.rst", 121), ("PKG-INFO", 161)]
     assert ranked[1].steps[-1] == ("phrase", "after the code (documentation)")
+    # a source map carries the sources a build compiled, comments included: held by it and the README
+    # only (path-to-regexp's dist/index.js.map), the sentence still asks for the function, and the
+    # map (generated, 0.035 × 0.3) follows the code
+    mapped = [fused("dist/index.js.map", 1, 0.035, exact=True, text=1)._replace(exact_case=True), *cands]
+    ranked = rank(mapped, query, _only(phrase_rule=True))
+    assert paths(ranked)[0] == ("dpath/__init__.py", 133) and [r.tier for r in ranked] == [0] * 5
+    assert ("dist/index.js.map", 1) in paths(ranked) and ranked[-1].steps[0] == ("role:generated", "×0.3")
     # a Go file in cobra's package doc/ has the docs role by its folder and is code, no document
     go = [fused("doc/rest_docs.go", 138, 0.02, exact=True, text=1)._replace(exact_case=True), cands[2]]
     ranked = rank(go, query, _only(phrase_rule=True))

@@ -1730,12 +1730,13 @@ def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) ->
     if (
         query.form == "function"
         and "docs" not in query.wants
-        and all(_is_document(r.fused.span.path) for r in rare)
+        and all(_is_document(r.fused.span.path) or _SOURCE_MAP_FILE.search(r.fused.span.path) for r in rare)
     ):
         # A sentence that documents a function, held verbatim by documents only (a README's or a man
-        # page's copy of a docstring that the code words otherwise, or no longer holds): the function
-        # it documents is what it asks for, not the page that quotes it; the ranking decides, and the
-        # text retriever's first keeps a place on the page (rule 8).
+        # page's copy of a docstring that the code words otherwise, or no longer holds) or by a source
+        # map (one line of JSON carrying the sources a build compiled, their comments included): the
+        # function it documents is what it asks for, not the page or the map that quotes it; the
+        # ranking decides, and the text retriever's first keeps a place on the page (rule 8).
         rare = []
     for r in rare:
         differs = cased and not r.fused.exact_case
