@@ -137,9 +137,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    declaration file's copy, ``index.d.ts`` or ``.pyi``, and a compiler's source map, ``escape.js.map``
    (generated code), follow the code that holds the phrase too, and a document that quotes it (a
    README repeating a function's doc comment) comes between the code and those copies, unless the
-   query asks for documentation; a sentence that documents a function and that only documents hold
-   (a README's copy of a docstring the code words otherwise) puts no place first: it asks for the
-   function, which the ranking finds, while the text retriever's first keeps a place (rule 8);
+   query asks for documentation; a sentence that documents a function and that only documents and
+   source maps hold (a README's copy of a docstring the code words otherwise) puts no place first:
+   it asks for the function, which the ranking finds, while the text retriever's first keeps a place
+   (rule 8);
    a place that holds it only across a line break, a message split over two literals or a sentence
    wrapped over two comment lines, follows one that holds it within a line, and a format string that
    it fills, a message pasted as a program printed it, follows both; the lines the query names, such
