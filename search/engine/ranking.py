@@ -1225,10 +1225,7 @@ def _roles(
     returns = stem_words([opener])[0] if opener in GETTER_OPENERS else None  # "Returns …": see _named_for
     wants = query.wants | {"test"} if found else query.wants
     only = _examples_hold_words(ranked, query, cache)
-    # A declaration file's copy of a definition that real code among the candidates makes (wrapt's
-    # ``__init__.pyi`` beside ``caching.py``) is first by the words and the meaning it copies, and
-    # keeps its role: the code it declares is what a sentence documents.
-    in_code = {_defined_name(r) for r in ranked if not cache[r.fused.span.path]} - {None}
+    in_code: set[str | None] | None = None  # the names real code among the candidates defines, once asked
     for r in ranked:
         path = r.fused.span.path
         roles = cache[path] or (("test",) if _inline_test(r) else ())
@@ -1248,8 +1245,14 @@ def _roles(
         )
         if found and (testing := [role for role in roles if role in _TESTING]):
             r.steps.append((f"role:{testing[0]}", f"×1: {found}"))
-        if r.roles and r.roles[0] == "stub" and _defined_name(r) in in_code:
-            continue
+        if r.roles and r.roles[0] == "stub":
+            # A declaration file's copy of a definition that real code among the candidates makes
+            # (wrapt's ``__init__.pyi`` beside ``caching.py``) is first by the words and the meaning it
+            # copies, and keeps its role: the code it declares is what a sentence documents.
+            if in_code is None:
+                in_code = {_defined_name(c) for c in ranked if not cache[c.fused.span.path]} - {None}
+            if _defined_name(r) in in_code:
+                continue
         if r.roles and agreed and r.fused.ranks.get("text") == 1:
             if 0 < (r.fused.ranks.get("vector") or 0) <= agreed:
                 r.steps.append((f"role:{r.roles[0]}", "×1: first by its words and by its meaning"))
