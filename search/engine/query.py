@@ -1173,11 +1173,11 @@ def sentence_form(text: str) -> Form:
     of a finite verb ("Renaming files … is not permitted") or, with the period, of a verb in the third
     person acting on what a determiner names ("Warning logs a message …"), or with an article, as a
     field's or a value's documentation does ("The field name found in the", "A safe Kernel::load,
-    issuing the hooks …"; a topic typed as a query does not), or with a capitalised label and a colon ("Output:
-    plain with multiline cells", "Deprecated: use …"), or with words that compare and a name written as
-    code ("Like `either`, but provide some context …"), or with a doc verb and one token of words
-    joined by hyphens or slashes ("Handle repeater-month-name/scalar-day": several words, where two
-    plain words, "handle errors", are a topic);
+    issuing the hooks …"; a topic typed as a query does not), or with a capitalised label and a
+    colon ("Output: plain with multiline cells", "Deprecated: use …"), or with words that compare and
+    a name written as code ("Like `either`, but provide some context …"), or with a doc verb and one
+    token of words joined by hyphens or slashes ("Handle repeater-month-name/scalar-day": several
+    words, where two plain words, "handle errors", are a topic);
     ``area`` for questions ("how does …"; "Do basic configuration …." and "When X, Y." with their
     period are statements), topics ("cookie persistence") and requests for files of a role ("tests for
     the retry logic", where "tests" is no verb)."""

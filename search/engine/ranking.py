@@ -50,8 +50,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    sentence makes new is ("Creates a new `BytesMut` with …": ``BytesMut::new``, half the gain, as a
    one-part name: the words that follow may name another constructor). A getter's
    opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
-   ``is`` and ``has`` ("Return True if …", "Returns whether …"), a removal of all ("Remove all values
-   from sorted list."), the ``clear`` of a method that empties its object, and a word the short form code
+   ``is`` and ``has`` ("Return True if …", "Returns whether …"), a removal of all the ``clear`` of a
+   method that empties its object ("Remove all values from sorted list."), and a word the short form code
    writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``), and the initials
    of words it joins by hyphens ("Handle repeater-month-name/scalar-day": ``handle_rmn_sd``; "… in the
    little-endian byte order": ``get_u32_le``). A function is
@@ -874,7 +874,7 @@ def _name_words(
         if tests_only is not None and not _TESTING.intersection(tests_only[r.fused.span.path]):
             continue
         label = r.fused.label
-        parts = _owner_parts(r.fused.defines or label.symbol or "") if label.kind in FUNCTION_KINDS else None
+        parts = _owner_parts(label.symbol or "") if label.kind in FUNCTION_KINDS else None
         if parts is not None and len(parts[0]) > 1 and (parts[0] <= compound or parts[1] <= compound):
             r.score += gain * _OWNER_SHARE
             r.steps.append(("name words (its class)", f"+{gain * _OWNER_SHARE:.4f}"))
@@ -947,7 +947,7 @@ def _functions_defined(
     ``functions_within``, every function the symbol index has on its lines (a ``None`` where the
     label has no symbol)."""
     label = r.fused.label
-    names: list[str | None] = [r.fused.defines or label.symbol] if label.kind in FUNCTION_KINDS else []
+    names: list[str | None] = [label.symbol] if label.kind in FUNCTION_KINDS else []
     if functions_within is not None:
         span = r.fused.span
         names += functions_within(span.path, span.start_line, span.end_line)
@@ -1250,8 +1250,8 @@ def _roles(
             # (wrapt's ``__init__.pyi`` beside ``caching.py``) is first by the words and the meaning it
             # copies, and keeps its role: the code it declares is what a sentence documents.
             if in_code is None:
-                in_code = {_defined_name(c) for c in ranked if not cache[c.fused.span.path]} - {None}
-            if _defined_name(r) in in_code:
+                in_code = {c.fused.label.symbol for c in ranked if not cache[c.fused.span.path]} - {None}
+            if r.fused.label.symbol in in_code:
                 continue
         if r.roles and agreed and r.fused.ranks.get("text") == 1:
             if 0 < (r.fused.ranks.get("vector") or 0) <= agreed:
@@ -1287,12 +1287,6 @@ def _roles(
         if penalty != 1.0:
             r.score *= penalty
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
-
-
-def _defined_name(r: Ranked) -> str | None:
-    """The name ``r``'s chunk is known by: the definition the symbol retriever found there, else its
-    label's."""
-    return r.fused.defines or r.fused.label.symbol
 
 
 def _first_everywhere(ranks: Mapping[str, int | None]) -> bool:
@@ -1347,7 +1341,7 @@ def _tested_names(
         bare_name(n)
         for r in ranked
         if r.fused.label.kind in FUNCTION_KINDS
-        and (n := r.fused.defines or r.fused.label.symbol)
+        and (n := r.fused.label.symbol)
         and not _TESTING.intersection(cache[r.fused.span.path])
     ]
     return frozenset(normalise(n) for n in names)
