@@ -48,6 +48,43 @@ def test_the_name_declared_under_a_doc_comment(line: int, name: str | None) -> N
     assert declared_name(DECLARATIONS.splitlines(), line) == name
 
 
+# JSDoc written as plain lines between ``/**`` and ``*/`` (p-queue's style), with an example in it
+BARE = """\
+export default class PQueue {
+\t/**
+\tPut queue execution on hold.
+
+\t@example
+\t```
+\tqueue.add(() => delay(100));
+\t```
+\t*/
+\tpause(): void;
+
+\tstart(): this; /* Start (or resume) executing. */
+
+\t/** Whether the queue is paused. */ readonly isPaused: boolean;
+}
+\tNot a comment: code below a closed block.
+declare function never(): void;
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        (3, "pause"),  # a plain line of a block comment: the declaration after its `*/`
+        (7, "pause"),  # the example's code is inside the comment, not what it declares
+        (10, None),  # the declaration itself
+        (12, None),  # a trailing comment declares nothing below it (the line is code)
+        (14, "isPaused"),  # a one-line block, the declaration after it on its line
+        (16, None),  # below a `*/` that closed the last comment
+    ],
+)
+def test_the_name_declared_under_a_block_comment_of_plain_lines(line: int, name: str | None) -> None:
+    assert declared_name(BARE.splitlines(), line) == name
+
+
 CODE = """\
 class Command {
   constructor() {
@@ -118,3 +155,26 @@ def test_a_failed_lookup_leaves_the_text_retrievers_answer(indexed_engine, monke
     response = engine.search(Query("Allow unknown options on the command line."))
     assert "text" not in response.degraded  # the declaration's own place still answers
     assert any(r.path == "typings/index.d.ts" for r in response.results)
+
+
+QUEUE = """\
+export default class PQueue {
+  start() {
+    this.paused = false;
+    return this;
+  }
+
+  pause() {
+    this.paused = true;
+  }
+}
+"""
+
+
+def test_a_sentence_of_a_plain_lined_block_comment_puts_the_declared_method_first(indexed_engine) -> None:
+    engine = indexed_engine({"dist/index.js": QUEUE, "dist/index.d.ts": BARE})
+    results = engine.search(Query("Put queue execution on hold.", explain=True)).results
+    top = results[0]
+    assert top.path == "dist/index.js" and top.start_line <= 7 <= top.end_line
+    assert {"rule": "phrase", "effect": "first"} in top.explain["rules"]
+    assert results[1].path == "dist/index.d.ts"

@@ -30,6 +30,7 @@ DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$")
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_PLACES = 4  # declarations read per search: a sentence found in more is no one function's doc
 _LOOKAHEAD = 40  # lines from the sentence to the end of its comment
+_LOOKBACK = 200  # lines from the sentence up to the start of its block comment
 _COMMENT = re.compile(r"\s*(?:/\*|\*|//|$)")  # a line of a comment, or a blank one
 _MODIFIERS = (
     "export|declare|default|public|private|protected|static|readonly|abstract|async|override|get|set"
@@ -78,15 +79,44 @@ def declared_definitions(
 
 def declared_name(lines: list[str], line: int) -> str | None:
     """The name declared right under the comment that holds 1-based ``line`` of ``lines``; ``None``
-    when the line is not in a comment or nothing is declared within a few lines of it."""
-    if not 0 < line <= len(lines) or not _COMMENT.match(lines[line - 1]):
+    when the line is not in a comment or nothing is declared within a few lines of it.
+
+    A block comment's lines need no leading ``*``: many packages write their JSDoc as plain lines
+    between ``/**`` and ``*/`` (p-queue's "Put queue execution on hold." over ``pause(): void;``).
+    Such a comment ends at its ``*/``, and what its lines say (an example's ``queue.add(…)``) is no
+    declaration."""
+    if not 0 < line <= len(lines):
         return None
-    for text in lines[line : line + _LOOKAHEAD]:
+    at = line - 1
+    if _in_block(lines, at) or lines[at].lstrip().startswith("/*"):
+        end = next((i for i in range(at, min(len(lines), at + _LOOKAHEAD)) if "*/" in lines[i]), None)
+        if end is None:
+            return None
+        rest = lines[end][lines[end].rindex("*/") + 2 :]
+        if rest.strip():  # `/** Whether it is paused. */ readonly isPaused: boolean;`
+            found = _DECLARES.match(rest)
+            return found.group(1) if found is not None else None
+        after = end + 1
+    elif _COMMENT.match(lines[at]):
+        after = at + 1
+    else:
+        return None
+    for text in lines[after : after + _LOOKAHEAD]:
         if _COMMENT.match(text):
             continue
         found = _DECLARES.match(text)
         return found.group(1) if found is not None else None
     return None
+
+
+def _in_block(lines: list[str], at: int) -> bool:
+    """Whether a block comment opened above line index ``at`` is still open where it starts: the
+    nearest line above that opens or closes one opens it (its last ``/*`` after its last ``*/``)."""
+    for text in reversed(lines[max(0, at - _LOOKBACK) : at]):
+        opened, closed = text.rfind("/*"), text.rfind("*/")
+        if opened >= 0 or closed >= 0:
+            return opened > closed
+    return False
 
 
 def _owner(symbols: list[SymbolRow], line: int) -> str | None:
