@@ -721,6 +721,10 @@ def test_gos_examples_are_asked_for_as_examples_or_as_tests() -> None:
         ("src/components/Button.spec.tsx", ("test",)),
         ("src/test/java/com/x/ParserTest.java", ("test",)),
         ("spec/models/user_spec.rb", ("test",)),
+        ("src/set/tests.rs", ("test",)),  # a Rust module's `mod tests;` beside it
+        ("polls/tests.py", ("test",)),  # a Django app's tests
+        ("src/testing.rs", ()),  # a library's helpers for its users' tests
+        ("src/contests.rs", ()),
         ("examples/basic/app.py", ("example",)),
         ("cmp/example_test.go", ("test", "example")),  # Go's runnable examples: tests and examples
         ("example_route_test.go", ("test", "example")),

@@ -316,10 +316,12 @@ class RankingConfig:
 # projects name directories as they name classes (Laravel's ``Foundation/Testing/``, ``Fixtures/``).
 
 # Test files by each language's own convention (a bash library named test_functions.bash is not a
-# test: its language has no such convention, its tests are *.bats files).
+# test: its language has no such convention, its tests are *.bats files). A Rust module's tests kept
+# beside it (``#[cfg(test)] mod tests;`` reads ``src/set/tests.rs``) and a Django app's ``tests.py``
+# are named for what they hold; a ``testing`` module is a library's helpers for its users' tests.
 _TEST_FILE = re.compile(
     r"(?:^|/)(?:"
-    r"(?:test_[^/]+|[^/]+_test)\.(?:py|go|c|cc|cpp|cxx|h|hpp|lua|dart|rb|rs|exs?)"
+    r"(?:test_[^/]+|[^/]+_test|tests)\.(?:py|go|c|cc|cpp|cxx|h|hpp|lua|dart|rb|rs|exs?)"
     r"|[^/]+[._-](?:test|spec)\.(?:[cm]?[jt]sx?|vue|svelte)"
     r"|[^/]*[a-z0-9](?:Tests?|IT|Spec|Suite)\.(?:java|kt|kts|scala|groovy|cs|swift|php|m|hs)"
     r"|[^/]+_spec\.(?:rb|lua|ex|exs)|[^/]+\.bats|conftest\.py|test_helpers?\.[a-z]+|Spec\.hs"
