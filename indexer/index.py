@@ -346,16 +346,18 @@ class Index:
         self,
         words: frozenset[str],
         *,
+        owners: frozenset[str] = frozenset(),
         globs: Sequence[str] = (),
         path_prefix: str | None = None,
         limit: int = 5,
     ) -> list[SymbolRow]:
         """The functions whose names' parts are all among ``words`` (see
-        :meth:`indexer.lookup.SymbolTable.spelled`), the longest names first."""
+        :meth:`indexer.lookup.SymbolTable.spelled`), the longest names first; first of all, the
+        methods of ``owners`` (classes' names, normalised) so named."""
         if not words or not self.exists():
             return []
         return self._readers.symbols.spelled(
-            self.snapshot(), words, globs=globs, path_prefix=path_prefix, limit=limit
+            self.snapshot(), words, owners=owners, globs=globs, path_prefix=path_prefix, limit=limit
         )
 
     def symbols_in_file(self, path: str) -> list[SymbolRow]:

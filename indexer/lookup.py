@@ -98,6 +98,7 @@ class SymbolTable:
         self._joined: tuple[str, list[int]] | None = None
         self._functions: dict[str, tuple[list[int], list[str]]] | None = None
         self._spelled: dict[str, list[int]] | None = None
+        self._by_owner: dict[str, list[int]] | None = None
 
     @property
     def tokens(self) -> dict[str, set[str]]:
@@ -261,13 +262,21 @@ class SymbolTable:
         return names[bisect.bisect_left(lines, start_line) : bisect.bisect_right(lines, end_line)]
 
     def spelled(
-        self, words: frozenset[str], *, path_ok: Callable[[str], bool] | None = None, limit: int
+        self,
+        words: frozenset[str],
+        *,
+        owners: frozenset[str] = frozenset(),
+        path_ok: Callable[[str], bool] | None = None,
+        limit: int,
     ) -> list[SymbolRow]:
         """The functions and methods named in two parts or more whose every part, as written or as its
         stem, is one of ``words`` (a sentence's words, their stems and the short forms code writes for
         them): ``jinja_env`` for "The Jinja environment used to load templates.", ``interleave_evenly``
         for "Interleave multiple iterables so that their elements are evenly distributed …". The
-        longest names first, then by path and line; an inverted index of the parts, made on first use."""
+        longest names first, then by path and line; an inverted index of the parts, made on first use.
+        Before them, the methods of ``owners`` (classes' names, normalised: the object a sentence calls
+        "this") whose names, of one part or more, are so spelled: "Returns the length of this match."
+        documents ``Match.len``, which the class's name and the words name together."""
         if self._spelled is None:
             self._spelled = self._spelled_index()
         found = []
@@ -276,7 +285,27 @@ class SymbolTable:
             whole, stems = _parts_and_stems(row.name)
             if (whole <= words or stems <= words) and (path_ok is None or path_ok(row.path)):
                 found.append((-len(whole), row.path, row.start_line, i))
-        return [self.rows[i] for *_, i in sorted(found)[:limit]]
+        named = []
+        if owners:
+            if self._by_owner is None:
+                self._by_owner = self._owner_index()
+            for i in {i for o in owners for i in self._by_owner.get(o, ())}:
+                row = self.rows[i]
+                whole, stems = _parts_and_stems(row.name)
+                if (whole <= words or stems <= words) and (path_ok is None or path_ok(row.path)):
+                    named.append((-len(whole), row.path, row.start_line, i))
+        first = [i for *_, i in sorted(named)]
+        taken = set(first)
+        rest = [i for *_, i in sorted(found) if i not in taken]
+        return [self.rows[i] for i in [*first, *rest][:limit]]
+
+    def _owner_index(self) -> dict[str, list[int]]:
+        """Each method under its class's name, normalised (``Match.len`` under ``match``)."""
+        by_owner: dict[str, list[int]] = defaultdict(list)
+        for i, r in enumerate(self.rows):
+            if r.kind in FUNCTION_KINDS and "." in r.qualified_name:
+                by_owner[normalise(r.qualified_name.rsplit(".", 2)[-2])].append(i)
+        return dict(by_owner)
 
     def _spelled_index(self) -> dict[str, list[int]]:
         """Each function of two parts or more under its rarest part as written and its rarest stem:

@@ -96,6 +96,7 @@ class SymbolReader:
         snap: Snapshot,
         words: frozenset[str],
         *,
+        owners: frozenset[str] = frozenset(),
         globs: Sequence[str],
         path_prefix: str | None,
         limit: int,
@@ -105,7 +106,7 @@ class SymbolReader:
         table = self.table(snap)
         if table is None:
             return []
-        return table.spelled(words, path_ok=path_filter(globs, path_prefix), limit=limit)
+        return table.spelled(words, owners=owners, path_ok=path_filter(globs, path_prefix), limit=limit)
 
     def table(self, snap: Snapshot) -> SymbolTable | None:
         """The whole symbol table of ``snap`` in memory (kept per published version), or ``None``

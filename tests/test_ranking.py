@@ -2133,8 +2133,10 @@ def test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class() 
     """aho-corasick's "Return the pattern ID for this match." documents ``Match.pattern``: the object
     the sentence calls "this match" is the method's receiver, so its name is "match pattern", spelled
     whole as ``match_pattern`` is, and not a part of that longer name (which leaves
-    ``Search.pattern`` nothing). A method of another class keeps what it gains by its own name: which
-    class a sentence calls "this Repeater" in (the base or an override) is not known."""
+    ``Search.pattern`` nothing). The class is named outright, so each method of it gains a quarter
+    more, as a class whose name of two parts the words spell does: of the two names spelled whole,
+    the receiver's method comes first. A method of another class keeps what it gains by its own name:
+    which class a sentence calls "this Repeater" in (the base or an override) is not known."""
     cands = [
         fused("automaton.rs", 1, 0.050, symbol="Automaton.match_pattern", kind="method"),
         fused("search.rs", 1, 0.045, symbol="Match.pattern", kind="method"),
@@ -2142,16 +2144,18 @@ def test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class() 
     ]
     ranked = rank(cands, analyse("Return the pattern ID for this match."), _only(name_words=0.5))
     by_symbol = {r.fused.label.symbol: r for r in ranked}
-    # top 0.050: two parts spelled whole, +0.5 × 0.050 each
-    assert by_symbol["Match.pattern"].steps == [("name words", "+0.0250")]
+    # top 0.050: two parts spelled whole, +0.5 × 0.050 each; its class: +0.5 × 0.050 × 0.25
+    its_class = ("name words (its class)", "+0.0063")
+    assert by_symbol["Match.pattern"].steps == [("name words", "+0.0250"), its_class]
     assert by_symbol["Automaton.match_pattern"].steps == [("name words", "+0.0250")]
     assert by_symbol["Search.pattern"].steps == []
+    assert by_symbol["Match.pattern"].score == pytest.approx(0.045 + 0.025 + 0.00625)
     plain = rank(cands, analyse("Return the pattern ID for the match."), _only(name_words=0.5))
     assert {r.fused.label.symbol: r.steps for r in plain}["Match.pattern"] == []  # no "this"
     # the class written as code, or as a possessive, is named as well
     for text in ("Return the pattern ID for this `Match`.", "Return this match's pattern ID."):
         named = {r.fused.label.symbol: r.steps for r in rank(cands, analyse(text), _only(name_words=0.5))}
-        assert named["Match.pattern"] == [("name words", "+0.0250")], text
+        assert named["Match.pattern"] == [("name words", "+0.0250"), its_class], text
     overrides = [
         fused("repeater_time.rb", 1, 0.050, symbol="RepeaterTime.next", kind="method"),
         fused("repeater.rb", 1, 0.040, symbol="Repeater.next", kind="method"),
@@ -2159,9 +2163,35 @@ def test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class() 
     sentence = analyse("Return the next span that this Repeater represents.")
     kept = {r.fused.label.symbol: r.steps for r in rank(overrides, sentence, _only(name_words=0.5))}
     assert kept == {
-        "Repeater.next": [("name words", "+0.0250")],
+        "Repeater.next": [("name words", "+0.0250"), its_class],
         "RepeaterTime.next": [("name words", "+0.0125")],
     }
+
+
+def test_a_short_method_name_is_spelled_with_the_class_of_this_object() -> None:
+    """aho-corasick's "Returns the length of this match." documents ``Match.len``: a one-part name of
+    three letters spells nothing alone, but with the class the sentence calls "this match" it is a
+    name of two parts, "match len", spelled whole (+0.5 × 0.050) as ``match_len`` is, and a quarter
+    more for the class. A short name that is a stop word ("… (and or or) …": ``Expression.__and__``)
+    is no word of the sentence's."""
+    cands = [
+        fused("dfa.rs", 1, 0.050, symbol="DFA.match_len", kind="method"),
+        fused("search.rs", 1, 0.045, symbol="Match.len", kind="method"),
+        fused("search.rs", 40, 0.044, symbol="Span.len", kind="method"),
+    ]
+    ranked = {
+        r.fused.label.symbol: r
+        for r in rank(cands, analyse("Returns the length of this match."), _only(name_words=0.5))
+    }
+    assert ranked["Match.len"].steps == [("name words", "+0.0250"), ("name words (its class)", "+0.0063")]
+    assert ranked["Match.len"].score == pytest.approx(0.045 + 0.025 + 0.00625)
+    assert ranked["DFA.match_len"].steps == [("name words", "+0.0250")]
+    assert ranked["Span.len"].steps == []  # another class's, and too short to count alone
+    expression = [fused("boolean.py", 1, 0.05, symbol="Expression.__and__", kind="method")]
+    sentence = analyse("Return the evaluation of this expression, applying its operator (and or or).")
+    assert rank(expression, sentence, _only(name_words=0.5))[0].steps == [
+        ("name words (its class)", "+0.0063")
+    ]
 
 
 def test_the_constructor_of_what_a_sentence_makes_new_gains_as_a_one_part_name() -> None:
@@ -2621,20 +2651,27 @@ def test_a_long_name_two_thirds_spelled_gains_as_a_one_part_name() -> None:
     gained = {r.fused.label.symbol: (r.score - r.fused.score, r.steps) for r in ranked if r.steps}
     # _conflictingOption: spelled whole, +0.5 × 0.052; _checkForConflictingLocalOptions: check, for,
     # local not among the words, conflicting and options are: 2 of 5, no gain; displayErrorMessageOnce:
-    # 3 of 4 parts (two thirds or more), +0.5 × 0.052 × 0.5; checkLocal: 0 of 2
+    # 3 of 4 parts (two thirds or more), +0.5 × 0.052 × 0.5; checkLocal: 0 of 2. Each method of "this
+    # command" gains a quarter for its class, +0.5 × 0.052 × 0.25
+    its_class = ("name words (its class)", "+0.0065")
     assert gained == {
-        "Command._conflictingOption": (pytest.approx(0.026), [("name words", "+0.0260")]),
+        "Command._conflictingOption": (pytest.approx(0.026 + 0.0065), [("name words", "+0.0260"), its_class]),
+        "Command._checkForConflictingLocalOptions": (pytest.approx(0.0065), [its_class]),
+        "Command.checkLocal": (pytest.approx(0.0065), [its_class]),
         "Help.displayErrorMessageOnce": (pytest.approx(0.013), [("name words (most of it)", "+0.0130")]),
     }
     # "… for local conflicting options …" spells 4 of its 5 parts (check is not among the words)
     local = analyse("Display an error message for local conflicting options used in this command.")
     steps = {r.fused.label.symbol: r.steps for r in rank(cands, local, _only(name_words=0.5)) if r.steps}
-    assert steps["Command._checkForConflictingLocalOptions"] == [("name words (most of it)", "+0.0130")]
+    assert steps["Command._checkForConflictingLocalOptions"] == [
+        ("name words (most of it)", "+0.0130"),
+        its_class,
+    ]
     # a chunk that gains for a name spelled whole gains once, not again for one it mostly spells
     held = {("command.js", 1944): ["Command._conflictingOption", "Command.displayErrorMessageTwice"]}
     both = rank(cands, query, _only(name_words=0.5), functions_within=lambda p, s, e: held.get((p, s), []))
     assert [r.steps for r in both if r.fused.label.symbol == "Command._conflictingOption"] == [
-        [("name words", "+0.0260")]
+        [("name words", "+0.0260"), its_class]
     ]
 
 

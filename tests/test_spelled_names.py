@@ -130,3 +130,106 @@ def test_the_initials_of_hyphenated_words_spell_a_name_the_retriever_finds(index
     engine = indexed_engine({"lib/handlers.rb": handlers, "lib/parser.rb": "def parse(text)\n  text\nend\n"})
     found = _symbols(engine, "Handle repeater-month-name/scalar-day")
     assert "Handlers.handle_rmn_sd" in found and "Handlers.handle_m_d" not in found
+
+
+SEARCH_RS = """
+pub struct Match {
+    start: usize,
+    end: usize,
+}
+
+impl Match {
+    /// The first offset of the match in the haystack, counted in bytes from its start.
+    pub fn first_offset(&self) -> usize {
+        let offset = self.start;
+        debug_assert!(offset <= usize::MAX / 2);
+        offset
+    }
+
+    /// The second offset of the match in the haystack, counted in bytes from its start.
+    pub fn second_offset(&self) -> usize {
+        let offset = self.end;
+        debug_assert!(offset <= usize::MAX / 2);
+        offset
+    }
+
+    /// The third offset of the match in the haystack, counted in bytes from its start.
+    pub fn third_offset(&self) -> usize {
+        let offset = self.start;
+        debug_assert!(offset <= usize::MAX / 2);
+        offset
+    }
+
+    /// The fourth offset of the match in the haystack, counted in bytes from its start.
+    pub fn fourth_offset(&self) -> usize {
+        let offset = self.end;
+        debug_assert!(offset <= usize::MAX / 2);
+        offset
+    }
+
+    /// The fifth offset of the match in the haystack, counted in bytes from its start.
+    pub fn fifth_offset(&self) -> usize {
+        let offset = self.start;
+        debug_assert!(offset <= usize::MAX / 2);
+        offset
+    }
+
+    /// The sixth offset of the match in the haystack, counted in bytes from its start.
+    pub fn sixth_offset(&self) -> usize {
+        let offset = self.end;
+        debug_assert!(offset <= usize::MAX / 2);
+        offset
+    }
+
+    /// The seventh offset of the match in the haystack, counted in bytes from its start.
+    pub fn seventh_offset(&self) -> usize {
+        let offset = self.start;
+        debug_assert!(offset <= usize::MAX / 2);
+        offset
+    }
+
+    /// The eighth offset of the match in the haystack, counted in bytes from its start.
+    pub fn eighth_offset(&self) -> usize {
+        let offset = self.end;
+        debug_assert!(offset <= usize::MAX / 2);
+        offset
+    }
+
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+pub struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl Span {
+    pub fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+}
+"""
+DFA_RS = """
+pub struct DFA {
+    lens: Vec<usize>,
+}
+
+impl DFA {
+    fn match_len(&self, sid: usize) -> usize {
+        self.lens[sid]
+    }
+}
+"""
+
+
+def test_the_method_of_the_object_a_sentence_calls_this_is_spelled_with_its_class(indexed_engine) -> None:
+    """aho-corasick's "Returns the length of this match." documents ``Match.len``: its one-part name
+    is spelled with the class of "this match", before the longer name the words spell, and another
+    class's ``len`` is not."""
+    engine = indexed_engine({"src/search.rs": SEARCH_RS, "src/dfa.rs": DFA_RS})
+    found = _symbols(engine, "Returns the length of this match.")
+    assert "Match.len" in found and "DFA.match_len" in found and "Span.len" not in found
+    assert found.index("Match.len") < found.index("DFA.match_len")
+    assert "Match.len" not in _symbols(engine, "Returns the length of the match.")  # no "this"

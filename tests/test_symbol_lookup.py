@@ -140,3 +140,35 @@ def test_the_functions_a_sentences_words_spell_the_names_of() -> None:
     kept = table.spelled(words, path_ok=lambda p: p.startswith("sansio/"), limit=10)
     assert [r.name for r in kept] == ["jinja_env"]
     assert table.spelled(frozenset({"jinja"}), limit=10) == []
+
+
+def test_the_methods_of_the_object_a_sentence_calls_this_are_spelled_first() -> None:
+    """aho-corasick's "Returns the length of this match." documents ``Match.len``: a one-part name,
+    which no sentence spells alone, but the class the sentence calls "this match" and the words
+    name it together; such methods come before the longer names spelled (``match_len``), and a
+    method of another class (``Span.len``) or a field of the class is not one of them."""
+
+    def row(qualified: str, kind: str = "method", path: str = "search.rs", line: int = 1) -> SymbolRow:
+        name = qualified.rsplit(".", 1)[-1]
+        return SymbolRow(name, qualified, kind, path, "rust", line, line + 3, f"fn {name}()")
+
+    table = SymbolTable(
+        [
+            row("DFA.match_len", path="dfa.rs", line=274),
+            row("Span.len", line=697),
+            row("Match.len", line=959),
+            row("Match.start", line=970),  # "start" is not among the words
+            row("Match.length", "field", line=940),  # a field
+        ]
+    )
+    words = frozenset({"returns", "return", "the", "length", "len", "get", "of", "this", "match"})
+    assert [r.qualified_name for r in table.spelled(words, limit=10)] == ["DFA.match_len"]
+    found = table.spelled(words, owners=frozenset({"match"}), limit=10)
+    assert [r.qualified_name for r in found] == ["Match.len", "DFA.match_len"]
+    assert [r.qualified_name for r in table.spelled(words, owners=frozenset({"match"}), limit=1)] == [
+        "Match.len"
+    ]
+    assert [r.qualified_name for r in table.spelled(words, owners=frozenset({"span"}), limit=10)] == [
+        "Span.len",
+        "DFA.match_len",
+    ]

@@ -434,6 +434,44 @@ def _emptying(words: list[str]) -> frozenset[str]:
     return frozenset({"clear"}) if words[0] in _REMOVING and words[1:2] == ["all"] else frozenset()
 
 
+def receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The names (normalised) of the object a method's documentation calls "this" ("… for this
+    match.", "… in this non-contiguous NFA.", "this `Span`"), and, where the sentence opens with a
+    verb that makes one, of the object it makes new ("Create a new `BytesMut` with …", "Creates a new
+    UTC {Timestamp}."): up to :data:`_RECEIVER_WORDS` words after "this" or "new", to a stop word or
+    the end of a clause, each alone and run together ("cookie jar": ``CookieJar``), a qualified
+    name by its last part too (``Rack::Builder``)."""
+    tokens = text.split()
+    opening = tokens[0].lower() if tokens else ""
+    makes = opening in _MAKING_NEW or opening.removesuffix("s") in _MAKING_NEW
+    this: set[str] = set()
+    new: set[str] = set()
+    for i, token in enumerate(tokens):
+        trigger = token.strip(_NAME_EDGES).lower()
+        if trigger != "this" and not (trigger == "new" and makes):
+            continue
+        out = this if trigger == "this" else new
+        run: list[str] = []
+        for after in tokens[i + 1 : i + 1 + _RECEIVER_WORDS]:
+            bare = after.strip(_NAME_EDGES).removesuffix("'s")  # "this section's header": ``Section``
+            if not bare or bare.lower() in STOP_WORDS:
+                break
+            run.append(normalise(bare))
+            out.add(run[-1])
+            out.add(normalise(bare_name(bare)))
+            if len(run) > 1:
+                out.add("".join(run))
+            if after.rstrip("`'\"*]}")[-1:] in ",.;:!?":
+                break  # the clause ends
+    return frozenset(this - {""}), frozenset(new - {""})
+
+
+_RECEIVER_WORDS = 3  # the words after "this" (or "a new") that may name the object meant
+_NAME_EDGES = "`'\"()[]{}.,;:!?*"  # what a word of a sentence is stripped of to read it as a name
+# The verbs a constructor's documentation opens with ("Create a new …", "Constructs a new …")
+_MAKING_NEW = frozenset({"create", "construct", "instantiate", "make", "build"})  # and their "s" forms
+
+
 def looks_like_identifier(token: str) -> bool:
     """``UploadSession``, ``upload_session``, ``pkg.Type.Method``, ``ns::f``, ``getX`` (not ``upload``)."""
     if not _IDENT.fullmatch(token):

@@ -44,11 +44,11 @@ in the candidate's explanation (``plait search --explain``). In order:
    ``encode``; "Seek to a specific point": ``seek``; "Get the event loop": not ``get``); the function
    it compares its own with ("Like :func:`escape` but …") is no word of it and spells nothing; a
    method whose class's name of two parts or more the words spell ("Update sorted list by …":
-   ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more, and a method
-   of the object the sentence calls "this" is named with its class ("Return the pattern ID for this
-   match.": ``Match.pattern``, as whole as ``match_pattern``), as the constructor of the object a
-   sentence makes new is ("Creates a new `BytesMut` with …": ``BytesMut::new``, half the gain, as a
-   one-part name: the words that follow may name another constructor). A getter's
+   ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more, as does a
+   method of the object the sentence calls "this", which is also named with its class ("Return the
+   pattern ID for this match.": ``Match.pattern``, as whole as ``match_pattern``), as the constructor
+   of the object a sentence makes new is ("Creates a new `BytesMut` with …": ``BytesMut::new``, half
+   the gain, as a one-part name: the words that follow may name another constructor). A getter's
    opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
    ``is`` and ``has`` ("Return True if …", "Returns whether …"), a removal of all the ``clear`` of a
    method that empties its object ("Remove all values from sorted list."), and a word the short form code
@@ -202,6 +202,7 @@ from search.engine.query import (
     implies_get,
     name_widths,
     plain_words,
+    receivers_named,
 )
 from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
@@ -784,7 +785,7 @@ def _name_words(
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
     # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)
     opener = stem_words(words[:1])[0] if words[0] in GETTER_OPENERS else None
-    receivers, created = _receivers(query.text)
+    receivers, created = receivers_named(query.text)
     spelled_names: set[frozenset[str]] = set()  # those not named with a receiver's class (below)
     gain = config.name_words * top
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
@@ -810,11 +811,13 @@ def _name_words(
                 # ``zeroed``)
                 own.append(frozenset({f"{held}.new"}))
                 continue
-            parts = _name_parts(name, typed=bool(query.widths))
+            called = held in receivers
+            # a short name is a part of two with its class's: "Returns the length of this match." names
+            # ``Match.len``, as ``match_len``
+            parts = _name_parts(name, typed=bool(query.widths), short=called)
             if not parts:
                 continue
             whole, stems, single = parts
-            called = held in receivers
             if called:
                 # "Return the pattern ID for this match." documents ``Match.pattern``: the method of
                 # the object the sentence calls "this match" is named by both, as ``match_pattern`` is
@@ -870,57 +873,24 @@ def _name_words(
             r.steps.append(("name words (most of it)", f"+{gain * 0.5:.4f}"))
     # "Update sorted list by adding all values from `iterable`." documents ``SortedList.update``, not
     # ``SortedSet.update``: a method's documentation calls its object by its class's name ("this cookie
-    # jar", "the sorted dict"). A class name of two parts or more spelled whole is seldom chance, but
-    # names no method of it in particular: a quarter of the gain, a tie-breaker among same-named methods
+    # jar", "the sorted dict"). A class name of two parts or more spelled whole is seldom chance, and
+    # the class of the object called "this" ("… of this match.") is named outright, but neither names
+    # a method of it in particular: a quarter of the gain, a tie-breaker among same-named methods
     for r in ranked:
         if tests_only is not None and not _TESTING.intersection(tests_only[r.fused.span.path]):
             continue
         label = r.fused.label
         parts = _owner_parts(label.symbol or "") if label.kind in FUNCTION_KINDS else None
-        if parts is not None and len(parts[0]) > 1 and (parts[0] <= compound or parts[1] <= compound):
+        if parts is None:
+            continue
+        if (len(parts[0]) > 1 and (parts[0] <= compound or parts[1] <= compound)) or normalise(
+            _owner(label.symbol or "") or ""
+        ) in receivers:
             r.score += gain * _OWNER_SHARE
             r.steps.append(("name words (its class)", f"+{gain * _OWNER_SHARE:.4f}"))
 
 
 _OWNER_SHARE = 0.25  # of the name-words gain, for a method whose class's name the sentence spells
-_RECEIVER_WORDS = 3  # the words after "this" (or "a new") that may name the object meant
-
-
-def _receivers(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The names (normalised) of the object a method's documentation calls "this" ("… for this
-    match.", "… in this non-contiguous NFA.", "this `Span`"), and, where the sentence opens with a
-    verb that makes one, of the object it makes new ("Create a new `BytesMut` with …", "Creates a new
-    UTC {Timestamp}."): up to :data:`_RECEIVER_WORDS` words after "this" or "new", to a stop word or
-    the end of a clause, each alone and run together ("cookie jar": ``CookieJar``), a qualified
-    name by its last part too (``Rack::Builder``)."""
-    tokens = text.split()
-    opening = tokens[0].lower() if tokens else ""
-    makes = opening in _MAKING or opening.removesuffix("s") in _MAKING
-    this: set[str] = set()
-    new: set[str] = set()
-    for i, token in enumerate(tokens):
-        trigger = token.strip(_EDGES).lower()
-        if trigger != "this" and not (trigger == "new" and makes):
-            continue
-        out = this if trigger == "this" else new
-        run: list[str] = []
-        for after in tokens[i + 1 : i + 1 + _RECEIVER_WORDS]:
-            bare = after.strip(_EDGES).removesuffix("'s")  # "this section's header": ``Section``
-            if not bare or bare.lower() in STOP_WORDS:
-                break
-            run.append(normalise(bare))
-            out.add(run[-1])
-            out.add(normalise(bare_name(bare)))
-            if len(run) > 1:
-                out.add("".join(run))
-            if after.rstrip("`'\"*]}")[-1:] in ",.;:!?":
-                break  # the clause ends
-    return frozenset(this - {""}), frozenset(new - {""})
-
-
-_EDGES = "`'\"()[]{}.,;:!?*"  # what a word of a sentence is stripped of to read it as a name
-# The verbs a constructor's documentation opens with ("Create a new …", "Constructs a new …")
-_MAKING = frozenset({"create", "construct", "instantiate", "make", "build"})  # and their "s" forms
 # What a class's constructor is named (Rust's ``new``, Python's ``__init__``, Ruby's ``initialize``)
 _CONSTRUCTORS = frozenset({"new", "init", "initialize", "constructor"})
 
@@ -994,20 +964,21 @@ def _mostly_spelled(whole: frozenset[str], stems: frozenset[str], spelled: froze
 
 @lru_cache(maxsize=1 << 14)
 def _name_parts(
-    name: str, *, typed: bool = False
+    name: str, *, typed: bool = False, short: bool = False
 ) -> tuple[frozenset[str], frozenset[str], str | None] | None:
     """The parts of ``name``'s bare name of two letters or more, lower-cased, and their stems, and
     the stem of the one part of a one-part name (``None`` for a name of several); ``None`` for a name
-    with no such part or of one part shorter than four letters. ``typed`` (a sentence that names a
-    numeric type by its width): the numeric types the name writes are parts of it too, each as one
-    (``write_i64_into``: write, into, ``i64``; ``ReadUint64``: read, ``u64``)."""
+    with no such part or of one part shorter than four letters (with ``short``, one that is a stop
+    word: ``Expression.__and__`` is no "and" of a sentence). ``typed`` (a
+    sentence that names a numeric type by its width): the numeric types the name writes are parts of
+    it too, each as one (``write_i64_into``: write, into, ``i64``; ``ReadUint64``: read, ``u64``)."""
     bare = bare_name(name)
     widths, rest = name_widths(identifier_parts(bare)) if typed else (frozenset(), [])
     if widths:
         parts = words_of_parts(rest)
         return frozenset(parts) | widths, frozenset(stem_words(parts)) | widths, None
     parts = name_words(bare)
-    if not parts or (len(parts) == 1 and len(parts[0]) < 4):
+    if not parts or (len(parts) == 1 and len(parts[0]) < 4 and (not short or parts[0] in STOP_WORDS)):
         return None
     stems = stem_words(parts)
     return frozenset(parts), frozenset(stems), stems[0] if len(parts) == 1 else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from indexer import DATA_KINDS
-from search.engine.query import AnalysedQuery, bare_name
+from search.engine.query import AnalysedQuery, bare_name, receivers_named
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.text import SpanMapper
 from search.types import Hit, Span
@@ -139,14 +139,16 @@ class SymbolRetriever:
         whose names its plain words spell (``AnalysedQuery.spelled``, and ``spelled_joined``:
         "in-place" spells ``fill_inplace``): "The Jinja environment used to load templates."
         documents ``jinja_env``, which neither the words nor the meaning may rank among their first.
-        After the names looked up, in the order of :meth:`indexer.Index.spelled_definitions`; the
-        ranking lifts the one the words spell."""
+        After the names looked up, in the order of :meth:`indexer.Index.spelled_definitions`, the
+        methods of the object it calls "this" first ("Returns the length of this match.":
+        ``Match.len``); the ranking lifts the one the words spell."""
         if query.form != "function" or not query.spelled or query.opens_with_name or "test" in query.wants:
             return []  # a test's claim or stated check documents the test, not the functions it names
         return [
             r
             for r in self.index.spelled_definitions(
                 query.spelled | query.spelled_joined,
+                owners=receivers_named(query.text)[0],
                 globs=scope.globs,
                 path_prefix=path_prefix,
                 limit=SPELLED_LIMIT,
