@@ -233,3 +233,13 @@ def test_the_method_of_the_object_a_sentence_calls_this_is_spelled_with_its_clas
     assert "Match.len" in found and "DFA.match_len" in found and "Span.len" not in found
     assert found.index("Match.len") < found.index("DFA.match_len")
     assert "Match.len" not in _symbols(engine, "Returns the length of the match.")  # no "this"
+
+
+def test_a_sentence_that_counts_the_items_of_its_object_spells_len() -> None:
+    """bytes' "Returns the number of bytes contained in this `Bytes`." documents ``Bytes::len``:
+    "number of" spells the name code gives such a count; a number alone ("Adds a number to …") does
+    not."""
+    assert "len" in analyse("Returns the number of bytes contained in this `Bytes`.").spelled
+    assert "len" in analyse("Return the number of patterns in this collection.").spelled
+    assert "len" not in analyse("Adds a number to the total of this counter.").spelled
+    assert "len" not in analyse("Of the numbers given, return the largest.").spelled

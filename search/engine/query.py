@@ -318,7 +318,8 @@ def spelled_by(words: list[str]) -> frozenset[str]:
     the short forms code writes for them (``env`` for "environment", ``indexer.ABBREVIATIONS``), and
     the prefix an accessor's name carries where the opening says what it returns ("Returns the help
     option object.": ``get_help_option``; "Return True if the cookie should be secure.":
-    ``is_secure``), and the ``clear`` of a method that empties its object ("Remove all items …")."""
+    ``is_secure``), the ``clear`` of a method that empties its object ("Remove all items …"), and the
+    ``len`` of one that counts its items ("Returns the number of bytes …")."""
     if not words:
         return frozenset()
     short = [a for w in words for a in ABBREVIATIONS.get(w, ())]
@@ -328,6 +329,7 @@ def spelled_by(words: list[str]) -> frozenset[str]:
         | frozenset(stem_words(words))
         | _accessor_words(words)
         | _emptying(words)
+        | _counting(words)
         | abbreviated
     )
 
@@ -470,6 +472,12 @@ _RECEIVER_WORDS = 3  # the words after "this" (or "a new") that may name the obj
 _NAME_EDGES = "`'\"()[]{}.,;:!?*"  # what a word of a sentence is stripped of to read it as a name
 # The verbs a constructor's documentation opens with ("Create a new …", "Constructs a new …")
 _MAKING_NEW = frozenset({"create", "construct", "instantiate", "make", "build"})  # and their "s" forms
+
+
+def _counting(words: list[str]) -> frozenset[str]:
+    """``len``, the name code gives what counts the items of its object, where a sentence's ``words``
+    say "number of" ("Returns the number of bytes contained in this `Bytes`."); nothing otherwise."""
+    return frozenset({"len"}) if any(a == "number" and b == "of" for a, b in pairwise(words)) else frozenset()
 
 
 def looks_like_identifier(token: str) -> bool:

@@ -51,8 +51,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    the gain, as a one-part name: the words that follow may name another constructor). A getter's
    opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
    ``is`` and ``has`` ("Return True if …", "Returns whether …"), a removal of all the ``clear`` of a
-   method that empties its object ("Remove all values from sorted list."), and a word the short form code
-   writes for it ("Initialize …": ``init``, "… the local address": ``local_addr``), and the initials
+   method that empties its object ("Remove all values from sorted list."), a count ("the number of")
+   the ``len`` of one that counts its items (with the class of "this" object: ``Bytes::len``), and a
+   word the short form code writes for it ("Initialize …": ``init``, "… the local address":
+   ``local_addr``), and the initials
    of words it joins by hyphens ("Handle repeater-month-name/scalar-day": ``handle_rmn_sd``; "… in the
    little-endian byte order": ``get_u32_le``). A function is
    usually named with the words its documentation uses. A name spelled only as a part of a longer one
