@@ -141,6 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="read repository NAME's index from DIR/NAME (as `cold-index --suite --keep DIR` leaves "
         "them; default: each corpus's own index, `plait index ROOT`)",
     )
+    sp.add_argument(
+        "--again",
+        action="append",
+        default=[],
+        choices=("text", "symbol", "vector"),
+        help="ask this retriever again over the recordings, the others as recorded (repeatable; the "
+        "recordings are kept as they are)",
+    )
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.set_defaults(func=cmd_peer_replay)
 
@@ -169,6 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=VALUE",
         help="a [ranking] setting for the replay, as plait.toml writes it (repeatable): --set name_words=0.3",
+    )
+    sp.add_argument(
+        "--again",
+        action="append",
+        default=[],
+        choices=("text", "symbol", "vector"),
+        help="ask this retriever again over the recordings, the others as recorded (repeatable; the "
+        "recordings are kept as they are)",
     )
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.set_defaults(func=cmd_quality_replay)
@@ -214,7 +230,7 @@ def cmd_peer_replay(args: argparse.Namespace) -> int:
 
     data = run(
         args.suite.resolve(), args.half, args.variants.split(","), args.repo, args.recordings,
-        index_dirs=args.index_dirs.resolve() if args.index_dirs else None,
+        index_dirs=args.index_dirs.resolve() if args.index_dirs else None, again=args.again,
     )  # fmt: skip
     lines = [
         f"{v}: {d['ndcg10_mean_of_repos']:.4f} over {d['repos']} repos; "
@@ -250,8 +266,9 @@ def cmd_quality_replay(args: argparse.Namespace) -> int:
     settings = _ranking_settings(args.settings)
     try:
         data = run(
-            args.workdir, args.queries, families=args.family, recordings=args.recordings, settings=settings
-        )
+            args.workdir, args.queries, families=args.family, recordings=args.recordings, settings=settings,
+            again=args.again,
+        )  # fmt: skip
     except FileNotFoundError as exc:
         raise PlaitError(str(exc)) from exc
     lines = [

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pickle
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +28,15 @@ def run(
     recordings: Path | None = None,
     *,
     index_dirs: Path | None = None,
+    again: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Mean NDCG@10 of repositories (and by category) per variant over ``half`` of the suite.
 
     With ``recordings``, each repository's retriever rankings are pickled there (``NAME.pickle``) and
     read back on later runs, so a change to the ranking is measured without running the retrievers.
     With ``index_dirs``, repository NAME's index is ``index_dirs/NAME`` (a fast tier made by
-    ``cold-index --suite --keep``), not the corpus's own."""
+    ``cold-index --suite --keep``), not the corpus's own. ``again``: retrievers asked again over the
+    recordings (:func:`recorded_rankings`)."""
     sys.path.insert(0, str(suite))
     from peerbench.common import DEFAULT_CACHE, corpus_root, manifest_repos
     from peerbench.metric import Hit, mean, score_query
@@ -62,7 +65,10 @@ def run(
             prefix = (spec["semble_pin"]["benchmark_root"] or "").strip("/")
             tasks = build_tasks(name, root, prefix).tasks
             found = recorded_rankings(
-                engine, [t.query for t in tasks], recordings / f"{name}.pickle" if recordings else None
+                engine,
+                [t.query for t in tasks],
+                recordings / f"{name}.pickle" if recordings else None,
+                again,
             )
             recorded = list(zip(tasks, found, strict=True))
             tier = searched_tier(engine)
@@ -109,9 +115,13 @@ def replayed(engine: Any, query: str, rankings: dict[str, Any], tier: str | None
     return ranked
 
 
-def recorded_rankings(engine: Any, queries: list[str], path: Path | None) -> list[dict[str, Any]]:
+def recorded_rankings(
+    engine: Any, queries: list[str], path: Path | None, again: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """Every retriever's ranking for each of ``queries``: read from ``path`` when it was recorded for
-    the same queries, else asked of the engine (and written to ``path``)."""
+    the same queries, else asked of the engine (and written to ``path``). ``again``: retrievers whose
+    rankings are asked of the engine even so, in place of the recorded ones (the recording is kept as
+    it is): a change to one retriever measured with the others' rankings as recorded."""
     layout = _hit_layout()
     if path is not None and path.is_file():
         try:
@@ -120,7 +130,12 @@ def recorded_rankings(engine: Any, queries: list[str], path: Path | None) -> lis
             print(f"replay: {path} is unreadable ({exc}); recording it again", file=sys.stderr)
             saved = {"queries": None}
         if saved["queries"] == queries and saved.get("layout") == layout:
-            return list(saved["rankings"])
+            if not again:
+                return list(saved["rankings"])
+            return [
+                {**{k: v for k, v in found.items() if k not in again}, **engine.rankings(q, only=again)}
+                for q, found in zip(queries, saved["rankings"], strict=True)
+            ]
         if saved["queries"] == queries:  # a hit of another shape would load with fields unset
             print(f"replay: {path} holds hits of another plait; recording it again", file=sys.stderr)
     rankings = [engine.rankings(q) for q in queries]

@@ -8,13 +8,15 @@ recorded rankings are fused and ranked by :meth:`search.Engine.rerank` and
 a ``[ranking]`` setting, or the code of the tree that runs it) is measured on a corpus's queries in
 seconds, query by query. The scores equal the quality command's hybrid row for the families whose
 retrievers the change leaves alone; a change to what a retriever returns, or to how a query is read,
-needs its rankings recorded again (delete the recording). The same replay as ``peer-replay``, for the
-query sets this project makes itself.
+needs its rankings recorded again (delete the recording), or, for one retriever, asked again over
+the recording (``--again symbol``: the other retrievers as recorded, the file kept as it is). The
+same replay as ``peer-replay``, for the query sets this project makes itself.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,10 +31,12 @@ def run(
     families: list[str] | None = None,
     recordings: Path | None = None,
     settings: dict[str, Any] | None = None,
+    again: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Hybrid MRR@10, R@1 and R@10 per family of the query set ``queries`` over the quality run kept
     in ``workdir``, and each query's rank (``None``: not in the first ten). ``settings``: ``[ranking]``
-    values that replace the workspace's for the replay."""
+    values that replace the workspace's for the replay. ``again``: retrievers asked again over the
+    recordings (:func:`benchmarks.peer_replay.recorded_rankings`)."""
     from benchmarks import metrics
     from benchmarks.evalset import load, query_text
     from indexer import load_settings
@@ -51,7 +55,7 @@ def run(
     engine = Engine(workspace, timeouts={"text": 60, "symbol": 60, "vector": 120})
     try:
         texts = [query_text(q) for q in chosen]
-        rankings = recorded_rankings(engine, texts, recordings)
+        rankings = recorded_rankings(engine, texts, recordings, again)
         tier = searched_tier(engine)
         outcomes = []
         for q, text, found in zip(chosen, texts, rankings, strict=True):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +219,15 @@ def test_quality_replay_scores_a_kept_run_s_queries_as_the_run_did(
         q: r for q, r in replayed["ranks"].items() if q.startswith(("docstring", "symbol"))
     }
     assert recording.stat().st_mtime_ns != stamp
+    # --again: retrievers asked again over a recording, the others as recorded, the file untouched
+    whole = run_json(capsys, *args)
+    saved = pickle.loads(recording.read_bytes())
+    saved["rankings"] = [{k: v for k, v in r.items() if k == "symbol"} for r in saved["rankings"]]
+    recording.write_bytes(pickle.dumps(saved))
+    kept = recording.read_bytes()
+    assert run_json(capsys, *args)["ranks"] != whole["ranks"]  # the sentences' places are gone
+    assert run_json(capsys, *args, "--again", "text", "--again", "vector")["ranks"] == whole["ranks"]
+    assert recording.read_bytes() == kept
     assert (
         main([*args, "--set", "bogus=1"]) == 2
         and "[ranking] has no setting 'bogus'" in capsys.readouterr().err

@@ -13,7 +13,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -465,14 +465,23 @@ class Engine:
         return SearchResponse(results, degraded, timings, coverage, notes)
 
     def rankings(
-        self, text: str, *, regex: bool = False, mode: str = "hybrid", depth: int | None = None
+        self,
+        text: str,
+        *,
+        regex: bool = False,
+        mode: str = "hybrid",
+        depth: int | None = None,
+        only: Collection[str] | None = None,
     ) -> dict[str, list[Hit]]:
         """Each retriever's own ranking for ``text`` over the whole workspace (``depth`` hits each, the
         ranking's pool by default), before fusion: what :meth:`order` fuses and ranks. Benchmarks record
-        these once and replay the ranking over them; a degraded retriever is left out."""
+        these once and replay the ranking over them; a degraded retriever is left out. ``only``: just
+        these of the mode's retrievers (the query is read as the mode reads it), to record one again."""
         index = self.with_delta(self.index.pinned()) if self.index.exists() else self.index
         analysed = self.analyse(text.strip(), regex=regex, mode=mode, index=index)
         active = retrievers_for(mode, self.settings, index)
+        if only is not None:
+            active = {name: r for name, r in active.items() if name in only}
         degraded: dict[str, str] = {}
         found, _ = self._fan_out(
             active, analysed, self.resolve_scope(Scope()), depth or self.ranking.pool, degraded
