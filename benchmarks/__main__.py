@@ -141,14 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read repository NAME's index from DIR/NAME (as `cold-index --suite --keep DIR` leaves "
         "them; default: each corpus's own index, `plait index ROOT`)",
     )
-    sp.add_argument(
-        "--again",
-        action="append",
-        default=[],
-        choices=("text", "symbol", "vector"),
-        help="ask this retriever again over the recordings, the others as recorded (repeatable; the "
-        "recordings are kept as they are)",
-    )
+    _add_again(sp)
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.set_defaults(func=cmd_peer_replay)
 
@@ -178,14 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a [ranking] setting for the replay, as plait.toml writes it (repeatable): --set name_words=0.3",
     )
-    sp.add_argument(
-        "--again",
-        action="append",
-        default=[],
-        choices=("text", "symbol", "vector"),
-        help="ask this retriever again over the recordings, the others as recorded (repeatable; the "
-        "recordings are kept as they are)",
-    )
+    _add_again(sp)
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.set_defaults(func=cmd_quality_replay)
 
@@ -239,6 +225,18 @@ def cmd_peer_replay(args: argparse.Namespace) -> int:
     ]
     _emit(args, data, "\n".join(lines))
     return 0
+
+
+def _add_again(sp: argparse.ArgumentParser) -> None:
+    """A replay's ``--again``: retrievers asked again over its recordings."""
+    sp.add_argument(
+        "--again",
+        action="append",
+        default=[],
+        choices=("text", "symbol", "vector"),
+        help="ask this retriever again over the recordings, the others as recorded (repeatable; the "
+        "recordings are kept as they are)",
+    )
 
 
 def _ranking_settings(items: Sequence[str]) -> dict[str, Any]:

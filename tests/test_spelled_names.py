@@ -133,66 +133,46 @@ def test_the_initials_of_hyphenated_words_spell_a_name_the_retriever_finds(index
 
 
 SEARCH_RS = """
+/// A match found by a search: where it starts and ends in the haystack, in bytes.
+///
+/// Every searcher of the crate reports its matches with this type. Its offsets are byte offsets
+/// into the haystack that was searched, so a caller can slice the haystack with them directly,
+/// whatever the encoding of the text. The start is inclusive and the end exclusive, as in a range.
+///
+/// A match may be empty: a pattern that matches the empty string matches at every position, and
+/// such a match has equal offsets. An overlapping search may report several matches that share
+/// offsets, one for each pattern that matched there, in the order the patterns were given.
+///
+/// The type is small and copied freely; it holds no reference to the haystack, so it outlives the
+/// search that made it, and two matches compare equal when their offsets are equal.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 pub struct Match {
     start: usize,
     end: usize,
 }
 
 impl Match {
-    /// The first offset of the match in the haystack, counted in bytes from its start.
-    pub fn first_offset(&self) -> usize {
-        let offset = self.start;
-        debug_assert!(offset <= usize::MAX / 2);
-        offset
+    pub fn new(start: usize, end: usize) -> Match {
+        assert!(start <= end, "a match cannot end before it starts");
+        Match { start, end }
     }
 
-    /// The second offset of the match in the haystack, counted in bytes from its start.
-    pub fn second_offset(&self) -> usize {
-        let offset = self.end;
-        debug_assert!(offset <= usize::MAX / 2);
-        offset
+    pub fn range(&self) -> core::ops::Range<usize> {
+        self.start..self.end
     }
 
-    /// The third offset of the match in the haystack, counted in bytes from its start.
-    pub fn third_offset(&self) -> usize {
-        let offset = self.start;
-        debug_assert!(offset <= usize::MAX / 2);
-        offset
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
     }
 
-    /// The fourth offset of the match in the haystack, counted in bytes from its start.
-    pub fn fourth_offset(&self) -> usize {
-        let offset = self.end;
-        debug_assert!(offset <= usize::MAX / 2);
-        offset
+    pub fn offset(&self, by: usize) -> Option<Match> {
+        let start = self.start.checked_add(by)?;
+        let end = self.end.checked_add(by)?;
+        Some(Match { start, end })
     }
 
-    /// The fifth offset of the match in the haystack, counted in bytes from its start.
-    pub fn fifth_offset(&self) -> usize {
-        let offset = self.start;
-        debug_assert!(offset <= usize::MAX / 2);
-        offset
-    }
-
-    /// The sixth offset of the match in the haystack, counted in bytes from its start.
-    pub fn sixth_offset(&self) -> usize {
-        let offset = self.end;
-        debug_assert!(offset <= usize::MAX / 2);
-        offset
-    }
-
-    /// The seventh offset of the match in the haystack, counted in bytes from its start.
-    pub fn seventh_offset(&self) -> usize {
-        let offset = self.start;
-        debug_assert!(offset <= usize::MAX / 2);
-        offset
-    }
-
-    /// The eighth offset of the match in the haystack, counted in bytes from its start.
-    pub fn eighth_offset(&self) -> usize {
-        let offset = self.end;
-        debug_assert!(offset <= usize::MAX / 2);
-        offset
+    pub fn overlaps(&self, other: &Match) -> bool {
+        self.start < other.end && other.start < self.end
     }
 
     pub fn len(&self) -> usize {
@@ -200,6 +180,12 @@ impl Match {
     }
 }
 
+/// A range of the haystack that a search is confined to, in bytes, as the caller gave it.
+///
+/// A span is given to a search rather than found by it: the searcher reads only the bytes inside,
+/// though a match may look at the bytes around it where the pattern asks for a word boundary.
+/// Its offsets are checked against the haystack's length when the search begins, not here.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub struct Span {
     start: usize,
     end: usize,
