@@ -277,27 +277,26 @@ class SymbolTable:
         Before them, the methods of ``owners`` (classes' names, normalised: the object a sentence calls
         "this") whose names, of one part or more, are so spelled: "Returns the length of this match."
         documents ``Match.len``, which the class's name and the words name together."""
-        if self._spelled is None:
-            self._spelled = self._spelled_index()
-        found = []
-        for i in {i for w in words for i in self._spelled.get(w, ())}:
-            row = self.rows[i]
-            whole, stems = _parts_and_stems(row.name)
-            if (whole <= words or stems <= words) and (path_ok is None or path_ok(row.path)):
-                found.append((-len(whole), row.path, row.start_line, i))
-        named = []
-        if owners:
-            if self._by_owner is None:
-                self._by_owner = self._owner_index()
-            for i in {i for o in owners for i in self._by_owner.get(o, ())}:
+
+        def spelled_rows(candidates: set[int]) -> list[int]:
+            found = []
+            for i in candidates:
                 row = self.rows[i]
                 whole, stems = _parts_and_stems(row.name)
                 if (whole <= words or stems <= words) and (path_ok is None or path_ok(row.path)):
-                    named.append((-len(whole), row.path, row.start_line, i))
-        first = [i for *_, i in sorted(named)]
+                    found.append((-len(whole), row.path, row.start_line, i))
+            return [i for *_, i in sorted(found)]
+
+        if self._spelled is None:
+            self._spelled = self._spelled_index()
+        first = []
+        if owners:
+            if self._by_owner is None:
+                self._by_owner = self._owner_index()
+            first = spelled_rows({i for o in owners for i in self._by_owner.get(o, ())})
         taken = set(first)
-        rest = [i for *_, i in sorted(found) if i not in taken]
-        return [self.rows[i] for i in [*first, *rest][:limit]]
+        rest = spelled_rows({i for w in words for i in self._spelled.get(w, ())})
+        return [self.rows[i] for i in [*first, *(i for i in rest if i not in taken)][:limit]]
 
     def _owner_index(self) -> dict[str, list[int]]:
         """Each method under its class's name, normalised (``Match.len`` under ``match``)."""
