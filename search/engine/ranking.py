@@ -885,9 +885,8 @@ def _name_words(
         parts = _owner_parts(label.symbol or "") if label.kind in FUNCTION_KINDS else None
         if parts is None:
             continue
-        if (len(parts[0]) > 1 and (parts[0] <= compound or parts[1] <= compound)) or normalise(
-            _owner(label.symbol or "") or ""
-        ) in receivers:
+        spelled_class = len(parts[0]) > 1 and (parts[0] <= compound or parts[1] <= compound)
+        if spelled_class or normalise(_owner(label.symbol or "") or "") in receivers:
             r.score += gain * _OWNER_SHARE
             r.steps.append(("name words (its class)", f"+{gain * _OWNER_SHARE:.4f}"))
 
