@@ -2194,6 +2194,24 @@ def test_a_short_method_name_is_spelled_with_the_class_of_this_object() -> None:
     ]
 
 
+def test_a_type_written_as_code_after_the_is_the_object_meant() -> None:
+    """arrayvec's "Return the number of elements in the `ArrayVec`." documents ``ArrayVec::len``: a
+    type written as code after "the" names the object as "this" does, so its ``len`` is named with
+    it (+0.5 × 0.050, and the quarter for its class). In words, "the array vec" spells the class's
+    name of two parts (its quarter) but is no object whose ``len`` a count names."""
+    cands = [
+        fused("array_string.rs", 1, 0.050, symbol="ArrayString.len", kind="method"),
+        fused("arrayvec.rs", 1, 0.045, symbol="ArrayVec.len", kind="method"),
+    ]
+    coded = rank(cands, analyse("Return the number of elements in the `ArrayVec`."), _only(name_words=0.5))
+    assert [r.fused.label.symbol for r in coded] == ["ArrayVec.len", "ArrayString.len"]
+    assert coded[0].steps == [("name words", "+0.0250"), ("name words (its class)", "+0.0063")]
+    assert coded[1].steps == []
+    worded = rank(cands, analyse("Return the number of elements in the array vec."), _only(name_words=0.5))
+    by_symbol = {r.fused.label.symbol: r.steps for r in worded}
+    assert by_symbol == {"ArrayVec.len": [("name words (its class)", "+0.0063")], "ArrayString.len": []}
+
+
 def test_the_constructor_of_what_a_sentence_makes_new_gains_as_a_one_part_name() -> None:
     """bytes' "Creates a new `BytesMut` with default capacity." documents ``BytesMut::new``: a
     sentence that opens with a verb that makes something (create, construct, instantiate, make,

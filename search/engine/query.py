@@ -438,7 +438,8 @@ def _emptying(words: list[str]) -> frozenset[str]:
 
 def receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The names (normalised) of the object a method's documentation calls "this" ("… for this
-    match.", "… in this non-contiguous NFA.", "this `Span`"), and, where the sentence opens with a
+    match.", "… in this non-contiguous NFA.", "this `Span`") or "the" with a type written as code
+    ("… in the `ArrayVec`."), and, where the sentence opens with a
     verb that makes one, of the object it makes new ("Create a new `BytesMut` with …", "Creates a new
     UTC {Timestamp}."): up to :data:`_RECEIVER_WORDS` words after "this" or "new", to a stop word or
     the end of a clause, each alone and run together ("cookie jar": ``CookieJar``), a qualified
@@ -450,6 +451,8 @@ def receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
     new: set[str] = set()
     for i, token in enumerate(tokens):
         trigger = token.strip(_NAME_EDGES).lower()
+        if trigger == "the" and tokens[i + 1 : i + 2] and tokens[i + 1].startswith("`"):
+            trigger = "this"  # "the `ArrayVec`": a type written as code is the object meant
         if trigger != "this" and not (trigger == "new" and makes):
             continue
         out = this if trigger == "this" else new

@@ -45,10 +45,11 @@ in the candidate's explanation (``plait search --explain``). In order:
    it compares its own with ("Like :func:`escape` but …") is no word of it and spells nothing; a
    method whose class's name of two parts or more the words spell ("Update sorted list by …":
    ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more, as does a
-   method of the object the sentence calls "this", which is also named with its class ("Return the
-   pattern ID for this match.": ``Match.pattern``, as whole as ``match_pattern``), as the constructor
-   of the object a sentence makes new is ("Creates a new `BytesMut` with …": ``BytesMut::new``, half
-   the gain, as a one-part name: the words that follow may name another constructor). A getter's
+   method of the object the sentence calls "this" (or "the `Type`"), which is also named with its
+   class ("Return the pattern ID for this match.": ``Match.pattern``, as whole as
+   ``match_pattern``), as the constructor of the object a sentence makes new is ("Creates a new
+   `BytesMut` with …": ``BytesMut::new``, half the gain, as a one-part name: the words that follow
+   may name another constructor). A getter's
    opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
    ``is`` and ``has`` ("Return True if …", "Returns whether …"), a removal of all the ``clear`` of a
    method that empties its object ("Remove all values from sorted list."), a count ("the number of")
