@@ -221,6 +221,11 @@ class AnalysedQuery:
     # "single-precision", "a []int32"), as names write them: ``u64``, ``i8``, ``f32`` (see
     # :func:`type_widths`). Of ``read_u16`` … ``read_u64``, the width tells which one it documents.
     widths: frozenset[str] = frozenset()
+    # A function sentence only: the names (normalised) of the object it calls "this" or "the `Type`",
+    # and of the object it makes new (see :func:`_receivers_named`): the symbol retriever offers the
+    # methods of the first, the ranking names a method with its class.
+    receivers: frozenset[str] = frozenset()
+    made: frozenset[str] = frozenset()
     # Natural language only: the sentence is a test's own, by what it states (``states_test``), the
     # test's name it opens with or a claim about how code behaves (see _CLAIM): what it is about is the
     # code under test, not what it asks for. Not the language of a specification alone ("… must be
@@ -436,14 +441,14 @@ def _emptying(words: list[str]) -> frozenset[str]:
     return frozenset({"clear"}) if words[0] in _REMOVING and words[1:2] == ["all"] else frozenset()
 
 
-def receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
+def _receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The names (normalised) of the object a method's documentation calls "this" ("… for this
     match.", "… in this non-contiguous NFA.", "this `Span`") or "the" with a type written as code
-    ("… in the `ArrayVec`."), and, where the sentence opens with a
-    verb that makes one, of the object it makes new ("Create a new `BytesMut` with …", "Creates a new
-    UTC {Timestamp}."): up to :data:`_RECEIVER_WORDS` words after "this" or "new", to a stop word or
-    the end of a clause, each alone and run together ("cookie jar": ``CookieJar``), a qualified
-    name by its last part too (``Rack::Builder``)."""
+    ("… in the `ArrayVec`."), and, where the sentence opens with a verb that makes one, of the object
+    it makes new ("Create a new `BytesMut` with …", "Creates a new UTC {Timestamp}."): up to
+    :data:`_RECEIVER_WORDS` words after "this" or "new", to a stop word or the end of a clause, each
+    alone and run together ("cookie jar": ``CookieJar``), a qualified name by its last part too
+    (``Rack::Builder``). Read once, into :attr:`AnalysedQuery.receivers` and ``made``."""
     tokens = text.split()
     opening = tokens[0].lower() if tokens else ""
     makes = opening in _MAKING_NEW or opening.removesuffix("s") in _MAKING_NEW
@@ -784,6 +789,7 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     for relative in dict.fromkeys(bare_name(r).lower() for r in relatives):
         if relative in plain and relative not in taken:
             plain.remove(relative)
+    receivers, made = _receivers_named(q) if form == "function" else (frozenset(), frozenset())
     return AnalysedQuery(
         q,
         "natural",
@@ -813,6 +819,8 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         spelled=spelled_by(plain) | initialisms(q) if len(plain) >= 2 else frozenset(),
         spelled_joined=adjacent_compounds(plain),
         widths=type_widths(q) if form == "function" else frozenset(),
+        receivers=receivers,
+        made=made,
         tests_claim=stated or (claimed and a_statement),
     )
 

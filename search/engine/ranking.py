@@ -205,7 +205,6 @@ from search.engine.query import (
     implies_get,
     name_widths,
     plain_words,
-    receivers_named,
 )
 from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
@@ -788,7 +787,7 @@ def _name_words(
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
     # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)
     opener = stem_words(words[:1])[0] if words[0] in GETTER_OPENERS else None
-    receivers, created = receivers_named(query.text)
+    receivers, created = query.receivers, query.made
     spelled_names: set[frozenset[str]] = set()  # those not named with a receiver's class (below)
     gain = config.name_words * top
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
@@ -883,11 +882,12 @@ def _name_words(
         if tests_only is not None and not _TESTING.intersection(tests_only[r.fused.span.path]):
             continue
         label = r.fused.label
-        parts = _owner_parts(label.symbol or "") if label.kind in FUNCTION_KINDS else None
-        if parts is None:
+        owner = _owner(label.symbol or "") if label.kind in FUNCTION_KINDS else None
+        parts = _name_parts(owner) if owner else None  # memoised: the same classes query after query
+        if owner is None or parts is None:
             continue
         spelled_class = len(parts[0]) > 1 and (parts[0] <= compound or parts[1] <= compound)
-        if spelled_class or normalise(_owner(label.symbol or "") or "") in receivers:
+        if spelled_class or normalise(owner) in receivers:
             r.score += gain * _OWNER_SHARE
             r.steps.append(("name words (its class)", f"+{gain * _OWNER_SHARE:.4f}"))
 
@@ -971,9 +971,9 @@ def _name_parts(
     """The parts of ``name``'s bare name of two letters or more, lower-cased, and their stems, and
     the stem of the one part of a one-part name (``None`` for a name of several); ``None`` for a name
     with no such part or of one part shorter than four letters (with ``short``, one that is a stop
-    word: ``Expression.__and__`` is no "and" of a sentence). ``typed`` (a
-    sentence that names a numeric type by its width): the numeric types the name writes are parts of
-    it too, each as one (``write_i64_into``: write, into, ``i64``; ``ReadUint64``: read, ``u64``)."""
+    word: ``Expression.__and__`` is no "and" of a sentence). ``typed`` (a sentence that names a
+    numeric type by its width): the numeric types the name writes are parts of it too, each as one
+    (``write_i64_into``: write, into, ``i64``; ``ReadUint64``: read, ``u64``)."""
     bare = bare_name(name)
     widths, rest = name_widths(identifier_parts(bare)) if typed else (frozenset(), [])
     if widths:
@@ -1029,14 +1029,6 @@ def _owned(ranked: Sequence[Ranked], match: Sequence[int], query: AnalysedQuery)
         if m == 2 and any(_owner(s) in named for s in (r.fused.defines, r.fused.hit.symbol) if s)
     ]
     return owned[0] if len({r.fused.span for r in owned}) == 1 else None
-
-
-@lru_cache(maxsize=1 << 14)
-def _owner_parts(symbol: str) -> tuple[frozenset[str], frozenset[str], str | None] | None:
-    """:func:`_name_parts` of the class (or other owner) of a qualified name, ``None`` where it has
-    none (memoised: the same definitions come back query after query)."""
-    owner = _owner(symbol)
-    return _name_parts(owner) if owner else None
 
 
 def _owner(symbol: str) -> str | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from indexer import DATA_KINDS
-from search.engine.query import AnalysedQuery, bare_name, receivers_named
+from search.engine.query import AnalysedQuery, bare_name
 from search.engine.retrievers import ResolvedScope
 from search.engine.retrievers.text import SpanMapper
 from search.types import Hit, Span
@@ -148,7 +148,7 @@ class SymbolRetriever:
             r
             for r in self.index.spelled_definitions(
                 query.spelled | query.spelled_joined,
-                owners=receivers_named(query.text)[0],
+                owners=query.receivers,
                 globs=scope.globs,
                 path_prefix=path_prefix,
                 limit=SPELLED_LIMIT,
