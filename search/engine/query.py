@@ -32,6 +32,8 @@ from indexer import (
     stem_words,
 )
 
+from .opposites import opposite_names
+
 Shape = Literal["literal", "regex", "identifier", "natural"]
 # What a sentence asks for. ``area``: where or how something lives in the code base ("how are cookies
 # stored", "request routing"): a file, a module. ``function``: what one piece of code does, written
@@ -201,6 +203,13 @@ class AnalysedQuery:
     # ("Shortcut for :meth:`route` with …"): a sibling of the function documented, which is usually
     # named from it (``memchr2``, ``loads``, ``unzip``; see :func:`compared_with`).
     siblings: tuple[str, ...] = ()
+    # …of those, the ones it calls its function the opposite of ("Reverse of :meth:`dumps`.", "the
+    # inverse of :func:`zip`"), which the function documented is not, whoever else shares the name; and
+    # the names their opposites may have (``loads``, ``unzip``), folded as the symbol index folds names
+    # (see :func:`search.engine.opposites.opposite_names`): the symbol retriever looks them up, the
+    # ranking lifts a candidate that defines one.
+    opposed: tuple[str, ...] = ()
+    opposites: tuple[str, ...] = ()
     # A function sentence only: the identifiers it says its function overrides ("An overridden version
     # of `Time#utc` that …", "Overrides :meth:`Base.save` to …"; see :func:`overridden`): an override
     # is named as the method it overrides, in another owner. Not among ``relatives``.
@@ -780,6 +789,8 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     relatives = tuple(r for r in relatives if r not in overrides)
     siblings = compared_with(spaced, identifiers, _LIKENESS) if relatives else ()
     siblings = tuple(r for r in siblings if r not in overrides)
+    opposed = compared_with(spaced, siblings, _OPPOSING) if siblings else ()
+    opposites = tuple(dict.fromkeys(n for r in opposed for n in opposite_names(bare_name(r))))
     plain = plain_words(q, identifiers) if form == "function" else []
     # "Like :func:`escape` but treats None as the empty string." names ``escape`` as the function it
     # compares its own with, not as a word of what its own does: that mention spells no name (a word
@@ -812,6 +823,8 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
         relatives=relatives,
         overrides=overrides,
         siblings=siblings,
+        opposed=opposed,
+        opposites=opposites,
         # a function's documentation writes in words what its code names in short forms (the
         # configuration it loads, ``cfg``); a topic's words name a concept, whose short forms are
         # every handler's variables (``req``, ``res``)
@@ -825,12 +838,16 @@ def analyse(text: str, *, regex: bool = False, dialects: bool = False) -> Analys
     )
 
 
+# What a doc sentence says before the name of another function it calls its own the opposite of:
+# "the reverse of :func:`pluralize`", "Inverse of :func:`os.path.expanduser`".
+_OPPOSING = (
+    ("opposite", "of"), ("inverse", "of"), ("reverse", "of"), ("counterpart", "of"), ("counterpart", "to"),
+)  # fmt: skip
 # What a doc sentence says before the name of another function it compares its own with: "like
 # `_.findKey`", "the same as `groupBy`", "similar to :func:`pass_context`", "a version of `_.filter`".
 _LIKENESS = (
     ("like",), ("unlike",), ("same", "as"), ("similar", "to"), ("equivalent", "to"), ("version", "of"),
-    ("variant", "of"), ("relative", "of"), ("counterpart", "of"), ("counterpart", "to"),
-    ("opposite", "of"), ("inverse", "of"),
+    ("variant", "of"), ("relative", "of"), *_OPPOSING,
 )  # fmt: skip
 _COMPARED = (
     *_LIKENESS,

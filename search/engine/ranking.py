@@ -120,7 +120,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    (none where several do, nor one whose chunk holds another function beside it), while one that
    defines a name holding it and more, where the sentence compares by likeness ("Like `memchr`, but
    searches for two bytes …": ``memchr2``; not "Shortcut for :meth:`route` …"), gains as a name its
-   words spell does (rule 2).
+   words spell does (rule 2). One that calls its function the opposite of another ("Reverse of
+   :meth:`dumps`.") documents the function that undoes it, never one of the same name: every candidate
+   defining the name compared with is multiplied (but one whose chunk writes the opposite beside it),
+   and one defining a name the opposite may have (``loads``; :mod:`search.engine.opposites`) gains.
 6. **saturation** — past the first ``saturation_after`` chunks of a file, each further chunk is
    multiplied by ``saturation`` once more (``saturation^k`` for the k-th beyond), so one file does
    not fill the page.
@@ -1454,18 +1457,26 @@ def _siblings(
     :meth:`load`, except …", "The inverse of :func:`zip`", ``AnalysedQuery.siblings``) documents a
     sibling of that one, which is usually named from it: a candidate defining a function whose name
     holds the name compared with and more (``memchr2``, ``loads``, ``unzip``, ``escape_silent``; case
-    and underscores aside) gains as a name the words spell does. Not a function it stands in for
-    ("Shortcut for :meth:`route` with ``methods=["GET"]``" documents ``get``)."""
+    and underscores aside) gains as a name the words spell does; so does one defining a name the
+    opposite of one it calls its function the reverse of may have ("Reverse of :meth:`dumps`.":
+    ``loads``; ``AnalysedQuery.opposites``). Not a function it stands in for ("Shortcut for
+    :meth:`route` with ``methods=["GET"]``" documents ``get``)."""
     if not config.name_words or query.form != "function" or not query.siblings:
         return
     compared = {_squashed(n) for n in query.siblings} - {""}
+    opposites = set(query.opposites)
     gain = config.name_words * top
     for r in ranked:
-        names = _functions_defined(r, functions_within)
-        found = next((c for c in sorted(compared) for n in names if n and _named_from(n, c)), None)
+        names = [n for n in _functions_defined(r, functions_within) if n]
+        found = next((c for c in sorted(compared) for n in names if _named_from(n, c)), None)
         if found is not None:
             r.score += gain
             r.steps.append((f"named from {found} (compared with)", f"+{gain:.4f}"))
+        elif any(_squashed(n) in compared for n in names):
+            continue  # ``dumps`` beside ``loads`` in one chunk: the one compared with, not its opposite
+        elif opposite := next((n for n in names if normalise(bare_name(n)) in opposites), None):
+            r.score += gain
+            r.steps.append((f"the opposite ({bare_name(opposite)})", f"+{gain:.4f}"))
 
 
 def _named_from(name: str, compared: str) -> bool:
@@ -1496,7 +1507,8 @@ def _relatives(
     except that it iterates from the right") documents a relative of that one: the one candidate that
     defines the name compared with (``AnalysedQuery.relatives``) is multiplied by
     ``relative_penalty``. Where several candidates define that name, none is: the function documented
-    may share it (attrs' new ``asdict``, "Same as `attr.asdict`, except …", beside the old one). Nor
+    may share it (attrs' new ``asdict``, "Same as `attr.asdict`, except …", beside the old one), unless
+    the sentence calls it the opposite of that name ("Reverse of :meth:`dumps`.": every ``dumps``). Nor
     is one whose chunk holds another function too (``functions_within``): relatives are written side by
     side, and a chunk labelled ``get_token`` may hold ``get_token_from_utf8`` after it ("Same as
     get_token(), but …"), one labelled ``Sprintf`` ``Sprint`` ("Sprint is a convenience wrapper for
@@ -1510,10 +1522,30 @@ def _relatives(
         symbol = r.fused.label.symbol
         if symbol and bare_name(symbol) in wanted:
             defining[bare_name(symbol)].append(r)
+    opposed = {bare_name(n) for n in query.opposed}
     for name, found in defining.items():
-        if len(found) == 1 and not _holds_others(found[0], wanted, functions_within):
-            found[0].score *= penalty
-            found[0].steps.append((f"a relative ({name})", f"×{penalty:g}"))
+        if len(found) > 1 and name not in opposed:
+            continue
+        for r in found:
+            if name in opposed:
+                held = _opposite_within(r, query.opposites, functions_within)
+            else:
+                held = _holds_others(r, wanted, functions_within)
+            if not held:
+                r.score *= penalty
+                r.steps.append((f"a relative ({name})", f"×{penalty:g}"))
+
+
+def _opposite_within(
+    r: Ranked, opposites: Sequence[str], functions_within: Callable[[str, int, int], Sequence[str]] | None
+) -> bool:
+    """``r``'s chunk holds a function named as the opposite of the one compared with may be
+    (``AnalysedQuery.opposites``): ``dumps`` and ``loads`` written side by side."""
+    if functions_within is None:
+        return False
+    span = r.fused.span
+    within = functions_within(span.path, span.start_line, span.end_line)
+    return any(normalise(bare_name(f)) in opposites for f in within)
 
 
 def _holds_others(

@@ -55,7 +55,9 @@ class SymbolRetriever:
             names = [(i, True) for i in query.identifiers]
         members = query.shape != "natural"  # fields, variants, variables: for a name, not in a sentence
         if query.shape == "natural":
-            names = [(i, False) for i in query.identifiers]
+            # "Reverse of :meth:`dumps`." documents ``loads``: the names of the opposite come first
+            names = [(o, True) for o in query.opposites]
+            names += [(i, False) for i in query.identifiers]
             lowered = {i.lower() for i in query.identifiers}
             names += [(w, True) for w in query.words if w not in lowered]
             names += [(c, True) for c in query.compounds]  # "json element": JsonElement
