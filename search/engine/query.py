@@ -363,6 +363,11 @@ def initialisms(text: str) -> frozenset[str]:
 # the sentence's words)
 GETTER_OPENERS = frozenset({"return", "returns", "get", "gets", "fetch", "fetches", "retrieve", "retrieves"})
 _PREDICATE_OPENINGS = frozenset({("true", "if"), ("true", "when"), ("whether",), ("true", "iff")})
+# The verbs a predicate's documentation opens with before "if" or "whether" ("Check if the given type
+# maps to a Tree": ``isTree``; "Determines whether the cursor is at a boundary": ``is_boundary``)
+_ASKING = frozenset(
+    "check checks determine determines test tests tell tells report reports decide decides".split()  # noqa: SIM905
+)
 
 
 _WIDTHS = "8|16|24|32|40|48|56|64|128"
@@ -429,7 +434,10 @@ def implies_get(words: list[str]) -> bool:
 
 def _accessor_words(words: list[str]) -> frozenset[str]:
     """The prefixes of accessor names that the opening of a sentence's ``words`` spells: ``get`` for
-    "Returns …", ``is`` and ``has`` for "Return True if …" and "Returns whether …"."""
+    "Returns …", ``is`` and ``has`` for a predicate's "Return True if …", "Returns whether …", "Check
+    if …", "Determines whether …" and "Whether …"."""
+    if words[0] == "whether" or (words[0] in _ASKING and words[1:2] in (["if"], ["whether"])):
+        return frozenset({"is", "has"})
     if words[0] not in GETTER_OPENERS:
         return frozenset()
     rest = tuple(words[1:3])
