@@ -1424,6 +1424,12 @@ def test_a_chunk_holding_another_function_beside_the_relative_is_not_demoted() -
     alone = rank([pair, other], sentence, _only(relative_penalty=0.5), functions_within=within)
     assert paths(alone) == [("line_numbers.py", 24), ("asttokens.py", 172)]
     assert alone[1].score == pytest.approx(0.03) and alone[1].steps == [("a relative (get_token)", "×0.5")]
+    # a function nested in the relative's own is no other function beside it: click's "Similar to
+    # :func:`pass_context`, but …" documents ``pass_obj``; ``pass_context`` defines ``new_func`` within
+    defined[("asttokens.py", 172)] = ["ASTTokens.get_token", "ASTTokens.get_token.new_func"]
+    nested = rank([pair, other], sentence, _only(relative_penalty=0.5), functions_within=within)
+    assert paths(nested) == [("line_numbers.py", 24), ("asttokens.py", 172)]
+    assert nested[1].steps == [("a relative (get_token)", "×0.5")]
 
 
 def test_a_function_sentence_demotes_candidates_that_define_nothing() -> None:

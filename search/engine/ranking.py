@@ -1551,11 +1551,18 @@ def _opposite_within(
 def _holds_others(
     r: Ranked, names: set[str], functions_within: Callable[[str, int, int], Sequence[str]] | None
 ) -> bool:
-    """``r``'s chunk holds a function not named ``names`` (by the symbol index's functions on its lines)."""
+    """``r``'s chunk holds a function not named ``names`` (by the symbol index's functions on its lines),
+    other than one nested in its own: click's ``pass_context`` defines ``new_func`` within it, and
+    holds no other function beside it."""
     if functions_within is None:
         return False
     span = r.fused.span
-    return any(bare_name(f) not in names for f in functions_within(span.path, span.start_line, span.end_line))
+    own = r.fused.label.symbol
+    nested = f"{own}." if own else None
+    return any(
+        bare_name(f) not in names and not (nested and f.startswith(nested))
+        for f in functions_within(span.path, span.start_line, span.end_line)
+    )
 
 
 def _tiers(ranked: list[Ranked], query: AnalysedQuery, config: RankingConfig) -> None:
