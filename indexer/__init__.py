@@ -16,6 +16,7 @@ from models import lazy_exports
 
 if TYPE_CHECKING:
     from indexer.abbreviations import ABBREVIATIONS as ABBREVIATIONS
+    from indexer.abbreviations import NAME_FORMS as NAME_FORMS
     from indexer.abbreviations import short_forms as short_forms
     from indexer.beneath import TEMP_PREFIX as TEMP_PREFIX
     from indexer.beneath import TEMP_SUFFIX as TEMP_SUFFIX
@@ -130,7 +131,7 @@ if TYPE_CHECKING:
     from indexer.workspace import skips_content as skips_content
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "indexer.abbreviations": ("ABBREVIATIONS", "short_forms"),
+    "indexer.abbreviations": ("ABBREVIATIONS", "NAME_FORMS", "short_forms"),
     "indexer.beneath": (
         "SpecialFileError",
         "TEMP_PREFIX",

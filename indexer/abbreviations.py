@@ -118,6 +118,33 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "password": ("passwd",),
 }
 
+# Short forms that only names write for a word, the name-words rule's alone: each is also a keyword, a
+# type or a builtin that code writes everywhere (Rust's ``mut``, Python's ``repr`` and ``dict``), so
+# the lexical pipeline keeps it a term apart from the word, which would otherwise weigh as little as
+# it does. "Returns a mutable reference to the value." spells ``get_mut``, "Return a string
+# representation of the interval." ``__repr__``.
+NAME_FORMS: dict[str, tuple[str, ...]] = {
+    "mutable": ("mut",),
+    "mutably": ("mut",),
+    "representation": ("repr",),
+    "character": ("char",),
+    "characters": ("chars",),
+    "dictionary": ("dict",),
+    "equal": ("eq",),
+    "equals": ("eq",),
+    "equality": ("eq",),
+    "random": ("rand",),
+    "generate": ("gen",),
+    "generates": ("gen",),
+    "generator": ("gen",),
+    "automatic": ("auto",),
+    "automatically": ("auto",),
+    "difference": ("diff",),
+    "warning": ("warn",),
+    "authentication": ("auth",),
+    "hexadecimal": ("hex",),
+}
+
 
 def short_forms(tokens: Iterable[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """For each of a query's BM25 ``tokens`` (stemmed words, :func:`indexer.lexical.code_tokens`) that

@@ -133,6 +133,12 @@ def test_a_word_and_the_short_forms_code_writes_for_it_are_one_term() -> None:
     )
     # no short form that is a type or a keyword everywhere: the word would weigh as little as it does
     assert short_forms(code_tokens("an integer, a boolean, a character or a dictionary")) == ()
+    # …nor one that only names write (``indexer.NAME_FORMS``): "mutable" stays a term apart from ``mut``,
+    # and spells it in a name only
+    assert short_forms(code_tokens("a mutable representation of the dictionary")) == ()
+    spelled = analyse("Returns a mutable reference to the string representation.").spelled
+    assert {"mut", "repr"} <= spelled
+    assert "int" not in analyse("Reads an unsigned 16 bit integer from the reader.").spelled  # widths say it
     # a function's documentation reads so; a topic's words name a concept, not the code's variables
     assert analyse("Load the configuration.").short_forms == (("configur", ("cfg", "conf", "config")),)
     assert analyse("how is the configuration loaded").short_forms == ()

@@ -2543,6 +2543,22 @@ def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -
     assert paths(other)[0] == ("decorators.py", 1)  # the accessors gain half: two of their three parts
 
 
+def test_a_word_spells_the_short_form_only_names_write() -> None:
+    """indexmap's "Gets a mutable reference to the entry's value." documents ``get_mut``: "mutable"
+    spells ``mut`` (``indexer.NAME_FORMS``), so the name is spelled whole and gains 0.5 × 0.06 = 0.03,
+    from 0.045 to 0.075; without "mutable" nothing is spelled whole and the fused order stands."""
+    cands = [
+        fused("src/map.rs", 10, 0.06, symbol="Entry.key", kind="method"),
+        fused("src/map.rs", 40, 0.05, symbol="Entry.get", kind="method"),
+        fused("src/map.rs", 60, 0.045, symbol="Entry.get_mut", kind="method"),
+    ]
+    ranked = rank(cands, analyse("Gets a mutable reference to the entry's value."), _only(name_words=0.5))
+    assert paths(ranked)[0] == ("src/map.rs", 60)
+    assert ranked[0].score == pytest.approx(0.075) and ranked[0].steps == [("name words", "+0.0300")]
+    plain = rank(cands, analyse("Gets a reference to the entry's value."), _only(name_words=0.5))
+    assert [r.fused.span.start_line for r in plain] == [10, 40, 60] and all(not r.steps for r in plain)
+
+
 @pytest.mark.parametrize(
     "sentence",
     [
