@@ -143,6 +143,13 @@ NAME_FORMS: dict[str, tuple[str, ...]] = {
     "warning": ("warn",),
     "authentication": ("auth",),
     "hexadecimal": ("hex",),
+    "increment": ("inc", "incr"),
+    "increments": ("inc", "incr"),
+    "decrement": ("dec", "decr"),
+    "decrements": ("dec", "decr"),
+    "delete": ("del",),
+    "deletes": ("del",),
+    "deleted": ("del",),
 }
 
 

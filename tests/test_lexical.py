@@ -138,6 +138,7 @@ def test_a_word_and_the_short_forms_code_writes_for_it_are_one_term() -> None:
     assert short_forms(code_tokens("a mutable representation of the dictionary")) == ()
     spelled = analyse("Returns a mutable reference to the string representation.").spelled
     assert {"mut", "repr"} <= spelled
+    assert {"del", "incr", "inc"} <= analyse("Delete the counter, then increment the total.").spelled
     assert "int" not in analyse("Reads an unsigned 16 bit integer from the reader.").spelled  # widths say it
     # a function's documentation reads so; a topic's words name a concept, not the code's variables
     assert analyse("Load the configuration.").short_forms == (("configur", ("cfg", "conf", "config")),)
