@@ -2458,6 +2458,16 @@ def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
     assert ranked[0].score == pytest.approx(0.040 + 0.5 * 0.050 * 0.5)
     assert ranked[0].steps == [("name words (most of it)", "+0.0125")]
     assert all(r.steps == [] for r in ranked[1:])
+    # a short form only names write (``indexer.NAME_FORMS``): indexmap's "Gets a mutable reference to
+    # the entry's value." spells ``get_mut`` whole, +0.5 × 0.050; without "mutable", nothing
+    entry = [
+        fused("map.rs", 40, 0.050, symbol="Entry.get", kind="method"),
+        fused("map.rs", 60, 0.045, symbol="Entry.get_mut", kind="method"),
+    ]
+    mutable = rank(entry, analyse("Gets a mutable reference to the entry's value."), _only(name_words=0.5))
+    assert paths(mutable)[0] == ("map.rs", 60) and mutable[0].steps == [("name words", "+0.0250")]
+    plain = rank(entry, analyse("Gets a reference to the entry's value."), _only(name_words=0.5))
+    assert paths(plain)[0] == ("map.rs", 40) and all(not r.steps for r in plain)
     addr = [fused("stream.rs", 1, 0.025, symbol="Stream.local_addr", kind="method"), fused("a.rs", 1, 0.03)]
     lifted = rank(
         addr, analyse("Returns the local address that this stream is bound to."), _only(name_words=0.5)
@@ -2541,22 +2551,6 @@ def test_a_getters_and_a_predicates_opening_spells_the_prefix_of_their_names() -
     other = rank(cands, analyse("Builds the help option object."), _only(name_words=0.5))
     assert [r.fused.label.symbol for r in other if r.steps == [("name words", "+0.0315")]] == ["help_option"]
     assert paths(other)[0] == ("decorators.py", 1)  # the accessors gain half: two of their three parts
-
-
-def test_a_word_spells_the_short_form_only_names_write() -> None:
-    """indexmap's "Gets a mutable reference to the entry's value." documents ``get_mut``: "mutable"
-    spells ``mut`` (``indexer.NAME_FORMS``), so the name is spelled whole and gains 0.5 × 0.06 = 0.03,
-    from 0.045 to 0.075; without "mutable" nothing is spelled whole and the fused order stands."""
-    cands = [
-        fused("src/map.rs", 10, 0.06, symbol="Entry.key", kind="method"),
-        fused("src/map.rs", 40, 0.05, symbol="Entry.get", kind="method"),
-        fused("src/map.rs", 60, 0.045, symbol="Entry.get_mut", kind="method"),
-    ]
-    ranked = rank(cands, analyse("Gets a mutable reference to the entry's value."), _only(name_words=0.5))
-    assert paths(ranked)[0] == ("src/map.rs", 60)
-    assert ranked[0].score == pytest.approx(0.075) and ranked[0].steps == [("name words", "+0.0300")]
-    plain = rank(cands, analyse("Gets a reference to the entry's value."), _only(name_words=0.5))
-    assert [r.fused.span.start_line for r in plain] == [10, 40, 60] and all(not r.steps for r in plain)
 
 
 @pytest.mark.parametrize(
