@@ -331,11 +331,11 @@ def compound_pair(a: str, b: str) -> bool:
 def spelled_by(words: list[str]) -> frozenset[str]:
     """The parts of names that a sentence's plain ``words`` spell: the words as written and stemmed,
     the short forms code writes for them (``env`` for "environment", ``indexer.ABBREVIATIONS``; ``mut``
-    for "mutable", ``indexer.NAME_FORMS``), and
-    the prefix an accessor's name carries where the opening says what it returns ("Returns the help
-    option object.": ``get_help_option``; "Return True if the cookie should be secure.":
-    ``is_secure``), the ``clear`` of a method that empties its object ("Remove all items …"), and the
-    ``len`` of one that counts its items ("Returns the number of bytes …")."""
+    for "mutable", ``indexer.NAME_FORMS``), the prefix an accessor's name carries where the opening
+    says what it returns ("Returns the help option object.": ``get_help_option``; "Return True if the
+    cookie should be secure.": ``is_secure``), the ``clear`` of a method that empties its object
+    ("Remove all items …"), and the ``len`` of one that counts its items ("Returns the number of
+    bytes …")."""
     if not words:
         return frozenset()
     short = [a for w in words for a in (*ABBREVIATIONS.get(w, ()), *NAME_FORMS.get(w, ()))]
