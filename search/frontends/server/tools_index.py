@@ -62,14 +62,18 @@ def index_status(
     roots = []
     jobs = []
     for ws, _ in state.targets(path):
+        # the job first: a job reported done has published what the root's status then reads (read
+        # the other way round, a build finishing in between shows done beside the state before it)
+        with state.jobs.cond:  # its state, report and error are set together under this lock
+            job = state.jobs.jobs.get(ws.root)
+            job_data = job.as_dict() if job is not None else None
+        if job_data is not None:
+            jobs.append(IndexJobOut(**job_data))
         st = state.freshness(ws) if check_files else ws.index.status(check_files=False)
         data = st.as_dict()
         data["watcher"] = read_watcher_state(ws.settings)
         data["repo"] = state.repo(ws)
         roots.append(IndexStatusOut(**data))
-        job = state.jobs.jobs.get(ws.root)
-        if job is not None:
-            jobs.append(IndexJobOut(**job.as_dict()))
     out = IndexStatusOutput(roots=roots, jobs=jobs)
     lines = []
     for r in roots:
