@@ -150,7 +150,9 @@ def reindex(
         report = _progress_reporter(ctx, jobs)
         state.jobs.wait(jobs, REINDEX_WAIT_SECONDS, report)
         report()
-    out = ReindexOutput(jobs=[IndexJobOut(**j.as_dict()) for j in jobs], started=started)
+    with state.jobs.cond:  # each job's state, report and error from one moment
+        read = [j.as_dict() for j in jobs]
+    out = ReindexOutput(jobs=[IndexJobOut(**d) for d in read], started=started)
     lines = []
     for j in out.jobs:
         was = "" if j.root in started else " (already running; not started again)"
