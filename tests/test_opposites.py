@@ -27,7 +27,7 @@ OFF = RankingConfig(
     [
         ("dumps", {"loads"}),  # a paired word at the start, the rest kept
         ("pluralize", {"singularize"}),
-        ("os.path.expanduser"[len("os.path.") :], {"shrinkuser", "collapseuser"}),
+        ("expanduser", {"shrinkuser", "collapseuser"}),  # os.path.expanduser
         ("to_json", {"fromjson"}),  # folded as the symbol index folds names
         ("zip", {"unzip"}),  # an undoing prefix added
         ("unparse", {"parse"}),  # … or taken away
