@@ -496,7 +496,7 @@ def _receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 
 _RECEIVER_WORDS = 3  # the words after "this" (or "a new") that may name the object meant
-_NAME_EDGES = "`'\"()[]{}.,;:!?*"  # what a word of a sentence is stripped of to read it as a name
+_NAME_EDGES = _EDGE + "[]{}*"  # what a word of a sentence is stripped of to read it as a name
 # The verbs a constructor's documentation opens with ("Create a new …", "Constructs a new …")
 _MAKING_NEW = frozenset({"create", "construct", "instantiate", "make", "build"})  # and their "s" forms
 

@@ -925,10 +925,17 @@ def _functions_defined(
     label has no symbol)."""
     label = r.fused.label
     names: list[str | None] = [label.symbol] if label.kind in FUNCTION_KINDS else []
-    if functions_within is not None:
-        span = r.fused.span
-        names += functions_within(span.path, span.start_line, span.end_line)
-    return names
+    return [*names, *_functions_on(r, functions_within)]
+
+
+def _functions_on(
+    r: Ranked, functions_within: Callable[[str, int, int], Sequence[str]] | None
+) -> Sequence[str]:
+    """The functions the symbol index has on the lines of ``r``'s chunk (none without the index's)."""
+    if functions_within is None:
+        return ()
+    span = r.fused.span
+    return functions_within(span.path, span.start_line, span.end_line)
 
 
 def _run_together(part: str, spelled: frozenset[str], words: Sequence[str]) -> frozenset[str] | None:
@@ -1541,11 +1548,7 @@ def _opposite_within(
 ) -> bool:
     """``r``'s chunk holds a function named as the opposite of the one compared with may be
     (``AnalysedQuery.opposites``): ``dumps`` and ``loads`` written side by side."""
-    if functions_within is None:
-        return False
-    span = r.fused.span
-    within = functions_within(span.path, span.start_line, span.end_line)
-    return any(normalise(bare_name(f)) in opposites for f in within)
+    return any(normalise(bare_name(f)) in opposites for f in _functions_on(r, functions_within))
 
 
 def _holds_others(
@@ -1554,14 +1557,11 @@ def _holds_others(
     """``r``'s chunk holds a function not named ``names`` (by the symbol index's functions on its lines),
     other than one nested in its own: click's ``pass_context`` defines ``new_func`` within it, and
     holds no other function beside it."""
-    if functions_within is None:
-        return False
-    span = r.fused.span
     own = r.fused.label.symbol
     nested = f"{own}." if own else None
     return any(
         bare_name(f) not in names and not (nested and f.startswith(nested))
-        for f in functions_within(span.path, span.start_line, span.end_line)
+        for f in _functions_on(r, functions_within)
     )
 
 
