@@ -175,6 +175,12 @@ class IndexJobs:
             job = self.jobs.get(root)
             return job if job is not None and job.state == "running" else None
 
+    def read(self, jobs: Sequence[IndexJob]) -> list[dict[str, Any]]:
+        """``jobs`` as dicts, each job's state, report and error from one moment (they are set together
+        under this lock when a build ends)."""
+        with self.cond:
+            return [j.as_dict() for j in jobs]
+
     def start(
         self,
         root: Path,

@@ -60,15 +60,13 @@ def index_status(
     progress. Use it when results look stale or semantic search is degraded, and to follow a build
     that reindex started; call reindex to bring a stale or missing index up to date."""
     roots = []
-    jobs = []
+    jobs: list[IndexJobOut] = []
     for ws, _ in state.targets(path):
         # the job first: a job reported done has published what the root's status then reads (read
         # the other way round, a build finishing in between shows done beside the state before it)
-        with state.jobs.cond:  # its state, report and error are set together under this lock
-            job = state.jobs.jobs.get(ws.root)
-            job_data = job.as_dict() if job is not None else None
-        if job_data is not None:
-            jobs.append(IndexJobOut(**job_data))
+        job = state.jobs.jobs.get(ws.root)
+        if job is not None:
+            jobs.extend(IndexJobOut(**d) for d in state.jobs.read([job]))
         st = state.freshness(ws) if check_files else ws.index.status(check_files=False)
         data = st.as_dict()
         data["watcher"] = read_watcher_state(ws.settings)
@@ -150,9 +148,7 @@ def reindex(
         report = _progress_reporter(ctx, jobs)
         state.jobs.wait(jobs, REINDEX_WAIT_SECONDS, report)
         report()
-    with state.jobs.cond:  # each job's state, report and error from one moment
-        read = [j.as_dict() for j in jobs]
-    out = ReindexOutput(jobs=[IndexJobOut(**d) for d in read], started=started)
+    out = ReindexOutput(jobs=[IndexJobOut(**d) for d in state.jobs.read(jobs)], started=started)
     lines = []
     for j in out.jobs:
         was = "" if j.root in started else " (already running; not started again)"
