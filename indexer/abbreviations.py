@@ -150,6 +150,33 @@ NAME_FORMS: dict[str, tuple[str, ...]] = {
     "delete": ("del",),
     "deletes": ("del",),
     "deleted": ("del",),
+    # the names of arithmetic's and comparison's operators and builtins (Rust's ``Mul::mul`` and
+    # ``Ord::cmp``, Python's ``abs``): "Multiplies two values." documents a ``mul``
+    "absolute": ("abs",),
+    "multiply": ("mul",),
+    "multiplies": ("mul",),
+    "multiplication": ("mul",),
+    "subtract": ("sub",),
+    "subtracts": ("sub",),
+    "subtraction": ("sub",),
+    "divide": ("div",),
+    "divides": ("div",),
+    "division": ("div",),
+    "remainder": ("rem",),
+    "negate": ("neg",),
+    "negates": ("neg",),
+    "negation": ("neg",),
+    "compare": ("cmp",),
+    "compares": ("cmp",),
+    "comparison": ("cmp",),
+    "concatenate": ("concat",),
+    "concatenates": ("concat",),
+    "concatenation": ("concat",),
+    "calculate": ("calc",),
+    "calculates": ("calc",),
+    "percentage": ("percent", "pct"),
+    "percentages": ("percent", "pct"),
+    "parallel": ("par",),
 }
 
 

@@ -139,6 +139,10 @@ def test_a_word_and_the_short_forms_code_writes_for_it_are_one_term() -> None:
     spelled = analyse("Returns a mutable reference to the string representation.").spelled
     assert {"mut", "repr"} <= spelled
     assert {"del", "incr", "inc"} <= analyse("Delete the counter, then increment the total.").spelled
+    # operators' and builtins' names: pydash's ``concat``, humanize's ``_abs_timedelta``, Rust's ``mul``
+    worded = analyse("Concatenates the absolute values, then multiplies and compares them.")
+    assert {"concat", "abs", "mul", "cmp"} <= worded.spelled
+    assert short_forms(code_tokens("concatenates the absolute total")) == ()  # names only, not BM25
     assert "int" not in analyse("Reads an unsigned 16 bit integer from the reader.").spelled  # widths say it
     # a function's documentation reads so; a topic's words name a concept, not the code's variables
     assert analyse("Load the configuration.").short_forms == (("configur", ("cfg", "conf", "config")),)
