@@ -2311,6 +2311,52 @@ def test_a_sentence_names_numeric_types_by_their_width(sentence: str, widths: se
     assert analyse(sentence).widths == widths
 
 
+def test_a_converter_named_the_other_way_round_gains_nothing_by_name_words() -> None:
+    """webcolors' "Convert a hexadecimal color value to its corresponding color name." spells
+    ``hex_to_name`` and ``name_to_hex`` alike (hex, to, name), and documents the first: the sides of
+    a converter's "to" are read in the sentence's order. With name_words 0.2 and the top score 0.050,
+    ``hex_to_name`` gains +0.0100 (0.048 → 0.058); ``name_to_hex`` gains nothing, spelled or not.
+    "from" reads the other way ("Convert to a color name from a hexadecimal value"), and so does a
+    name made with it: smallvec's "Remove all elements from the vector." spells ``from_elem`` (from,
+    elem) and documents ``clear``. Not a ``to_<into>`` under a verb that sends: gson's "Writes the
+    JSON … to writer." documents ``toJson``."""
+    cands = [
+        fused("conversion.py", 21, 0.050, symbol="name_to_hex", kind="function"),
+        fused("conversion.py", 112, 0.048, symbol="hex_to_name", kind="function"),
+    ]
+    sentence = analyse("Convert a hexadecimal color value to its corresponding color name.")
+    ranked = rank(cands, sentence, _only(name_words=0.2))
+    assert [r.fused.label.symbol for r in ranked] == ["hex_to_name", "name_to_hex"]
+    assert [r.score for r in ranked] == pytest.approx([0.058, 0.050])
+    assert ranked[0].steps == [("name words", "+0.0100")] and ranked[1].steps == []
+    built = rank(cands, analyse("Convert to a color name from a hexadecimal value."), _only(name_words=0.2))
+    assert [r.steps for r in built] == [[("name words", "+0.0100")], []]
+    forward = rank(cands, analyse("Convert a color name to a hexadecimal value."), _only(name_words=0.2))
+    assert [r.steps for r in forward] == [[("name words", "+0.0100")], []]
+    prefixed = [
+        fused("conversion.py", 5, 0.050, symbol="to_hex", kind="function"),
+        fused("conversion.py", 9, 0.049, symbol="to_name", kind="function"),
+    ]
+    assert [r.steps for r in rank(prefixed, sentence, _only(name_words=0.2))] == [
+        [("name words", "+0.0100")],
+        [],
+    ]
+    # under a verb that sends, "to" tells where: gson's "to writer"
+    written = [fused("Gson.java", 1, 0.050, symbol="Gson.toJson", kind="method")]
+    sent = rank(written, analyse("Writes the JSON for the element to writer."), _only(name_words=0.2))
+    assert sent[0].steps == [("name words", "+0.0100")]
+    # a name that is a width alone has no words to read (fastrand's ``u8``)
+    width = [fused("src/lib.rs", 9, 0.050, symbol="Rng.u8", kind="method")]
+    assert rank(width, analyse("Generates a random u8 to the end."), _only(name_words=0.2))[0].steps == [
+        ("name words", "+0.0050")
+    ]
+    made = [fused("src/lib.rs", 2052, 0.050, symbol="SmallVec.from_elem", kind="method")]
+    emptied = rank(made, analyse("Remove all elements from the vector."), _only(name_words=0.2))
+    assert emptied[0].steps == []
+    from_one = rank(made, analyse("Creates a vector from an element."), _only(name_words=0.2))
+    assert from_one[0].steps == [("name words", "+0.0100")]
+
+
 def test_a_width_a_sentence_names_is_a_part_of_the_name_it_spells() -> None:
     """byteorder's "Writes signed 64 bit integers from `src` into `dst`." documents ``write_i64_into``
     among ``write_u64_into`` and ``write_u16_into``, whose words (write, into) it spells alike. The

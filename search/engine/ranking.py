@@ -208,6 +208,7 @@ from search.engine.query import (
     implies_get,
     name_widths,
     plain_words,
+    spelled_by,
 )
 from search.types import FILLED, LOCATED, VERBATIM, WRAPPED
 
@@ -834,6 +835,8 @@ def _name_words(
             if called:
                 within = within | {held}  # the receiver's class is named, written as code or not
             if (whole <= within or stems <= within) and (single is None or single != opener):
+                if _converts_backwards(name, tuple(words)):
+                    continue
                 own.append(stems)
                 if not called:
                     spelled_names.add(stems)
@@ -936,6 +939,50 @@ def _functions_on(
         return ()
     span = r.fused.span
     return functions_within(span.path, span.start_line, span.end_line)
+
+
+# The verbs of a sentence whose "to" tells where things go, not what they become ("Writes the JSON
+# for jsonElement to writer.")
+_SENDING = frozenset(
+    f"{verb}{end}"
+    for verb in ("write", "send", "print", "save", "dump", "emit", "output", "append", "copy", "add")
+    for end in ("", "s")
+) | {"copies"}
+
+
+@lru_cache(maxsize=1 << 12)
+def _converts_backwards(name: str, words: tuple[str, ...]) -> bool:
+    """A converter's name read against the sentence that spells it: ``name_to_hex`` converts a name
+    into hex, and "Convert a hexadecimal color value to its corresponding color name" spells it whole
+    and documents ``hex_to_name``; ``from_elem`` makes one from an element, and "Remove all elements
+    from the vector." spells it and documents ``clear``. True where ``name`` is ``<from>_to_<into>``
+    or ``<into>_from_<from>`` (either side one part or more, ``<into>`` none too: ``from_slice``) and
+    the sentence does not read that way: no "to" or "into" among ``words`` with every part of the one
+    side spelled before it and of the other after it, nor a "from" the other way round ("Build a color
+    name from a hexadecimal value"): "Converts a buffer to an `ArrayBuffer`." documents
+    ``toArrayBuffer``, not ``toBuffer``. Not a ``to_<into>`` under a verb that sends ("Writes the JSON
+    for jsonElement to writer." documents gson's ``toJson``: its "to" tells where the JSON goes), nor a
+    test's name, a phrase of its own (``test_wrap_text_to_colwidths``)."""
+    parts = name_words(bare_name(name))
+    if not parts or parts[0] == "test":
+        return False
+    at = next((i for i, p in enumerate(parts[:-1]) if p in ("to", "from")), -1)
+    if at < 0 or (at == 0 and parts[0] == "to" and words[0] in _SENDING):
+        return False
+    if parts[at] == "to":
+        source, target = parts[:at], parts[at + 1 :]
+    else:
+        source, target = parts[at + 1 :], parts[:at]
+
+    def spells(side: list[str], span: tuple[str, ...]) -> bool:
+        found = spelled_by(list(span))
+        return all(p in found or s in found for p, s in zip(side, stem_words(side), strict=True))
+
+    return not any(
+        (w in ("to", "into") and spells(source, words[:i]) and spells(target, words[i + 1 :]))
+        or (w == "from" and spells(target, words[:i]) and spells(source, words[i + 1 :]))
+        for i, w in enumerate(words)
+    )
 
 
 def _run_together(part: str, spelled: frozenset[str], words: Sequence[str]) -> frozenset[str] | None:
