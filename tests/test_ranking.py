@@ -2449,6 +2449,17 @@ def test_a_sentence_that_removes_all_of_something_spells_clear() -> None:
     ):
         assert "clear" not in analyse(text).spelled
     assert {"clear", "remov"} <= analyse("Clears the map, removing all key-value pairs.").spelled
+    # the opening verb of such a sentence names no method alone: ``remove`` takes out one value
+    removed = [
+        fused("sortedlist.py", 60, 0.050, symbol="SortedList.remove", kind="method"),
+        fused("sortedlist.py", 20, 0.045, symbol="SortedList.clear", kind="method"),
+    ]
+    emptied = rank(removed, query, _only(name_words=0.5))
+    assert [r.fused.label.symbol for r in emptied] == ["SortedList.clear", "SortedList.remove"]
+    assert [r.steps[0][0] for r in emptied] == ["name words", "name words (its class)"]
+    one = rank(removed, analyse("Remove `value` from sorted list."), _only(name_words=0.5))
+    assert [r.fused.label.symbol for r in one] == ["SortedList.remove", "SortedList.clear"]
+    assert one[0].steps[0] == ("name words", "+0.0125")
 
 
 def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() -> None:

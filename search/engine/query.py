@@ -454,10 +454,16 @@ def _accessor_words(words: list[str]) -> frozenset[str]:
 _REMOVING = frozenset({"remove", "removes", "delete", "deletes", "erase", "erases", "drop", "drops"})
 
 
+def empties(words: Sequence[str]) -> bool:
+    """A sentence whose ``words`` open with a verb that takes things out and "all" ("Remove all items
+    from …"): what a method that empties its object is documented with."""
+    return bool(words) and words[0] in _REMOVING and list(words[1:2]) == ["all"]
+
+
 def _emptying(words: list[str]) -> frozenset[str]:
     """``clear``, the name a method that empties its object is given, where a sentence's ``words``
-    open with a verb that takes things out and "all" ("Remove all items from …"); nothing otherwise."""
-    return frozenset({"clear"}) if words[0] in _REMOVING and words[1:2] == ["all"] else frozenset()
+    empty it (:func:`empties`); nothing otherwise."""
+    return frozenset({"clear"}) if empties(words) else frozenset()
 
 
 def _receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:

@@ -205,6 +205,7 @@ from search.engine.query import (
     AnalysedQuery,
     bare_name,
     compound_pair,
+    empties,
     implies_get,
     name_widths,
     plain_words,
@@ -790,7 +791,9 @@ def _name_words(
     # "Encode a list of sentences." names ``encode``, "Seek to a specific point in a file" ``seek``: a
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
     # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)
-    opener = stem_words(words[:1])[0] if words[0] in GETTER_OPENERS else None
+    # "Remove all values from sorted list." empties the list (``clear``), and spells ``remove`` by its
+    # opening verb alone: that method takes out one value
+    opener = stem_words(words[:1])[0] if words[0] in GETTER_OPENERS or empties(words) else None
     receivers, created = query.receivers, query.made
     spelled_names: set[frozenset[str]] = set()  # those not named with a receiver's class (below)
     gain = config.name_words * top
