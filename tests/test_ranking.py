@@ -2319,7 +2319,8 @@ def test_a_converter_named_the_other_way_round_gains_nothing_by_name_words() -> 
     "from" reads the other way ("Convert to a color name from a hexadecimal value"), and so does a
     name made with it: smallvec's "Remove all elements from the vector." spells ``from_elem`` (from,
     elem) and documents ``clear``. Not a ``to_<into>`` under a verb that sends: gson's "Writes the
-    JSON … to writer." documents ``toJson``."""
+    JSON … to writer." documents ``toJson``. A sentence that converts spells a converter read its way
+    with either word: "Convert a &str to `NotNan`." spells ``from_str``."""
     cands = [
         fused("conversion.py", 21, 0.050, symbol="name_to_hex", kind="function"),
         fused("conversion.py", 112, 0.048, symbol="hex_to_name", kind="function"),
@@ -2341,6 +2342,18 @@ def test_a_converter_named_the_other_way_round_gains_nothing_by_name_words() -> 
         [("name words", "+0.0100")],
         [],
     ]
+    # a sentence that converts reads a converter's name whichever way it writes it: "Convert a &str to
+    # `NotNan`." spells ordered-float's ``from_str`` (str before the "to"); "Reads a &str to the end."
+    # converts nothing
+    parsed = [
+        fused("src/lib.rs", 1915, 0.050, symbol="ParseNotNanError.fmt", kind="method"),
+        fused("src/lib.rs", 1804, 0.045, symbol="NotNan.from_str", kind="method"),
+    ]
+    converted = rank(parsed, analyse("Convert a &str to `NotNan`."), _only(name_words=0.2))
+    assert [r.fused.label.symbol for r in converted] == ["NotNan.from_str", "ParseNotNanError.fmt"]
+    assert converted[0].steps == [("name words", "+0.0100")]
+    read = rank(parsed, analyse("Reads a &str to the end."), _only(name_words=0.2))
+    assert all(r.steps == [] for r in read)
     # under a verb that sends, "to" tells where: gson's "to writer"
     written = [fused("Gson.java", 1, 0.050, symbol="Gson.toJson", kind="method")]
     sent = rank(written, analyse("Writes the JSON for the element to writer."), _only(name_words=0.2))

@@ -837,12 +837,18 @@ def _name_words(
             within = spelled if single is not None else compound
             if called:
                 within = within | {held}  # the receiver's class is named, written as code or not
+            reading = _reads_as_converter(name, tuple(words))
             if (whole <= within or stems <= within) and (single is None or single != opener):
-                if _converts_backwards(name, tuple(words)):
+                if reading is False:
                     continue
                 own.append(stems)
                 if not called:
                     spelled_names.add(stems)
+            elif reading and words[0] in _CONVERTING:
+                # a converter's other name for what the sentence converts: "Convert a &str to
+                # `NotNan`." documents ordered-float's ``from_str``, "Turns a name into hex" ``hex_from_name``
+                own.append(stems)
+                spelled_names.add(stems)
             elif single is not None and (run := _run_together(next(iter(whole)), spelled, words)):
                 own.append(run)  # ``naturalday``, ``readlines``: as ``natural_day`` and ``read_lines``
                 spelled_names.add(run)
@@ -953,25 +959,34 @@ _SENDING = frozenset(
 ) | {"copies"}
 
 
+# The verbs of a sentence that converts one thing into another ("Convert a &str to `NotNan`.")
+_CONVERTING = frozenset(
+    f"{verb}{end}"
+    for verb in ("convert", "transform", "turn", "cast", "change", "translate", "coerce")
+    for end in ("", "s")
+)
+
+
 @lru_cache(maxsize=1 << 12)
-def _converts_backwards(name: str, words: tuple[str, ...]) -> bool:
-    """A converter's name read against the sentence that spells it: ``name_to_hex`` converts a name
-    into hex, and "Convert a hexadecimal color value to its corresponding color name" spells it whole
-    and documents ``hex_to_name``; ``from_elem`` makes one from an element, and "Remove all elements
-    from the vector." spells it and documents ``clear``. True where ``name`` is ``<from>_to_<into>``
-    or ``<into>_from_<from>`` (either side one part or more, ``<into>`` none too: ``from_slice``) and
-    the sentence does not read that way: no "to" or "into" among ``words`` with every part of the one
-    side spelled before it and of the other after it, nor a "from" the other way round ("Build a color
-    name from a hexadecimal value"): "Converts a buffer to an `ArrayBuffer`." documents
-    ``toArrayBuffer``, not ``toBuffer``. Not a ``to_<into>`` under a verb that sends ("Writes the JSON
-    for jsonElement to writer." documents gson's ``toJson``: its "to" tells where the JSON goes), nor a
-    test's name, a phrase of its own (``test_wrap_text_to_colwidths``)."""
+def _reads_as_converter(name: str, words: tuple[str, ...]) -> bool | None:
+    """A converter's name read against a sentence: ``None`` where ``name`` is none, else whether the
+    sentence reads its way. A converter is ``<from>_to_<into>`` or ``<into>_from_<from>`` (either side
+    one part or more, ``<into>`` none too: ``from_slice``); the sentence reads its way where a "to" or
+    "into" among ``words`` has every part of the one side spelled before it and of the other after
+    it, or a "from" the other way round ("Build a color name from a hexadecimal value").
+    - ``name_to_hex`` converts a name into hex: "Convert a hexadecimal color value to its
+      corresponding color name" spells it whole and documents ``hex_to_name``; "Converts a buffer to
+      an `ArrayBuffer`." documents ``toArrayBuffer``, not ``toBuffer``; ``from_elem`` makes one from an
+      element, and "Remove all elements from the vector." spells it and documents ``clear``.
+    - Not a converter: a ``to_<into>`` under a verb that sends ("Writes the JSON for jsonElement to
+      writer." documents gson's ``toJson``: its "to" tells where the JSON goes), nor a test's name, a
+      phrase of its own (``test_wrap_text_to_colwidths``)."""
     parts = name_words(bare_name(name))
     if not parts or parts[0] == "test":
-        return False
+        return None
     at = next((i for i, p in enumerate(parts[:-1]) if p in ("to", "from")), -1)
     if at < 0 or (at == 0 and parts[0] == "to" and words[0] in _SENDING):
-        return False
+        return None
     if parts[at] == "to":
         source, target = parts[:at], parts[at + 1 :]
     else:
@@ -981,7 +996,7 @@ def _converts_backwards(name: str, words: tuple[str, ...]) -> bool:
         found = spelled_by(list(span))
         return all(p in found or s in found for p, s in zip(side, stem_words(side), strict=True))
 
-    return not any(
+    return any(
         (w in ("to", "into") and spells(source, words[:i]) and spells(target, words[i + 1 :]))
         or (w == "from" and spells(target, words[:i]) and spells(source, words[i + 1 :]))
         for i, w in enumerate(words)
