@@ -2354,6 +2354,17 @@ def test_a_converter_named_the_other_way_round_gains_nothing_by_name_words() -> 
     assert converted[0].steps == [("name words", "+0.0100")]
     read = rank(parsed, analyse("Reads a &str to the end."), _only(name_words=0.2))
     assert all(r.steps == [] for r in read)
+    # "into" writes a converter's "to" under any verb: mistletoe's ``fragments_to_lines``; not a
+    # ``from_``'s, which only a converting verb reads the other way
+    rendered = [
+        fused("markdown_renderer.py", 1, 0.050, symbol="MarkdownRenderer.render_block", kind="method"),
+        fused("markdown_renderer.py", 90, 0.045, symbol="MarkdownRenderer.fragments_to_lines", kind="method"),
+        fused("markdown_renderer.py", 120, 0.040, symbol="MarkdownRenderer.from_fragments", kind="method"),
+    ]
+    lines = rank(rendered, analyse("Renders a sequence of Fragments into lines."), _only(name_words=0.2))
+    assert lines[0].fused.label.symbol == "MarkdownRenderer.fragments_to_lines"
+    assert lines[0].steps == [("name words", "+0.0100")]
+    assert [r.steps for r in lines[1:]] == [[], []]  # ``render_block``, ``from_fragments``
     # under a verb that sends, "to" tells where: gson's "to writer"
     written = [fused("Gson.java", 1, 0.050, symbol="Gson.toJson", kind="method")]
     sent = rank(written, analyse("Writes the JSON for the element to writer."), _only(name_words=0.2))

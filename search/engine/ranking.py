@@ -844,9 +844,11 @@ def _name_words(
                 own.append(stems)
                 if not called:
                     spelled_names.add(stems)
-            elif reading and words[0] in _CONVERTING:
+            elif reading and (words[0] in _CONVERTING or ("to" in whole and "into" in words)):
                 # a converter's other name for what the sentence converts: "Convert a &str to
-                # `NotNan`." documents ordered-float's ``from_str``, "Turns a name into hex" ``hex_from_name``
+                # `NotNan`." documents ordered-float's ``from_str``, "Turns a name into hex"
+                # ``hex_from_name``; and "into" writes a converter's "to" whatever the verb: "Renders
+                # a sequence of Fragments into lines." documents mistletoe's ``fragments_to_lines``
                 own.append(stems)
                 spelled_names.add(stems)
             elif single is not None and (run := _run_together(next(iter(whole)), spelled, words)):
