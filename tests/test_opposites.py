@@ -36,6 +36,10 @@ OFF = RankingConfig(
         ("wrap_object", {"unwrapobject"}),
         ("getUserName", {"setusername", "putusername"}),
         ("file_read", {"filewrite"}),  # a paired word at the end
+        ("map_values", {"mapkeys"}),  # pydash's "The opposite of :func:`map_values`" is ``map_keys``
+        ("sort_ascending", {"sortdescending"}),
+        ("upload", {"download"}),
+        ("on", {"off"}),  # an emitter's listener added and removed
     ],
 )
 def test_the_names_an_opposite_may_have(name: str, expected: set[str]) -> None:

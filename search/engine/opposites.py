@@ -29,6 +29,9 @@ _PAIRS = (
     ("quote", "unquote"), ("lock", "unlock"), ("wrap", "unwrap"), ("pack", "unpack"),
     ("marshal", "unmarshal"), ("register", "unregister"), ("subscribe", "unsubscribe"),
     ("connect", "disconnect"), ("mount", "unmount"), ("install", "uninstall"),
+    ("key", "value"), ("keys", "values"), ("send", "receive"), ("upload", "download"),
+    ("input", "output"), ("ascending", "descending"), ("asc", "desc"), ("floor", "ceil"),
+    ("horizontal", "vertical"), ("on", "off"), ("in", "out"), ("up", "down"), ("true", "false"),
 )  # fmt: skip
 _OPPOSITES: dict[str, tuple[str, ...]] = {}
 for _a, _b in _PAIRS:
