@@ -2318,9 +2318,7 @@ def test_a_converter_named_the_other_way_round_gains_nothing_by_name_words() -> 
     ``hex_to_name`` gains +0.0100 (0.048 → 0.058); ``name_to_hex`` gains nothing, spelled or not.
     "from" reads the other way ("Convert to a color name from a hexadecimal value"), and so does a
     name made with it: smallvec's "Remove all elements from the vector." spells ``from_elem`` (from,
-    elem) and documents ``clear``. Not a ``to_<into>`` under a verb that sends: gson's "Writes the
-    JSON … to writer." documents ``toJson``. A sentence that converts spells a converter read its way
-    with either word: "Convert a &str to `NotNan`." spells ``from_str``."""
+    elem) and documents ``clear``."""
     cands = [
         fused("conversion.py", 21, 0.050, symbol="name_to_hex", kind="function"),
         fused("conversion.py", 112, 0.048, symbol="hex_to_name", kind="function"),
@@ -2342,9 +2340,20 @@ def test_a_converter_named_the_other_way_round_gains_nothing_by_name_words() -> 
         [("name words", "+0.0100")],
         [],
     ]
-    # a sentence that converts reads a converter's name whichever way it writes it: "Convert a &str to
-    # `NotNan`." spells ordered-float's ``from_str`` (str before the "to"); "Reads a &str to the end."
-    # converts nothing
+    made = [fused("src/lib.rs", 2052, 0.050, symbol="SmallVec.from_elem", kind="method")]
+    emptied = rank(made, analyse("Remove all elements from the vector."), _only(name_words=0.2))
+    assert emptied[0].steps == []
+    from_one = rank(made, analyse("Creates a vector from an element."), _only(name_words=0.2))
+    assert from_one[0].steps == [("name words", "+0.0100")]
+
+
+def test_a_converting_sentence_spells_a_converter_read_its_way_whichever_word_it_writes() -> None:
+    """A sentence that converts spells a converter whose sides it spells around its "to", "into" or
+    "from", though it writes the other word: "Convert a &str to `NotNan`." documents ordered-float's
+    ``from_str`` (str before the "to"), +0.2 × 0.050; "Reads a &str to the end." converts nothing.
+    "into" writes a converter's "to" under any verb: mistletoe's "Renders a sequence of Fragments
+    into lines." documents ``fragments_to_lines``; a ``from_…`` is read across under a converting
+    verb only."""
     parsed = [
         fused("src/lib.rs", 1915, 0.050, symbol="ParseNotNanError.fmt", kind="method"),
         fused("src/lib.rs", 1804, 0.045, symbol="NotNan.from_str", kind="method"),
@@ -2365,20 +2374,19 @@ def test_a_converter_named_the_other_way_round_gains_nothing_by_name_words() -> 
     assert lines[0].fused.label.symbol == "MarkdownRenderer.fragments_to_lines"
     assert lines[0].steps == [("name words", "+0.0100")]
     assert [r.steps for r in lines[1:]] == [[], []]  # ``render_block``, ``from_fragments``
-    # under a verb that sends, "to" tells where: gson's "to writer"
+
+
+def test_a_to_name_under_a_sending_verb_and_a_name_of_a_width_alone_are_no_converters() -> None:
+    """Under a verb that sends, "to" tells where, not what things become: gson's "Writes the JSON …
+    to writer." documents ``toJson``, which gains as before. A name that is a width alone has no
+    words to read (fastrand's ``u8``) and gains as a one-part name."""
     written = [fused("Gson.java", 1, 0.050, symbol="Gson.toJson", kind="method")]
     sent = rank(written, analyse("Writes the JSON for the element to writer."), _only(name_words=0.2))
     assert sent[0].steps == [("name words", "+0.0100")]
-    # a name that is a width alone has no words to read (fastrand's ``u8``)
     width = [fused("src/lib.rs", 9, 0.050, symbol="Rng.u8", kind="method")]
     assert rank(width, analyse("Generates a random u8 to the end."), _only(name_words=0.2))[0].steps == [
         ("name words", "+0.0050")
     ]
-    made = [fused("src/lib.rs", 2052, 0.050, symbol="SmallVec.from_elem", kind="method")]
-    emptied = rank(made, analyse("Remove all elements from the vector."), _only(name_words=0.2))
-    assert emptied[0].steps == []
-    from_one = rank(made, analyse("Creates a vector from an element."), _only(name_words=0.2))
-    assert from_one[0].steps == [("name words", "+0.0100")]
 
 
 def test_a_width_a_sentence_names_is_a_part_of_the_name_it_spells() -> None:

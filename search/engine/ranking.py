@@ -788,6 +788,7 @@ def _name_words(
     # one-part name they spell is two parts run together (below), not one word
     compound = spelled | query.spelled_joined
     words = plain_words(query.text, query.identifiers)
+    sentence = tuple(words)
     # "Encode a list of sentences." names ``encode``, "Seek to a specific point in a file" ``seek``: a
     # function is named for what it does; "Get the event loop" and "Returns the date" say what a getter
     # returns, and do not name ``get`` (its name's other parts must be spelled: ``get_event_loop``)
@@ -837,7 +838,8 @@ def _name_words(
             within = spelled if single is not None else compound
             if called:
                 within = within | {held}  # the receiver's class is named, written as code or not
-            reading = _reads_as_converter(name, tuple(words))
+            # a converter's name holds its "to" or "from" (read once a sentence: cached by name)
+            reading = _reads_as_converter(name, sentence) if whole & _CONNECTIVES else None
             if (whole <= within or stems <= within) and (single is None or single != opener):
                 if reading is False:
                     continue
@@ -952,6 +954,8 @@ def _functions_on(
     return functions_within(span.path, span.start_line, span.end_line)
 
 
+_CONNECTIVES = frozenset({"to", "from"})  # the parts a converter's name joins its sides with
+
 # The verbs of a sentence whose "to" tells where things go, not what they become ("Writes the JSON
 # for jsonElement to writer.")
 _SENDING = frozenset(
@@ -972,10 +976,10 @@ _CONVERTING = frozenset(
 @lru_cache(maxsize=1 << 12)
 def _reads_as_converter(name: str, words: tuple[str, ...]) -> bool | None:
     """A converter's name read against a sentence: ``None`` where ``name`` is none, else whether the
-    sentence reads its way. A converter is ``<from>_to_<into>`` or ``<into>_from_<from>`` (either side
-    one part or more, ``<into>`` none too: ``from_slice``); the sentence reads its way where a "to" or
-    "into" among ``words`` has every part of the one side spelled before it and of the other after
-    it, or a "from" the other way round ("Build a color name from a hexadecimal value").
+    sentence reads its way. A converter is ``<from>_to_<into>`` or ``<into>_from_<from>``, each side
+    one part or more, or one side none (``to_vec``, ``from_slice``); the sentence reads its way where a
+    "to" or "into" among ``words`` has every part of the one side spelled before it and of the other
+    after it, or a "from" the other way round ("Build a color name from a hexadecimal value").
     - ``name_to_hex`` converts a name into hex: "Convert a hexadecimal color value to its
       corresponding color name" spells it whole and documents ``hex_to_name``; "Converts a buffer to
       an `ArrayBuffer`." documents ``toArrayBuffer``, not ``toBuffer``; ``from_elem`` makes one from an
@@ -986,7 +990,7 @@ def _reads_as_converter(name: str, words: tuple[str, ...]) -> bool | None:
     parts = name_words(bare_name(name))
     if not parts or parts[0] == "test":
         return None
-    at = next((i for i, p in enumerate(parts[:-1]) if p in ("to", "from")), -1)
+    at = next((i for i, p in enumerate(parts[:-1]) if p in _CONNECTIVES), -1)
     if at < 0 or (at == 0 and parts[0] == "to" and words[0] in _SENDING):
         return None
     if parts[at] == "to":
