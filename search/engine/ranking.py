@@ -956,21 +956,20 @@ def _functions_on(
 
 _CONNECTIVES = frozenset({"to", "from"})  # the parts a converter's name joins its sides with
 
+
+def _verb_forms(*verbs: str) -> frozenset[str]:
+    """Each of ``verbs`` as an opening writes it, bare and in the third person ("write", "writes";
+    "copy", "copies")."""
+    return frozenset(
+        form for verb in verbs for form in (verb, verb[:-1] + "ies" if verb.endswith("y") else verb + "s")
+    )
+
+
 # The verbs of a sentence whose "to" tells where things go, not what they become ("Writes the JSON
 # for jsonElement to writer.")
-_SENDING = frozenset(
-    f"{verb}{end}"
-    for verb in ("write", "send", "print", "save", "dump", "emit", "output", "append", "copy", "add")
-    for end in ("", "s")
-) | {"copies"}
-
-
+_SENDING = _verb_forms("write", "send", "print", "save", "dump", "emit", "output", "append", "copy", "add")
 # The verbs of a sentence that converts one thing into another ("Convert a &str to `NotNan`.")
-_CONVERTING = frozenset(
-    f"{verb}{end}"
-    for verb in ("convert", "transform", "turn", "cast", "change", "translate", "coerce")
-    for end in ("", "s")
-)
+_CONVERTING = _verb_forms("convert", "transform", "turn", "cast", "change", "translate", "coerce")
 
 
 @lru_cache(maxsize=1 << 12)
@@ -993,18 +992,25 @@ def _reads_as_converter(name: str, words: tuple[str, ...]) -> bool | None:
     at = next((i for i, p in enumerate(parts[:-1]) if p in _CONNECTIVES), -1)
     if at < 0 or (at == 0 and parts[0] == "to" and words[0] in _SENDING):
         return None
-    if parts[at] == "to":
-        source, target = parts[:at], parts[at + 1 :]
-    else:
-        source, target = parts[at + 1 :], parts[:at]
+    before, after = parts[:at], parts[at + 1 :]
+    source, target = (before, after) if parts[at] == "to" else (after, before)
+    source_stems, target_stems = stem_words(source), stem_words(target)  # once, not at each word
 
-    def spells(side: list[str], span: tuple[str, ...]) -> bool:
+    def spells(side: list[str], stems: list[str], span: tuple[str, ...]) -> bool:
         found = spelled_by(list(span))
-        return all(p in found or s in found for p, s in zip(side, stem_words(side), strict=True))
+        return all(p in found or s in found for p, s in zip(side, stems, strict=True))
 
     return any(
-        (w in ("to", "into") and spells(source, words[:i]) and spells(target, words[i + 1 :]))
-        or (w == "from" and spells(target, words[:i]) and spells(source, words[i + 1 :]))
+        (
+            w in ("to", "into")
+            and spells(source, source_stems, words[:i])
+            and spells(target, target_stems, words[i + 1 :])
+        )
+        or (
+            w == "from"
+            and spells(target, target_stems, words[:i])
+            and spells(source, source_stems, words[i + 1 :])
+        )
         for i, w in enumerate(words)
     )
 
