@@ -2792,6 +2792,28 @@ def test_name_words_read_a_name_that_runs_two_words_together() -> None:
     assert first.fused.label.symbol == "loadcfg" and first.steps == [("name words", "+0.0250")]
 
 
+def test_a_one_part_name_first_by_words_and_meaning_gains_in_full() -> None:
+    """The sentence "Returns the root state ID, and if it doesn't exist, creates it." spells ``root``
+    (one part: half the gain) and ``create_state`` (two: all of it); the chunk that the text and the dense
+    retrievers both rank first is what the sentence documents, and its one-part name gains in full."""
+    query = analyse("Returns the root state ID, and if it doesn't exist, creates it.")
+    cands = [
+        fused("literal.rs", 2295, 0.0503, symbol="PreferenceTrie.root", kind="method", text=1, vector=1),
+        fused("literal.rs", 2304, 0.0494, symbol="PreferenceTrie.create_state", kind="method", text=2, vector=2),
+    ]  # fmt: skip
+    ranked = rank(cands, query, _only(name_words=0.2))
+    assert [r.fused.label.symbol for r in ranked] == ["PreferenceTrie.root", "PreferenceTrie.create_state"]
+    assert ranked[0].score == pytest.approx(0.0503 + 0.2 * 0.0503)
+    assert ranked[0].steps == [("name words", "+0.0101")]
+    assert ranked[1].steps == [("name words", "+0.0101")]
+    # first by its words alone (the dense retriever did not find it), it gains half (0.2 × 0.0503 ×
+    # 0.5) and the two-part name passes it
+    cands[0] = fused("literal.rs", 2295, 0.0503, symbol="PreferenceTrie.root", kind="method", text=1)
+    ranked = rank(cands, query, _only(name_words=0.2))
+    assert [r.fused.label.symbol for r in ranked] == ["PreferenceTrie.create_state", "PreferenceTrie.root"]
+    assert ranked[1].steps == [("name words", "+0.0050")]
+
+
 def test_a_long_name_two_thirds_spelled_gains_as_a_one_part_name() -> None:
     cands = [
         fused("command.js", 1944, 0.052, symbol="Command._conflictingOption", kind="method"),

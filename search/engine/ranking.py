@@ -62,8 +62,9 @@ in the candidate's explanation (``plait search --explain``). In order:
    spelled gains nothing ("Allow unknown options on the command line": ``allowUnknownOption``, not
    ``unknownOption``; but one that adds only the ``get`` a getter's opening implies names the same
    getter, ``get_literals`` and the property ``literals`` for "Return a set of all literals …", and
-   both gain), and a one-part name half as much,
-   as does a name of three parts or more of which the words spell two thirds ("Display an error
+   both gain), and a one-part name half as much (unless the text and the dense retrievers both rank
+   its chunk first: "Returns the root state ID, and if it doesn't exist, creates it." spells ``root``
+   and ``create_state``, and documents the first), as does a name of three parts or more of which the words spell two thirds ("Display an error
    message if conflicting options are used …": ``_checkForConflictingLocalOptions``) where the
    chunk has no name spelled whole: the more of a name the words spell, the less likely by chance.
    Python's special methods are named for what the language does with them, and their documentation
@@ -879,8 +880,11 @@ def _name_words(
         ]
         if not kept:
             continue
-        # a sentence spells a one-part name (``command``, ``invoke``) with any plain word of it: half
-        share = 1.0 if any(len(stems) > 1 for stems in kept) else 0.5
+        # a sentence spells a one-part name (``command``, ``invoke``) with any plain word of it: half,
+        # unless the chunk is the one its words and its meaning both put first ("Returns the root state
+        # ID, and if it doesn't exist, creates it." documents ``root``, not ``create_state``)
+        full = any(len(stems) > 1 for stems in kept) or _first_by_words_and_meaning(r.fused.ranks)
+        share = 1.0 if full else 0.5
         r.score += gain * share
         r.steps.append(("name words", f"+{gain * share:.4f}"))
     # "Display an error message if conflicting options are used together in this." documents
@@ -1341,6 +1345,11 @@ def _roles(
         if penalty != 1.0:
             r.score *= penalty
             r.steps.append((f"role:{role}", f"×{penalty:g}"))
+
+
+def _first_by_words_and_meaning(ranks: Mapping[str, int | None]) -> bool:
+    """The text retriever and the dense one both rank the candidate first."""
+    return ranks.get("text") == 1 and ranks.get("vector") == 1
 
 
 def _first_everywhere(ranks: Mapping[str, int | None]) -> bool:
