@@ -2814,6 +2814,33 @@ def test_a_one_part_name_first_by_words_and_meaning_gains_in_full() -> None:
     assert ranked[1].steps == [("name words", "+0.0050")]
 
 
+def test_a_name_built_of_a_name_mentioned_and_the_words_gains_as_one_spelled() -> None:
+    """lodash documents ``baseIsArguments`` as "The base implementation of `_.isArguments`.": its
+    parts are the word "base" and the name the sentence mentions. The mentioned name itself is not
+    spelled (the sentence names it as another function), nor a name of the words without it."""
+    query = analyse("The base implementation of `_.isArguments`.")
+    cands = [
+        fused("index.js", 714, 0.052, symbol="arrayLikeKeys", kind="function"),
+        fused("index.js", 1600, 0.050, symbol="isArguments", kind="function"),
+        fused("index.js", 835, 0.049, symbol="baseIsArguments", kind="function"),
+        fused("index.js", 900, 0.048, symbol="baseIsNative", kind="function"),
+    ]
+    ranked = rank(cands, query, _only(name_words=0.2))
+    assert [r.fused.label.symbol for r in ranked][:2] == ["baseIsArguments", "arrayLikeKeys"]
+    assert ranked[0].score == pytest.approx(0.049 + 0.2 * 0.052)
+    assert ranked[0].steps == [("name words", "+0.0104")]
+    assert all(r.steps == [] for r in ranked[1:])
+    # a qualified name is mentioned by its last part: "Default function for `datetime.date` instances"
+    dated = [
+        fused("json.py", 24, 0.0454, symbol="JsonEncoder.default", kind="method"),
+        fused("defaults.py", 104, 0.0450, symbol="date_default", kind="function"),
+        fused("defaults.py", 118, 0.0449, symbol="datetime_default", kind="function"),
+    ]
+    ranked = rank(dated, analyse("Default function for `datetime.date` instances"), _only(name_words=0.2))
+    assert ranked[0].fused.label.symbol == "date_default"
+    assert ranked[0].steps == [("name words", "+0.0091")]
+
+
 def test_a_long_name_two_thirds_spelled_gains_as_a_one_part_name() -> None:
     cands = [
         fused("command.js", 1944, 0.052, symbol="Command._conflictingOption", kind="method"),

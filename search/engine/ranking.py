@@ -74,7 +74,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    integers …" spells ``write_i64_into``, and of ``write_u64_into`` two parts of three. Two adjacent
    words (not both stop words) run together are a part as code writes a compound: "Fill `text`
    in-place …" spells ``fill_inplace``, "… used to warm-up the application." ``warmup`` (a one-part
-   name run together from two words is spelled as two parts, in full).
+   name run together from two words is spelled as two parts, in full). A name built of a name the
+   sentence mentions and its words is spelled too ("The base implementation of `_.isArguments`.":
+   lodash's ``baseIsArguments``; "Default function for `datetime.date` instances": ``date_default``),
+   not the mentioned name itself.
    A test's own sentence (a claim, "copy() preserves the name.", or one found in tests, rule 4)
    spells the code under test: only tests and fixtures gain.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
@@ -801,6 +804,10 @@ def _name_words(
     gain = config.name_words * top
     found: list[tuple[Ranked, list[frozenset[str]]]] = []
     partly: list[Ranked] = []  # a long name of which the words spell all but a few parts
+    # the names the sentence mentions, by their parts' stems
+    mentioned = [
+        stems for i in query.identifiers if (stems := frozenset(stem_words(name_words(bare_name(i)))))
+    ]
     for r in ranked:
         if tests_only is not None and not _TESTING.intersection(tests_only[r.fused.span.path]):
             continue
@@ -852,6 +859,11 @@ def _name_words(
                 # `NotNan`." documents ordered-float's ``from_str``, "Turns a name into hex"
                 # ``hex_from_name``; and "into" writes a converter's "to" whatever the verb: "Renders
                 # a sequence of Fragments into lines." documents mistletoe's ``fragments_to_lines``
+                own.append(stems)
+                spelled_names.add(stems)
+            elif any(m < stems and stems - m <= within for m in mentioned):
+                # a name built of a name the sentence mentions and its words: "The base implementation
+                # of `_.isArguments`." documents lodash's ``baseIsArguments``
                 own.append(stems)
                 spelled_names.add(stems)
             elif single is not None and (run := _run_together(next(iter(whole)), spelled, words)):
