@@ -177,6 +177,11 @@ NAME_FORMS: dict[str, tuple[str, ...]] = {
     "percentage": ("percent", "pct"),
     "percentages": ("percent", "pct"),
     "parallel": ("par",),
+    # a case named by its side: Python's ``str.upper``, Rust's ``to_lowercase``'s ``lower``
+    "uppercase": ("upper",),
+    "lowercase": ("lower",),
+    "uppercased": ("upper",),
+    "lowercased": ("lower",),
 }
 
 

@@ -2562,6 +2562,16 @@ def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
         addr, analyse("Returns the local address that this stream is bound to."), _only(name_words=0.5)
     )
     assert paths(lifted)[0] == ("stream.rs", 1)
+    # a case named by its side: hex's "Serializes `data` as hex string using uppercase characters."
+    # spells ``serialize_upper`` whole (+0.5 × 0.050), not ``serialize`` alone
+    cased = [
+        fused("serde.rs", 1, 0.050, symbol="serialize", kind="function"),
+        fused("serde.rs", 30, 0.045, symbol="serialize_upper", kind="function"),
+    ]
+    upper = rank(
+        cased, analyse("Serializes `data` as hex string using uppercase characters."), _only(name_words=0.5)
+    )
+    assert paths(upper)[0] == ("serde.rs", 30) and upper[0].steps == [("name words", "+0.0250")]
     # a parser's short forms: "expression" spells ``expr``, "statement" ``stmt`` (+0.5 × 0.03)
     nodes = [
         fused("util.py", 1, 0.030, symbol="is_slice", kind="function"),
