@@ -2822,6 +2822,20 @@ def test_a_one_part_name_first_by_words_and_meaning_gains_in_full() -> None:
     ranked = rank(cands, query, _only(name_words=0.2))
     assert [r.fused.label.symbol for r in ranked] == ["PreferenceTrie.create_state", "PreferenceTrie.root"]
     assert ranked[1].steps == [("name words", "+0.0050")]
+    # a name shorter than four letters is spelled by chance ("put" among the words of a request), but
+    # not in the chunk both retrievers put first: guzzle's "Create and send an HTTP PUT request."
+    query = analyse("Create and send an HTTP PUT request.")
+    sends = [
+        fused("Client.php", 430, 0.0584, symbol="Client.sendRequest", kind="method", text=6),
+        fused("ClientTrait.php", 383, 0.0656, symbol="ClientTrait.put", kind="method", text=1, vector=1),
+    ]
+    ranked = rank(sends, query, _only(name_words=0.2))
+    assert [r.fused.label.symbol for r in ranked] == ["ClientTrait.put", "Client.sendRequest"]
+    assert ranked[0].steps == [("name words", "+0.0131")]
+    sends[1] = fused("ClientTrait.php", 383, 0.0656, symbol="ClientTrait.put", kind="method", text=1)
+    ranked = rank(sends, query, _only(name_words=0.2))
+    assert [r.fused.label.symbol for r in ranked] == ["Client.sendRequest", "ClientTrait.put"]
+    assert ranked[1].steps == []
 
 
 def test_a_name_built_of_a_name_mentioned_and_the_words_gains_as_one_spelled() -> None:

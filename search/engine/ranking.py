@@ -64,7 +64,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    getter, ``get_literals`` and the property ``literals`` for "Return a set of all literals …", and
    both gain), and a one-part name half as much (unless the text and the dense retrievers both rank
    its chunk first: "Returns the root state ID, and if it doesn't exist, creates it." spells ``root``
-   and ``create_state``, and documents the first), as does a name of three parts or more of which the words spell two thirds ("Display an error
+   and ``create_state``, and documents the first; such a chunk's name counts with fewer than four
+   letters too, "Create and send an HTTP PUT request.": ``put``), as does a name of three parts or more of which the words spell two thirds ("Display an error
    message if conflicting options are used …": ``_checkForConflictingLocalOptions``) where the
    chunk has no name spelled whole: the more of a name the words spell, the less likely by chance.
    Python's special methods are named for what the language does with them, and their documentation
@@ -832,7 +833,10 @@ def _name_words(
             called = held in receivers
             # a short name is a part of two with its class's: "Returns the length of this match." names
             # ``Match.len``, as ``match_len``
-            parts = _name_parts(name, typed=bool(query.widths), short=called)
+            # and so is a short one of the chunk its words and its meaning both put first ("Create and
+            # send an HTTP PUT request.": guzzle's ``put``)
+            short = called or _first_by_words_and_meaning(r.fused.ranks)
+            parts = _name_parts(name, typed=bool(query.widths), short=short)
             if not parts:
                 continue
             whole, stems, single = parts
