@@ -488,6 +488,53 @@ def test_a_sentence_opening_with_a_common_word_that_names_a_definition_finds_it(
     assert (top.path, top.symbol) == ("mock/call.go", "mock.Call.Return")
 
 
+FLAGS = """package pflag
+
+import "os"
+
+// Args returns the non-flag arguments.
+func Args() []string { return os.Args[1:] }
+
+func parseArgs(args []string) error { return nil }
+
+// NArg is the number of arguments remaining after flags have been processed.
+func NArg() int { return len(os.Args) }
+
+func Parse() {
+	_ = parseArgs(os.Args[1:])
+}
+"""
+OPTIONS = """package cmp
+
+type Option interface{ apply() }
+
+func Comparer(f interface{}) Option {
+	return comparer{fnc: f}
+}
+
+type comparer struct {
+	fnc interface{}
+}
+"""
+
+
+def test_a_sentence_opening_with_a_name_looks_it_up_before_the_names_it_mentions(indexed_engine) -> None:
+    """Go's "Parse parses the command-line flags from os.Args[1:]." documents ``Parse``: its opening
+    name is looked up first, before the ``Args`` it mentions (whose exact match would otherwise leave
+    out a name looked up after it). A chunk holding two definitions the lookups find, ``Comparer`` as
+    written and ``comparer`` in another case, goes by the one matched as written."""
+    engine = indexed_engine({"flag.go": FLAGS, "options.go": OPTIONS})
+    found = engine.rankings("Parse parses the command-line flags from os.Args[1:].", only=["symbol"])[
+        "symbol"
+    ]
+    assert found[0].symbol == "pflag.Parse"
+    said = "Comparer returns an [Option] that determines whether two values are equal to each other."
+    found = engine.rankings(said, only=["symbol"])["symbol"]
+    assert [
+        h.symbol for h in found if h.span.path == "options.go" and h.symbol.lower() == "cmp.comparer"
+    ] == ["cmp.Comparer"]
+
+
 @pytest.mark.parametrize(
     ("text", "name", "certain"),
     [

@@ -55,15 +55,20 @@ class SymbolRetriever:
             names = [(i, True) for i in query.identifiers]
         members = query.shape != "natural"  # fields, variants, variables: for a name, not in a sentence
         if query.shape == "natural":
-            # "Reverse of :meth:`dumps`." documents ``loads``: the names of the opposite come first
-            names = [(o, True) for o in query.opposites]
-            names += [(i, False) for i in query.identifiers]
             lowered = {i.lower() for i in query.identifiers}
+            # "Parse parses the command-line flags from os.Args[1:]." names ``Parse`` first, before the
+            # names it mentions (a name looked up later weighs less; an exact ``Args`` would leave it
+            # out); "Return specifies …": ``Return``, a stop word as a word
+            opening = query.opening_word(verb=True)
+            if opening is not None and opening.lower() not in lowered:
+                names.append((opening, True))
+                lowered.add(opening.lower())  # looked up: not again as a word
+            # "Reverse of :meth:`dumps`." documents ``loads``: the names of the opposite before the
+            # names it mentions
+            names += [(o, True) for o in query.opposites]
+            names += [(i, False) for i in query.identifiers]
             names += [(w, True) for w in query.words if w not in lowered]
             names += [(c, True) for c in query.compounds]  # "json element": JsonElement
-            opening = query.opening_word(verb=True)  # "Return specifies …": ``Return``, a stop word as a word
-            if opening is not None and opening.lower() not in lowered and opening.lower() not in query.words:
-                names.append((opening, True))
         path_prefix = scope.path if scope.kind in ("dir", "file") else None
         spelled = self._spelled(query, scope, path_prefix)
         if not names:
@@ -111,8 +116,12 @@ class SymbolRetriever:
             key = (span.path, span.start_line)
             prev = best.get(key)
             score = m.score * weight + (prev[0] * 0.1 if prev else 0.0)
-            if prev is not None and prev[1].exact and not hit.exact:
-                hit = prev[1]  # one chunk, two definitions: keep the exact one's mark
+            if prev is not None and (
+                (prev[1].exact and not hit.exact) or (not mark_exact and prev[1].score > hit.score)
+            ):
+                # one chunk, two definitions: it goes by the exact one, and in a sentence by the better
+                # matched (``Comparer`` as written, not the ``comparer`` beside it, in another case)
+                hit = prev[1]
             if prev is None or score > prev[0]:
                 best[key] = (score, hit)
         ranked = sorted(best.values(), key=lambda sh: (-sh[0], sh[1].span))
