@@ -3427,6 +3427,9 @@ def test_adjacent_words_run_together_spell_a_part_of_a_longer_name() -> None:
         ("Join stem of each word in words into a string for regex.", "joinstem", True),
         ("Takes a lambda or block that is used to warm-up the application.", "Rack.Builder.warmup", True),
         ("Require that a label is in Unicode Normalization Form C.", "alabel", False),
+        # and their short forms run together: "environment variable" is ``envvar``
+        ("Read an environment variable and return its value.", "read_envvar", True),
+        ("Parse the configuration file and yield pairs.", "parse_cfgfile", True),
     ]
     for sentence, name, spelled in cases:
         one = [fused("src/a.py", 1, 0.050, symbol=name, kind="function")]

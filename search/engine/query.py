@@ -319,7 +319,22 @@ def adjacent_compounds(words: list[str]) -> frozenset[str]:
     ``setup``, "file name" ``filename``, "read-only" ``readonly``. Two letters or more each, not both
     stop words ("in it" is no ``init``)."""
     pairs = [a + b for a, b in pairwise(words) if compound_pair(a, b)]
+    # and their short forms run together: "environment variable" is ``envvar``, "configuration file"
+    # ``cfgfile`` (pycparser's ``parse_cfgfile``)
+    pairs += [
+        x + y
+        for a, b in pairwise(words)
+        if compound_pair(a, b) and (_short_forms_of(a) or _short_forms_of(b))
+        for x in (a, *_short_forms_of(a))
+        for y in (b, *_short_forms_of(b))
+        if (x, y) != (a, b)
+    ]
     return frozenset(pairs) | frozenset(stem_words(pairs)) if pairs else frozenset()
+
+
+def _short_forms_of(word: str) -> tuple[str, ...]:
+    """The short forms code writes for ``word`` (``indexer.ABBREVIATIONS``, ``indexer.NAME_FORMS``)."""
+    return (*ABBREVIATIONS.get(word, ()), *NAME_FORMS.get(word, ()))
 
 
 def compound_pair(a: str, b: str) -> bool:
@@ -338,7 +353,7 @@ def spelled_by(words: list[str]) -> frozenset[str]:
     bytes …")."""
     if not words:
         return frozenset()
-    short = [a for w in words for a in (*ABBREVIATIONS.get(w, ()), *NAME_FORMS.get(w, ()))]
+    short = [a for w in words for a in _short_forms_of(w)]
     abbreviated = frozenset(short) | frozenset(stem_words(short)) if short else frozenset()
     return (
         frozenset(words)

@@ -75,7 +75,8 @@ in the candidate's explanation (``plait search --explain``). In order:
    integers …" spells ``write_i64_into``, and of ``write_u64_into`` two parts of three. Two adjacent
    words (not both stop words) run together are a part as code writes a compound: "Fill `text`
    in-place …" spells ``fill_inplace``, "… used to warm-up the application." ``warmup`` (a one-part
-   name run together from two words is spelled as two parts, in full). A name built of a name the
+   name run together from two words is spelled as two parts, in full), and so are their short forms
+   ("Parse the configuration file …": ``parse_cfgfile``). A name built of a name the
    sentence mentions and its words is spelled too ("The base implementation of `_.isArguments`.":
    lodash's ``baseIsArguments``; "Default function for `datetime.date` instances": ``date_default``),
    not the mentioned name itself.
