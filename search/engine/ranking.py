@@ -65,9 +65,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    both gain), and a one-part name half as much (unless the text and the dense retrievers both rank
    its chunk first: "Returns the root state ID, and if it doesn't exist, creates it." spells ``root``
    and ``create_state``, and documents the first; such a chunk's name counts with fewer than four
-   letters too, "Create and send an HTTP PUT request.": ``put``), as does a name of three parts or more of which the words spell two thirds ("Display an error
-   message if conflicting options are used …": ``_checkForConflictingLocalOptions``) where the
-   chunk has no name spelled whole: the more of a name the words spell, the less likely by chance.
+   letters too, "Create and send an HTTP PUT request.": ``put``), as does a name of three parts or
+   more of which the words spell two thirds ("Display an error message if conflicting options are
+   used …": ``_checkForConflictingLocalOptions``) where the chunk has no name spelled whole: the more
+   of a name the words spell, the less likely by chance.
    Python's special methods are named for what the language does with them, and their documentation
    says it in words: "Return string representation of sorted list." spells ``__repr__``, "Return
    the size of …" ``__len__``, "Lookup value at ``index`` …" ``__getitem__`` (a one-part name: half).
@@ -76,10 +77,10 @@ in the candidate's explanation (``plait search --explain``). In order:
    words (not both stop words) run together are a part as code writes a compound: "Fill `text`
    in-place …" spells ``fill_inplace``, "… used to warm-up the application." ``warmup`` (a one-part
    name run together from two words is spelled as two parts, in full), and so are their short forms
-   ("Parse the configuration file …": ``parse_cfgfile``). A name built of a name the
-   sentence mentions and its words is spelled too ("The base implementation of `_.isArguments`.":
-   lodash's ``baseIsArguments``; "Default function for `datetime.date` instances": ``date_default``),
-   not the mentioned name itself.
+   ("Parse the configuration file …": ``parse_cfgfile``). A name built of a name the sentence
+   mentions and its words is spelled too ("The base implementation of `_.isArguments`.": lodash's
+   ``baseIsArguments``; "Default function for `datetime.date` instances": ``date_default``), not the
+   mentioned name itself.
    A test's own sentence (a claim, "copy() preserves the name.", or one found in tests, rule 4)
    spells the code under test: only tests and fixtures gain.
 3. **path** — for a sentence, the query's words found among the file stem's and parent directory's
