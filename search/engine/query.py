@@ -318,16 +318,15 @@ def adjacent_compounds(words: list[str]) -> frozenset[str]:
     together, and its stem: "in-place" is ``inplace`` (textwrap's ``fill_inplace``), "set up"
     ``setup``, "file name" ``filename``, "read-only" ``readonly``. Two letters or more each, not both
     stop words ("in it" is no ``init``)."""
-    pairs = [a + b for a, b in pairwise(words) if compound_pair(a, b)]
-    # and their short forms run together: "environment variable" is ``envvar``, "configuration file"
-    # ``cfgfile`` (pycparser's ``parse_cfgfile``)
-    pairs += [
+    # each word as written or as a short form of it, run together: "environment variable" is
+    # ``environmentvariable`` and ``envvar``, "configuration file" ``cfgfile`` (pycparser's
+    # ``parse_cfgfile``)
+    pairs = [
         x + y
         for a, b in pairwise(words)
-        if compound_pair(a, b) and (_short_forms_of(a) or _short_forms_of(b))
+        if compound_pair(a, b)
         for x in (a, *_short_forms_of(a))
         for y in (b, *_short_forms_of(b))
-        if (x, y) != (a, b)
     ]
     return frozenset(pairs) | frozenset(stem_words(pairs)) if pairs else frozenset()
 

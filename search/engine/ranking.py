@@ -815,6 +815,7 @@ def _name_words(
         if tests_only is not None and not _TESTING.intersection(tests_only[r.fused.span.path]):
             continue
         names = _functions_defined(r, functions_within)
+        both_first = _first_by_words_and_meaning(r.fused.ranks)
         own: list[frozenset[str]] = []
         for name in dict.fromkeys(names):
             if not name:
@@ -834,11 +835,9 @@ def _name_words(
                 continue
             called = held in receivers
             # a short name is a part of two with its class's: "Returns the length of this match." names
-            # ``Match.len``, as ``match_len``
-            # and so is a short one of the chunk its words and its meaning both put first ("Create and
-            # send an HTTP PUT request.": guzzle's ``put``)
-            short = called or _first_by_words_and_meaning(r.fused.ranks)
-            parts = _name_parts(name, typed=bool(query.widths), short=short)
+            # ``Match.len``, as ``match_len``; and it counts alone in the chunk its words and its meaning
+            # both put first ("Create and send an HTTP PUT request.": guzzle's ``put``)
+            parts = _name_parts(name, typed=bool(query.widths), short=called or both_first)
             if not parts:
                 continue
             whole, stems, single = parts
@@ -1372,7 +1371,7 @@ def _first_by_words_and_meaning(ranks: Mapping[str, int | None]) -> bool:
 
 def _first_everywhere(ranks: Mapping[str, int | None]) -> bool:
     """Every retriever of a hybrid search ranks the candidate first."""
-    return ranks.get("text") == 1 and ranks.get("vector") == 1 and ranks.get("symbol") == 1
+    return _first_by_words_and_meaning(ranks) and ranks.get("symbol") == 1
 
 
 def _examples_hold_words(
