@@ -2156,8 +2156,17 @@ def test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class() 
     assert by_symbol["Automaton.match_pattern"].steps == [("name words", "+0.0250")]
     assert by_symbol["Search.pattern"].steps == []
     assert by_symbol["Match.pattern"].score == pytest.approx(0.045 + 0.025 + 0.00625)
-    plain = rank(cands, analyse("Return the pattern ID for the match."), _only(name_words=0.5))
-    assert {r.fused.label.symbol: r.steps for r in plain}["Match.pattern"] == []  # no "this"
+    # "the match" with more of the clause after it is not the object acted on ("the haystack" is)
+    plain = rank(
+        cands, analyse("Return the pattern ID for the match in the haystack."), _only(name_words=0.5)
+    )
+    assert {r.fused.label.symbol: r.steps for r in plain}["Match.pattern"] == []
+    # closing the sentence, "the match" is
+    closing = rank(cands, analyse("Return the pattern ID for the match."), _only(name_words=0.5))
+    assert {r.fused.label.symbol: r.steps for r in closing}["Match.pattern"] == [
+        ("name words", "+0.0250"),
+        its_class,
+    ]
     # the class written as code, or as a possessive, is named as well
     for text in ("Return the pattern ID for this `Match`.", "Return this match's pattern ID."):
         named = {r.fused.label.symbol: r.steps for r in rank(cands, analyse(text), _only(name_words=0.5))}
@@ -2203,8 +2212,9 @@ def test_a_short_method_name_is_spelled_with_the_class_of_this_object() -> None:
 def test_a_type_written_as_code_after_the_is_the_object_meant() -> None:
     """arrayvec's "Return the number of elements in the `ArrayVec`." documents ``ArrayVec::len``: a
     type written as code after "the" names the object as "this" does, so its ``len`` is named with
-    it (+0.5 × 0.050, and the quarter for its class). In words, "the array vec" spells the class's
-    name of two parts (its quarter) but is no object whose ``len`` a count names."""
+    it (+0.5 × 0.050, and the quarter for its class). In words, "the array vec" closing the sentence
+    names it too; before more of the clause it spells the class's name of two parts (its quarter) but
+    is no object whose ``len`` a count names."""
     cands = [
         fused("array_string.rs", 1, 0.050, symbol="ArrayString.len", kind="method"),
         fused("arrayvec.rs", 1, 0.045, symbol="ArrayVec.len", kind="method"),
@@ -2213,7 +2223,11 @@ def test_a_type_written_as_code_after_the_is_the_object_meant() -> None:
     assert [r.fused.label.symbol for r in coded] == ["ArrayVec.len", "ArrayString.len"]
     assert coded[0].steps == [("name words", "+0.0250"), ("name words (its class)", "+0.0063")]
     assert coded[1].steps == []
-    worded = rank(cands, analyse("Return the number of elements in the array vec."), _only(name_words=0.5))
+    closing = rank(cands, analyse("Return the number of elements in the array vec."), _only(name_words=0.5))
+    assert closing[0].steps == coded[0].steps and closing[1].steps == []
+    worded = rank(
+        cands, analyse("Return the number of elements in the array vec so far."), _only(name_words=0.5)
+    )
     by_symbol = {r.fused.label.symbol: r.steps for r in worded}
     assert by_symbol == {"ArrayVec.len": [("name words (its class)", "+0.0063")], "ArrayString.len": []}
 
@@ -2548,14 +2562,17 @@ def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
     assert ranked[0].steps == [("name words (most of it)", "+0.0125")]
     assert all(r.steps == [] for r in ranked[1:])
     # a short form only names write (``indexer.NAME_FORMS``): indexmap's "Gets a mutable reference to
-    # the entry's value." spells ``get_mut`` whole, +0.5 × 0.050; without "mutable", nothing
+    # the entry's value." spells ``get_mut`` whole, +0.5 × 0.050; without "mutable", nothing (the
+    # entry's value before "in the map": no object whose methods are named with their class)
     entry = [
         fused("map.rs", 40, 0.050, symbol="Entry.get", kind="method"),
         fused("map.rs", 60, 0.045, symbol="Entry.get_mut", kind="method"),
     ]
-    mutable = rank(entry, analyse("Gets a mutable reference to the entry's value."), _only(name_words=0.5))
+    mutable = rank(
+        entry, analyse("Gets a mutable reference to the entry's value in the map."), _only(name_words=0.5)
+    )
     assert paths(mutable)[0] == ("map.rs", 60) and mutable[0].steps == [("name words", "+0.0250")]
-    plain = rank(entry, analyse("Gets a reference to the entry's value."), _only(name_words=0.5))
+    plain = rank(entry, analyse("Gets a reference to the entry's value in the map."), _only(name_words=0.5))
     assert paths(plain)[0] == ("map.rs", 40) and all(not r.steps for r in plain)
     addr = [fused("stream.rs", 1, 0.025, symbol="Stream.local_addr", kind="method"), fused("a.rs", 1, 0.03)]
     lifted = rank(
@@ -2719,7 +2736,8 @@ def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() 
     def within(path: str, start: int, end: int) -> list[str]:
         return held.get((path, start), [])
 
-    query = analyse("Allow unknown options on the command line.")
+    # (the command line before more of the clause: no object whose methods are named with their class)
+    query = analyse("Allow unknown options on the command line of a program.")
     ranked = rank(cands, query, _only(name_words=0.5), functions_within=within)
     # allowUnknownOption's parts are all among the words, and unknownOption's and allow's are all
     # within it: only the chunk holding the longer name gains, +0.5 × 0.061
@@ -2745,7 +2763,8 @@ def test_a_name_spelled_only_as_a_part_of_a_longer_name_spelled_gains_nothing() 
 
 def test_a_getter_named_without_the_prefix_the_opening_implies_is_no_part_of_the_longer_name() -> None:
     """boolean.py's "Return a set of all literals contained in this expression." documents the property
-    ``literals`` (here "in the expression": "this expression" would name both with their class,
+    ``literals`` (here "the expression" before more of the clause: "this expression", or "the
+    expression" closing the sentence, would name both with their class,
     :func:`test_a_method_of_the_object_a_sentence_calls_this_is_named_with_its_class`); "Return"
     implies the ``get`` of ``get_literals``, which adds nothing the sentence
     writes: the two are one getter named two ways (Go's and Rust's getters carry no ``get``), and
@@ -2760,14 +2779,18 @@ def test_a_getter_named_without_the_prefix_the_opening_implies_is_no_part_of_the
         fused("boolean.py", 677, 0.0492, symbol="Expression.get_literals", kind="method"),
     ]
     ranked = rank(
-        cands, analyse("Return a set of all literals contained in the expression."), _only(name_words=0.2)
+        cands,
+        analyse("Return a set of all literals contained in the expression or its arguments."),
+        _only(name_words=0.2),
     )
     assert paths(ranked) == [("boolean.py", 677), ("boolean.py", 689), ("boolean.py", 100)]
     assert ranked[0].score == pytest.approx(0.0492 + 0.2 * 0.055)
     assert ranked[1].score == pytest.approx(0.0521 + 0.2 * 0.055 * 0.5)
     assert ranked[1].steps == [("name words", "+0.0055")]
     assert ranked[2].steps == []  # expression_count: "count" is not a word of the sentence
-    written = rank(cands, analyse("Get the literals of the expression."), _only(name_words=0.2))
+    written = rank(
+        cands, analyse("Get the literals of the expression or its arguments."), _only(name_words=0.2)
+    )
     assert paths(written) == [("boolean.py", 677), ("boolean.py", 100), ("boolean.py", 689)]
     assert written[2].steps == []
     assert written[2].score == pytest.approx(0.0521)

@@ -218,7 +218,47 @@ def test_the_method_of_the_object_a_sentence_calls_this_is_spelled_with_its_clas
     found = _symbols(engine, "Returns the length of this match.")
     assert "Match.len" in found and "DFA.match_len" in found and "Span.len" not in found
     assert found.index("Match.len") < found.index("DFA.match_len")
-    assert "Match.len" not in _symbols(engine, "Returns the length of the match.")  # no "this"
+    # "the match" before more of the clause is not the object acted on ("in bytes" follows)
+    assert "Match.len" not in _symbols(engine, "Returns the length of the match in bytes.")
+
+
+# a class long enough that its methods are chunks of their own: ``clear`` is not in ``values``' chunk
+_WALK = "".join(f"        node = node.get({i}, node)\n" for i in range(85))
+TRIE_PY = f"""
+class Trie:
+    def values(self):
+        return list(self._root.values())
+
+    def walk(self, node):
+{_WALK}        return node
+
+    def clear(self):
+        self._root = {{}}
+"""
+CACHE_PY = """
+class Cache:
+    def clear(self):
+        self._entries = {}
+"""
+
+
+def test_the_words_that_close_a_clause_after_the_name_the_object_a_method_acts_on() -> None:
+    """Up to three words after "the" that end a clause or the sentence name the object acted on, as
+    the words after "this" do; "the" before more of the clause does not."""
+    assert analyse("Removes all the values from the trie.").receivers == {"trie"}
+    assert analyse("Add a single field to the Entry").receivers == {"entry"}
+    assert {"cookie", "jar", "cookiejar"} <= analyse("Whether the cookie fits in the cookie jar.").receivers
+    assert analyse("Update the hash state with the given bytes and return it").receivers == set()
+
+
+def test_the_method_of_the_object_a_sentence_acts_on_last_is_spelled_with_its_class(indexed_engine) -> None:
+    """pygtrie's "Removes all the values from the trie." documents ``Trie.clear``: "Remove all"
+    spells ``clear``, and "the trie", closing the sentence, names the class whose ``clear`` it is,
+    not the ``clear`` of another class."""
+    engine = indexed_engine({"src/trie.py": TRIE_PY, "src/cache.py": CACHE_PY})
+    found = _symbols(engine, "Removes all the values from the trie.")
+    assert "Trie.clear" in found and "Cache.clear" not in found
+    assert "Trie.clear" not in _symbols(engine, "Removes all the values from the trie when asked.")
 
 
 def test_a_sentence_that_counts_the_items_of_its_object_spells_len() -> None:

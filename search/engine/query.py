@@ -483,7 +483,8 @@ def _emptying(words: list[str]) -> frozenset[str]:
 def _receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The names (normalised) of the object a method's documentation calls "this" ("… for this
     match.", "… in this non-contiguous NFA.", "this `Span`") or "the" with a type written as code
-    ("… in the `ArrayVec`."), and, where the sentence opens with a verb that makes one, of the object
+    ("… in the `ArrayVec`.") or with the words that close a clause ("… from the trie.",
+    :func:`_closing_object`), and, where the sentence opens with a verb that makes one, of the object
     it makes new ("Create a new `BytesMut` with …", "Creates a new UTC {Timestamp}."): up to
     :data:`_RECEIVER_WORDS` words after "this" or "new", to a stop word or the end of a clause, each
     alone and run together ("cookie jar": ``CookieJar``), a qualified name by its last part too
@@ -495,8 +496,14 @@ def _receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
     new: set[str] = set()
     for i, token in enumerate(tokens):
         trigger = token.strip(_NAME_EDGES).lower()
-        if trigger == "the" and tokens[i + 1 : i + 2] and tokens[i + 1].startswith("`"):
-            trigger = "this"  # "the `ArrayVec`": a type written as code is the object meant
+        if (
+            trigger == "the"
+            and tokens[i + 1 : i + 2]
+            and (tokens[i + 1].startswith("`") or _closing_object(tokens, i + 1))
+        ):
+            # "the `ArrayVec`": a type written as code is the object meant; and so are the words that
+            # close a clause after "the" ("Removes all the values from the trie.": ``Trie.clear``)
+            trigger = "this"
         if trigger != "this" and not (trigger == "new" and makes):
             continue
         out = this if trigger == "this" else new
@@ -510,9 +517,29 @@ def _receivers_named(text: str) -> tuple[frozenset[str], frozenset[str]]:
             out.add(normalise(bare_name(bare)))
             if len(run) > 1:
                 out.add("".join(run))
-            if after.rstrip("`'\"*]}")[-1:] in ",.;:!?":
-                break  # the clause ends
+            if _closes_clause(after):
+                break
     return frozenset(this - {""}), frozenset(new - {""})
+
+
+def _closes_clause(token: str) -> bool:
+    """Whether a sentence's ``token`` ends its clause: a mark after it, past closing quotes."""
+    return token.rstrip("`'\"*]}")[-1:] in ",.;:!?"
+
+
+def _closing_object(tokens: list[str], start: int) -> bool:
+    """Whether the words from ``tokens[start]`` on, up to :data:`_RECEIVER_WORDS` of them and none a
+    stop word, end a clause or the sentence: the object a method's documentation acts on, named last
+    ("Add a single field to the Entry.", "… in the cookie jar", "Returns the parsed header links of
+    the response, if any."). Not the words after "the" before more of the clause ("Update the hash
+    state with …": the state is what the method changes, not its object)."""
+    for k, token in enumerate(tokens[start : start + _RECEIVER_WORDS], start):
+        bare = token.strip(_NAME_EDGES)
+        if not bare or bare.lower() in STOP_WORDS:
+            return False
+        if _closes_clause(token) or k == len(tokens) - 1:
+            return True
+    return False
 
 
 _RECEIVER_WORDS = 3  # the words after "this" (or "a new") that may name the object meant
