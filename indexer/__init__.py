@@ -70,14 +70,17 @@ if TYPE_CHECKING:
     from indexer.languages import SYMBOL_LANGUAGES as SYMBOL_LANGUAGES
     from indexer.languages import detect_language as detect_language
     from indexer.lexical import K1 as K1
+    from indexer.lexical import NUMERIC_WIDTHS as NUMERIC_WIDTHS
     from indexer.lexical import STOP_WORDS as STOP_WORDS
     from indexer.lexical import B as B
     from indexer.lexical import LexicalIndex as LexicalIndex
     from indexer.lexical import code_tokens as code_tokens
     from indexer.lexical import identifier_parts as identifier_parts
+    from indexer.lexical import name_widths as name_widths
     from indexer.lexical import name_words as name_words
     from indexer.lexical import phrase_tokens as phrase_tokens
     from indexer.lexical import stem_words as stem_words
+    from indexer.lexical import typed_name_words as typed_name_words
     from indexer.lexical import words_of_parts as words_of_parts
     from indexer.lookup import SymbolMatch as SymbolMatch
     from indexer.lookup import SymbolRow as SymbolRow
@@ -183,12 +186,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "B",
         "K1",
         "LexicalIndex",
+        "NUMERIC_WIDTHS",
         "STOP_WORDS",
         "code_tokens",
         "identifier_parts",
+        "name_widths",
         "name_words",
         "phrase_tokens",
         "stem_words",
+        "typed_name_words",
         "words_of_parts",
     ),
     "indexer.lookup": ("SymbolMatch", "SymbolRow", "SymbolTable"),

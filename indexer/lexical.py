@@ -98,6 +98,36 @@ def words_of_parts(parts: Iterable[str]) -> list[str]:
     return [p.lower() for p in parts if len(p) >= 2 and p.isalpha()]
 
 
+# The widths in bits that numeric types are named with (``u32``, ``int64``, ``f16``)
+NUMERIC_WIDTHS = ("8", "16", "24", "32", "40", "48", "56", "64", "128")
+_TYPE_KINDS = frozenset({"i", "u", "f", "int", "uint", "float"})
+
+
+def name_widths(parts: Sequence[str]) -> tuple[frozenset[str], list[str]]:
+    """The numeric types a name's parts (:func:`identifier_parts`) write, each as a short type name
+    (``write_i64_into`` → ``i64``, ``ReadUint64`` → ``u64``, ``from_slice_f32`` → ``f32``), and its
+    other parts."""
+    widths: set[str] = set()
+    rest: list[str] = []
+    i = 0
+    while i < len(parts):
+        kind = parts[i].lower()
+        if i + 1 < len(parts) and kind in _TYPE_KINDS and parts[i + 1] in NUMERIC_WIDTHS:
+            widths.add(f"{kind[0]}{parts[i + 1]}")
+            i += 2
+            continue
+        rest.append(parts[i])
+        i += 1
+    return frozenset(widths), rest
+
+
+def typed_name_words(name: str) -> list[str]:
+    """:func:`name_words` of a bare ``name`` with the numeric types it writes as parts of their own
+    (:func:`name_widths`): ``get_u32`` → get, ``u32``; ``ReadUint64`` → read, ``u64``."""
+    widths, rest = name_widths(identifier_parts(name))
+    return [*words_of_parts(rest), *sorted(widths)] if widths else name_words(name)
+
+
 def _unicode_parts(piece: str) -> list[str]:
     """:data:`_CAMEL`'s words for a piece with letters beyond ASCII: runs of capitals (the last one
     starting the next word when lower-case letters follow), a capital with the lower-case or caseless

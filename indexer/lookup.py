@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import pyarrow as pa
 
-from indexer.lexical import name_words, stem_words
+from indexer.lexical import stem_words, typed_name_words
 from indexer.names import QUALIFIER_SPLIT, dotted, name_tokens, normalise
 from indexer.types import DATA_KINDS, FUNCTION_KINDS, STORED_SYMBOL_FIELDS, Symbol
 
@@ -49,8 +49,9 @@ LEGACY_SYMBOL_COLUMNS: list[str] = [c for c in SYMBOL_COLUMNS if c != "name_line
 
 @lru_cache(maxsize=1 << 12)
 def _parts_and_stems(name: str) -> tuple[frozenset[str], frozenset[str]]:
-    """A bare name's parts (:func:`indexer.lexical.name_words`) and their stems."""
-    parts = name_words(name)
+    """A bare name's parts (:func:`indexer.lexical.typed_name_words`: a numeric type it writes is a
+    part of its own) and their stems."""
+    parts = typed_name_words(name)
     return frozenset(parts), frozenset(stem_words(parts))
 
 
@@ -270,9 +271,11 @@ class SymbolTable:
         limit: int,
     ) -> list[SymbolRow]:
         """The functions and methods named in two parts or more whose every part, as written or as its
-        stem, is one of ``words`` (a sentence's words, their stems and the short forms code writes for
-        them): ``jinja_env`` for "The Jinja environment used to load templates.", ``interleave_evenly``
-        for "Interleave multiple iterables so that their elements are evenly distributed …". The
+        stem, is one of ``words`` (a sentence's words, their stems, the short forms code writes for
+        them and the numeric types it names by their widths): ``jinja_env`` for "The Jinja environment
+        used to load templates.", ``interleave_evenly`` for "Interleave multiple iterables so that
+        their elements are evenly distributed …", ``get_u32`` for "Gets an unsigned 32 bit integer
+        …" (a numeric type a name writes is a part of it, :func:`indexer.lexical.typed_name_words`). The
         longest names first, then by path and line; an inverted index of the parts, made on first use.
         Before them, the methods of ``owners`` (classes' names, normalised: the object a sentence calls
         "this") whose names, of one part or more, are so spelled: "Returns the length of this match."
@@ -311,7 +314,7 @@ class SymbolTable:
         a name is spelled only where all its parts are, so one part of each says where to look (a
         sentence's "get" or "to" does not visit every getter), and the index holds one or two row
         numbers a name (a name's parts are read again for the few it offers)."""
-        named = [(i, name_words(r.name)) for i, r in enumerate(self.rows) if r.kind in FUNCTION_KINDS]
+        named = [(i, typed_name_words(r.name)) for i, r in enumerate(self.rows) if r.kind in FUNCTION_KINDS]
         named = [(i, parts) for i, parts in named if len(parts) >= 2]
         unique = sorted({p for _, parts in named for p in parts})
         stem_of = dict(zip(unique, stem_words(unique), strict=True))  # one call to the stemmer

@@ -269,3 +269,29 @@ def test_a_sentence_that_counts_the_items_of_its_object_spells_len() -> None:
     assert "len" in analyse("Return the number of patterns in this collection.").spelled
     assert "len" not in analyse("Adds a number to the total of this counter.").spelled
     assert "len" not in analyse("Of the numbers given, return the largest.").spelled
+
+
+BUF_RS = """
+pub trait Buf {
+    fn chunk(&self) -> &[u8];
+
+    fn get_u16(&mut self) -> u16 {
+        let bytes = self.chunk();
+        u16::from_be_bytes([bytes[0], bytes[1]])
+    }
+
+    fn get_u32(&mut self) -> u32 {
+        let bytes = self.chunk();
+        u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+    }
+}
+"""
+
+
+def test_a_numeric_type_a_sentence_names_by_its_width_spells_the_part_a_name_writes(indexed_engine) -> None:
+    """bytes' "Gets an unsigned 32 bit integer from `self` …" documents ``Buf::get_u32``: the type
+    the words name by its width is the name's ``u32``, so the name is spelled whole (and
+    ``get_u16``'s is not)."""
+    engine = indexed_engine({"src/buf.rs": BUF_RS, "src/other.rs": "pub fn get() -> u32 {\n    1\n}\n"})
+    found = _symbols(engine, "Gets an unsigned 32 bit integer from `self` in the big-endian byte order.")
+    assert "Buf.get_u32" in found and "Buf.get_u16" not in found

@@ -24,6 +24,7 @@ from indexer import (
     EXTENSIONS,
     FILENAMES,
     NAME_FORMS,
+    NUMERIC_WIDTHS,
     STOP_WORDS,
     dotted,
     identifier_parts,
@@ -386,7 +387,7 @@ _ASKING = frozenset(
 )
 
 
-_WIDTHS = "8|16|24|32|40|48|56|64|128"
+_WIDTHS = "|".join(NUMERIC_WIDTHS)
 # "unsigned 64 bit integer", "signed 8-bit integers", "a 32-bit float", "64 bits"
 _BITS = re.compile(rf"\b(?:(un)?signed\s+)?({_WIDTHS})[- ]?bits?\b(?:[- ](\w+))?", re.IGNORECASE)
 _PRECISION = re.compile(r"\b(half|single|double)[- ]precision\b", re.IGNORECASE)
@@ -416,28 +417,6 @@ def type_widths(text: str) -> frozenset[str]:
     if found:  # "Reads an unsigned 24 bit integer …, stored in u32": a type named beside is another's
         return frozenset(found)
     return frozenset(f"{m[1][0].lower()}{m[2]}" for m in _TYPE_NAME.finditer(text))
-
-
-def name_widths(parts: Sequence[str]) -> tuple[frozenset[str], list[str]]:
-    """The numeric types a name's parts (:func:`indexer.lexical.identifier_parts`) write, as
-    :func:`type_widths` gives them (``write_i64_into`` → ``i64``, ``ReadUint64`` → ``u64``,
-    ``from_slice_f32`` → ``f32``), and its other parts."""
-    widths: set[str] = set()
-    rest: list[str] = []
-    i = 0
-    while i < len(parts):
-        kind = parts[i].lower()
-        if i + 1 < len(parts) and kind in _TYPE_KINDS and parts[i + 1] in _WIDTH_SET:
-            widths.add(f"{kind[0]}{parts[i + 1]}")
-            i += 2
-            continue
-        rest.append(parts[i])
-        i += 1
-    return frozenset(widths), rest
-
-
-_TYPE_KINDS = frozenset({"i", "u", "f", "int", "uint", "float"})
-_WIDTH_SET = frozenset(_WIDTHS.split("|"))
 
 
 def implies_get(words: list[str]) -> bool:

@@ -200,6 +200,7 @@ from indexer import (
     detect_language,
     dotted,
     identifier_parts,
+    name_widths,
     name_words,
     normalise,
     stem_words,
@@ -214,7 +215,6 @@ from search.engine.query import (
     compound_pair,
     empties,
     implies_get,
-    name_widths,
     plain_words,
     spelled_by,
 )

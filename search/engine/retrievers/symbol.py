@@ -147,8 +147,9 @@ class SymbolRetriever:
         self, query: AnalysedQuery, scope: ResolvedScope, path_prefix: str | None
     ) -> list[SymbolRow]:
         """For a sentence documenting one function that does not open with its name, the functions
-        whose names its plain words spell (``AnalysedQuery.spelled``, and ``spelled_joined``:
-        "in-place" spells ``fill_inplace``): "The Jinja environment used to load templates."
+        whose names its plain words spell (``AnalysedQuery.spelled``, ``spelled_joined``: "in-place"
+        spells ``fill_inplace``, and ``widths``: "an unsigned 32 bit integer" spells ``get_u32``'s
+        ``u32``): "The Jinja environment used to load templates."
         documents ``jinja_env``, which neither the words nor the meaning may rank among their first.
         After the names looked up, in the order of :meth:`indexer.Index.spelled_definitions`, the
         methods of the object it calls "this" first ("Returns the length of this match.":
@@ -158,7 +159,7 @@ class SymbolRetriever:
         return [
             r
             for r in self.index.spelled_definitions(
-                query.spelled | query.spelled_joined,
+                query.spelled | query.spelled_joined | query.widths,
                 owners=query.receivers,
                 globs=scope.globs,
                 path_prefix=path_prefix,
