@@ -295,3 +295,32 @@ def test_a_numeric_type_a_sentence_names_by_its_width_spells_the_part_a_name_wri
     engine = indexed_engine({"src/buf.rs": BUF_RS, "src/other.rs": "pub fn get() -> u32 {\n    1\n}\n"})
     found = _symbols(engine, "Gets an unsigned 32 bit integer from `self` in the big-endian byte order.")
     assert "Buf.get_u32" in found and "Buf.get_u16" not in found
+
+
+VEC_RS = """
+pub struct ArrayVec {
+    xs: [u8; 16],
+    len: usize,
+}
+
+impl ArrayVec {
+    pub fn as_ptr(&self) -> *const u8 {
+        self.xs.as_ptr()
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.xs[..self.len]
+    }
+}
+"""
+
+
+def test_a_sentence_that_says_what_an_accessor_returns_spells_its_as(indexed_engine) -> None:
+    """arrayvec's "Return a raw pointer to the vector's buffer." documents ``as_ptr``: an accessor that
+    returns a view of its object as another type is named ``as_…`` as a getter is ``get_…``, so a
+    "Return …" opening spells both prefixes; an opening that returns nothing spells neither."""
+    assert {"get", "as"} <= analyse("Return a raw pointer to the vector's buffer.").spelled
+    assert "as" not in analyse("Write a raw pointer to the vector's buffer.").spelled
+    engine = indexed_engine({"src/vec.rs": VEC_RS, "src/other.rs": "pub fn ptr() -> usize {\n    1\n}\n"})
+    found = _symbols(engine, "Return a raw pointer to the vector's buffer.")
+    assert "ArrayVec.as_ptr" in found and "ArrayVec.as_slice" not in found

@@ -347,8 +347,9 @@ def spelled_by(words: list[str]) -> frozenset[str]:
     """The parts of names that a sentence's plain ``words`` spell: the words as written and stemmed,
     the short forms code writes for them (``env`` for "environment", ``indexer.ABBREVIATIONS``; ``mut``
     for "mutable", ``indexer.NAME_FORMS``), the prefix an accessor's name carries where the opening
-    says what it returns ("Returns the help option object.": ``get_help_option``; "Return True if the
-    cookie should be secure.": ``is_secure``), the ``clear`` of a method that empties its object
+    says what it returns ("Returns the help option object.": ``get_help_option``; "Return a raw
+    pointer to the vector's buffer.": ``as_ptr``; "Return True if the cookie should be secure.":
+    ``is_secure``), the ``clear`` of a method that empties its object
     ("Remove all items …"), and the ``len`` of one that counts its items ("Returns the number of
     bytes …")."""
     if not words:
@@ -427,10 +428,16 @@ def implies_get(words: list[str]) -> bool:
     return bool(words) and "get" in _accessor_words(words) and "get" not in stem_words(words)
 
 
+# The prefixes of the names of accessors that return something: a getter's ``get``, and the ``as`` of
+# one that returns a view of its object as another type (Rust's "Return a raw pointer to the
+# vector's buffer.": ``as_ptr``; "Returns a `&str` slice of this `SmolStr`.": ``as_str``)
+_GETTER_PREFIXES = frozenset({"get", "as"})
+
+
 def _accessor_words(words: list[str]) -> frozenset[str]:
-    """The prefixes of accessor names that the opening of a sentence's ``words`` spells: ``get`` for
-    "Returns …", ``is`` and ``has`` for a predicate's "Return True if …", "Returns whether …", "Check
-    if …", "Determines whether …" and "Whether …"."""
+    """The prefixes of accessor names that the opening of a sentence's ``words`` spells: ``get`` and
+    ``as`` for "Returns …" (:data:`_GETTER_PREFIXES`), ``is`` and ``has`` for a predicate's "Return
+    True if …", "Returns whether …", "Check if …", "Determines whether …" and "Whether …"."""
     if words[0] == "whether" or (words[0] in _ASKING and words[1:2] in (["if"], ["whether"])):
         return frozenset({"is", "has"})
     if words[0] not in GETTER_OPENERS:
@@ -438,7 +445,7 @@ def _accessor_words(words: list[str]) -> frozenset[str]:
     rest = tuple(words[1:3])
     if rest[:1] in _PREDICATE_OPENINGS or rest in _PREDICATE_OPENINGS:
         return frozenset({"is", "has"})
-    return frozenset({"get"})
+    return _GETTER_PREFIXES
 
 
 # The verbs that take things out, which a sentence opening with one and "all" says of a method that
