@@ -2547,6 +2547,25 @@ def test_a_function_sentences_plain_words_that_spell_a_functions_name_lift_it() 
     assert paths(off)[0] == ("locales.py", 1)
 
 
+def test_a_sentence_that_documents_an_event_s_listener_spells_its_on() -> None:
+    """ws's "The listener of the socket `'data'` event." documents ``socketOnData``: a listener is
+    named ``on`` and its event, so the ``on`` is spelled and the name whole (+0.5 × 0.050: 0.070),
+    while of ``socketOnClose`` two parts of three are (+0.5 × 0.050 × 0.5: 0.0625). "callback" spells
+    no ``on``: "Add a new enter or exit callback." documents what registers one, not ``on_enter``."""
+    cands = [
+        fused("websocket.js", 1, 0.050, symbol="socketOnClose", kind="function"),
+        fused("websocket.js", 90, 0.045, symbol="socketOnData", kind="function"),
+    ]
+    ranked = rank(cands, analyse("The listener of the socket `'data'` event."), _only(name_words=0.5))
+    assert paths(ranked)[0] == ("websocket.js", 90)
+    assert ranked[0].steps == [("name words", "+0.0250")]
+    assert ranked[1].steps == [("name words (most of it)", "+0.0125")]
+    assert ranked[0].score == pytest.approx(0.070) and ranked[1].score == pytest.approx(0.0625)
+    assert "on" in analyse("The `Sender` error event handler.").spelled
+    assert "on" in analyse("Fired when the compiler finds a partial.").spelled
+    assert "on" not in analyse("Add a new enter or exit callback.").spelled
+
+
 def test_a_word_spells_the_abbreviation_code_writes_for_it_in_a_name() -> None:
     """ "Initialize a WebSocket client." documents ws's ``initAsClient``: "initialize" spells ``init``,
     as "address" spells ``addr``; a short form spells no other word ("client" is no ``cli``)."""

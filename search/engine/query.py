@@ -349,9 +349,9 @@ def spelled_by(words: list[str]) -> frozenset[str]:
     for "mutable", ``indexer.NAME_FORMS``), the prefix an accessor's name carries where the opening
     says what it returns ("Returns the help option object.": ``get_help_option``; "Return a raw
     pointer to the vector's buffer.": ``as_ptr``; "Return True if the cookie should be secure.":
-    ``is_secure``), the ``clear`` of a method that empties its object
-    ("Remove all items …"), and the ``len`` of one that counts its items ("Returns the number of
-    bytes …")."""
+    ``is_secure``), the ``clear`` of a method that empties its object ("Remove all items …"), the
+    ``len`` of one that counts its items ("Returns the number of bytes …"), and the ``on`` of an
+    event's listener ("The listener of the socket `'data'` event.": ``socketOnData``)."""
     if not words:
         return frozenset()
     short = [a for w in words for a in _short_forms_of(w)]
@@ -362,6 +362,7 @@ def spelled_by(words: list[str]) -> frozenset[str]:
         | _accessor_words(words)
         | _emptying(words)
         | _counting(words)
+        | _listening(words)
         | abbreviated
     )
 
@@ -532,6 +533,19 @@ _RECEIVER_WORDS = 3  # the words after "this" (or "a new") that may name the obj
 _NAME_EDGES = _EDGE + "[]{}*"  # what a word of a sentence is stripped of to read it as a name
 # The verbs a constructor's documentation opens with ("Create a new …", "Constructs a new …")
 _MAKING_NEW = frozenset({"create", "construct", "instantiate", "make", "build"})  # and their "s" forms
+
+
+# The words of a sentence that documents a function run on an event: the listener or handler itself
+# ("The listener of the socket `'data'` event.", "The `Sender` error event handler."), or when it is
+# fired. Not "callback", which as often documents what registers or calls one ("Add a new enter or
+# exit callback.", "This function calls a provided callback …").
+_LISTENING = frozenset({"listener", "listeners", "handler", "handlers", "fired", "whenever"})
+
+
+def _listening(words: list[str]) -> frozenset[str]:
+    """``on``, the part code names an event's listener with (``socketOnData``, ``on_partial``), where a
+    sentence's ``words`` document one (:data:`_LISTENING`); nothing otherwise."""
+    return frozenset({"on"}) if _LISTENING.intersection(words) else frozenset()
 
 
 def _counting(words: list[str]) -> frozenset[str]:
