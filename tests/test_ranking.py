@@ -2495,6 +2495,10 @@ def test_a_sentence_that_removes_all_of_something_spells_clear() -> None:
     ):
         assert "clear" not in analyse(text).spelled
     assert {"clear", "remov"} <= analyse("Clears the map, removing all key-value pairs.").spelled
+    # the other verbs that take things out: guzzle's "Discard all sessions cookies." documents
+    # ``clearSessionCookies``, bitflags' "Unsets all bits in the flags." ``Flags::clear``
+    for text in ("Discard all sessions cookies.", "Unsets all bits in the flags.", "Purge all entries."):
+        assert "clear" in analyse(text).spelled, text
     # the opening verb of such a sentence names no method alone: ``remove`` takes out one value
     removed = [
         fused("sortedlist.py", 60, 0.050, symbol="SortedList.remove", kind="method"),

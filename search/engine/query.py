@@ -451,8 +451,11 @@ def _accessor_words(words: list[str]) -> frozenset[str]:
 
 # The verbs that take things out, which a sentence opening with one and "all" says of a method that
 # empties its object: "Remove all values from sorted list." documents ``SortedList.clear``, as
-# "Removes all elements from the table …" does ``RawTable::clear``
-_REMOVING = frozenset({"remove", "removes", "delete", "deletes", "erase", "erases", "drop", "drops"})
+# "Removes all elements from the table …" does ``RawTable::clear`` and "Discard all sessions
+# cookies." guzzle's ``clearSessionCookies``
+_REMOVING = frozenset(
+    "remove removes delete deletes erase erases drop drops discard discards unset unsets purge purges".split()  # noqa: SIM905
+)
 
 
 def empties(words: Sequence[str]) -> bool:
