@@ -274,12 +274,13 @@ class SymbolTable:
         stem, is one of ``words`` (a sentence's words, their stems, the short forms code writes for
         them and the numeric types it names by their widths): ``jinja_env`` for "The Jinja environment
         used to load templates.", ``interleave_evenly`` for "Interleave multiple iterables so that
-        their elements are evenly distributed …", ``get_u32`` for "Gets an unsigned 32 bit integer
-        …" (a numeric type a name writes is a part of it, :func:`indexer.lexical.typed_name_words`). The
-        longest names first, then by path and line; an inverted index of the parts, made on first use.
-        Before them, the methods of ``owners`` (classes' names, normalised: the object a sentence calls
-        "this") whose names, of one part or more, are so spelled: "Returns the length of this match."
-        documents ``Match.len``, which the class's name and the words name together."""
+        their elements are evenly distributed …", ``get_u32`` for "Gets an unsigned 32 bit integer …"
+        (a numeric type a name writes is a part of its own, :func:`indexer.lexical.typed_name_words`).
+        The longest names first, then by path and line; an inverted index of the parts, made on first
+        use. Before them, the methods of ``owners`` (classes' names, normalised: the object a sentence
+        calls "this" or closes on) whose names, of one part or more, are so spelled: "Returns the
+        length of this match." documents ``Match.len``, which the class's name and the words name
+        together."""
 
         def spelled_rows(candidates: set[int]) -> list[int]:
             found = []

@@ -149,11 +149,11 @@ class SymbolRetriever:
         """For a sentence documenting one function that does not open with its name, the functions
         whose names its plain words spell (``AnalysedQuery.spelled``, ``spelled_joined``: "in-place"
         spells ``fill_inplace``, and ``widths``: "an unsigned 32 bit integer" spells ``get_u32``'s
-        ``u32``): "The Jinja environment used to load templates."
-        documents ``jinja_env``, which neither the words nor the meaning may rank among their first.
-        After the names looked up, in the order of :meth:`indexer.Index.spelled_definitions`, the
-        methods of the object it calls "this" first ("Returns the length of this match.":
-        ``Match.len``); the ranking lifts the one the words spell."""
+        ``u32``): "The Jinja environment used to load templates." documents ``jinja_env``, which
+        neither the words nor the meaning may rank among their first. After the names looked up, in
+        the order of :meth:`indexer.Index.spelled_definitions`, the methods of the object it calls
+        "this" or closes on first ("Returns the length of this match.": ``Match.len``; "Removes all
+        the values from the trie.": ``Trie.clear``); the ranking lifts the one the words spell."""
         if query.form != "function" or not query.spelled or query.opens_with_name or "test" in query.wants:
             return []  # a test's claim or stated check documents the test, not the functions it names
         return [
