@@ -45,20 +45,20 @@ in the candidate's explanation (``plait search --explain``). In order:
    it compares its own with ("Like :func:`escape` but …") is no word of it and spells nothing; a
    method whose class's name of two parts or more the words spell ("Update sorted list by …":
    ``SortedList.update`` before ``SortedSet.update``) gains a quarter of the gain more, as does a
-   method of the object the sentence calls "this" (or "the `Type`"), which is also named with its
-   class ("Return the pattern ID for this match.": ``Match.pattern``, as whole as
-   ``match_pattern``), as the constructor of the object a sentence makes new is ("Creates a new
-   `BytesMut` with …": ``BytesMut::new``, half the gain, as a one-part name: the words that follow
-   may name another constructor). A getter's
-   opening spells ``get`` ("Returns the help option object.": ``get_help_option``) and a predicate's
-   ``is`` and ``has`` ("Return True if …", "Returns whether …"), a removal of all the ``clear`` of a
-   method that empties its object ("Remove all values from sorted list."), a count ("the number of")
-   the ``len`` of one that counts its items (with the class of "this" object: ``Bytes::len``), and a
-   word the short form code writes for it ("Initialize …": ``init``, "… the local address":
-   ``local_addr``), and the initials
-   of words it joins by hyphens ("Handle repeater-month-name/scalar-day": ``handle_rmn_sd``; "… in the
-   little-endian byte order": ``get_u32_le``). A function is
-   usually named with the words its documentation uses. A name spelled only as a part of a longer one
+   method of the object the sentence calls "this" (or "the `Type`", or closes a clause on: "… from
+   the trie."), which is also named with its class ("Return the pattern ID for this match.":
+   ``Match.pattern``, as whole as ``match_pattern``), as the constructor of the object a sentence
+   makes new is ("Creates a new `BytesMut` with …": ``BytesMut::new``, half the gain, as a one-part
+   name: the words that follow may name another constructor). A getter's opening spells ``get`` and
+   ``as`` ("Returns the help option object.": ``get_help_option``; "Return a raw pointer to …":
+   ``as_ptr``) and a predicate's ``is`` and ``has`` ("Return True if …", "Returns whether …"), a
+   removal of all the ``clear`` of a method that empties its object ("Remove all values from sorted
+   list."), a count ("the number of") the ``len`` of one that counts its items (with the class of
+   "this" object: ``Bytes::len``), an event's listener its ``on`` ("The listener of the socket
+   `'data'` event.": ``socketOnData``), and a word the short form code writes for it ("Initialize
+   …": ``init``, "… the local address": ``local_addr``), and the initials of words it joins by
+   hyphens ("Handle repeater-month-name/scalar-day": ``handle_rmn_sd``; "… in the little-endian byte
+   order": ``get_u32_le``). A function is usually named with the words its documentation uses. A name spelled only as a part of a longer one
    spelled gains nothing ("Allow unknown options on the command line": ``allowUnknownOption``, not
    ``unknownOption``; but one that adds only the ``get`` a getter's opening implies names the same
    getter, ``get_literals`` and the property ``literals`` for "Return a set of all literals …", and
